@@ -1,0 +1,196 @@
+//! Benchmark runs: orchestration around the engine for each command
+//! (metadata, images, preconditioning, cleanup) and assembly of the
+//! [`BenchResult`]. `rados` and `rbd` live in their own files.
+#![forbid(unsafe_code)]
+
+mod rados;
+mod rbd;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use crate::ceph::{CephError, Rados};
+use crate::engine::{JobOutcome, OpKind};
+use crate::progress::{Counters, Sample, Sampler};
+use crate::result::{BenchResult, ClusterInfo, JobReport, ToolInfo};
+
+pub use rados::{cleanup, read_meta, remove_objects, remove_run, run_rados, RadosConfig};
+pub use rbd::{run_rbd, ImageChoice, RbdConfig, IMAGE_PREFIX};
+
+/// The definition printed next to every latency figure.
+pub const LATENCY_DEFINITION: &str =
+    "completion latency: op submitted to librados/librbd -> its completion callback ran";
+
+/// Errors of a benchmark run.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    /// A librados call failed.
+    #[error(transparent)]
+    Ceph(#[from] CephError),
+    /// `seq`/`rand` found no write run to read.
+    #[error(
+        "no objects of run '{run}' in pool '{pool}': run `cephbench rados write -p {pool} --run-name {run} --no-cleanup` first"
+    )]
+    NothingWritten {
+        /// Pool.
+        pool: String,
+        /// Run name.
+        run: String,
+    },
+    /// `write` would overwrite an earlier run's objects.
+    #[error(
+        "pool '{pool}' still holds run '{run}' ({ops} ops written by {host}); remove it with `cephbench cleanup -p {pool} --run-name {run}` or choose another --run-name"
+    )]
+    RunExists {
+        /// Pool.
+        pool: String,
+        /// Run name.
+        run: String,
+        /// Ops recorded in the metadata.
+        ops: u64,
+        /// Host that wrote them.
+        host: String,
+    },
+    /// The image named by `--image` does not exist.
+    #[error("no image '{image}' in pool '{pool}' (list images with `rbd ls -p {pool}`, or use --size to let cephbench create one)")]
+    NoSuchImage {
+        /// Pool.
+        pool: String,
+        /// Image.
+        image: String,
+    },
+    /// The workload would write to an image cephbench did not create.
+    #[error("image '{image}' was not created by cephbench and {why} would write to it; pass --allow-write if its data may be destroyed")]
+    ReadOnlyImage {
+        /// Image.
+        image: String,
+        /// What would write.
+        why: String,
+    },
+    /// `--test-area` / `--bs` do not fit the image.
+    #[error("{0}")]
+    BadGeometry(String),
+    /// The metadata object exists but is not ours or is corrupt.
+    #[error("metadata object '{name}' in pool '{pool}' is unusable: {why}")]
+    BadMeta {
+        /// Pool.
+        pool: String,
+        /// Object name.
+        name: String,
+        /// What is wrong.
+        why: String,
+    },
+}
+
+/// A finished run: the result document and whether it should fail the command.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The result.
+    pub result: BenchResult,
+    /// The first op error, if any (the run is then reported and fails).
+    pub error: Option<CephError>,
+    /// Objects removed afterwards.
+    pub cleaned: Option<u64>,
+}
+
+pub(crate) fn now_unix() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// This host's name.
+pub fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+/// Identity of the cluster for the result document.
+pub fn cluster_info(rados: &Rados) -> Result<ClusterInfo, CephError> {
+    let ceph_version = rados
+        .mon_command(r#"{"prefix":"version","format":"json"}"#)
+        .ok()
+        .and_then(|o| serde_json::from_slice::<serde_json::Value>(&o.out).ok())
+        .and_then(|v| {
+            v.get("version")
+                .and_then(|s| s.as_str())
+                .map(str::to_string)
+        });
+    Ok(ClusterInfo {
+        fsid: rados.fsid()?,
+        ceph_version,
+        librados_version: crate::ceph::librados_version(),
+        client_host: hostname(),
+        entity: rados.entity().to_string(),
+    })
+}
+
+/// The report of one op kind of a job.
+pub fn job_report(
+    name: &str,
+    kind: OpKind,
+    out: &JobOutcome,
+    verify: bool,
+    timeline: Vec<crate::progress::Sample>,
+) -> JobReport {
+    let k = out.kind(kind);
+    let elapsed = out.elapsed.as_secs_f64();
+    let rate = |x: u64| {
+        if elapsed > 0.0 {
+            x as f64 / elapsed
+        } else {
+            0.0
+        }
+    };
+    JobReport {
+        name: name.into(),
+        op: kind.as_str().into(),
+        ops: k.ops,
+        errors: out.errors,
+        bytes: k.bytes,
+        elapsed_s: elapsed,
+        iops: rate(k.ops),
+        bytes_per_sec: rate(k.bytes),
+        latency_ns: k.latency.summary(),
+        stop_reason: out.stop.as_str().into(),
+        verify_mismatches: verify.then_some(out.mismatches),
+        first_error: out.first_error.as_ref().map(|e| e.to_string()),
+        timeline,
+    }
+}
+
+/// This tool's identity for the result document.
+pub fn tool_info() -> ToolInfo {
+    ToolInfo {
+        name: "cephbench".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+    }
+}
+
+/// Drives `job` while sampling `counters` once a second (the timeline, and
+/// the live line on stderr when `live`).
+pub async fn sampled<F: Future>(
+    job: F,
+    counters: Vec<Arc<Counters>>,
+    ramp: Duration,
+    live: bool,
+) -> (F::Output, Vec<Sample>) {
+    let start = Instant::now();
+    let mut sampler = Sampler::new(counters, start, ramp, live);
+    tokio::pin!(job);
+    let mut tick = tokio::time::interval_at(
+        (start + Duration::from_secs(1)).into(),
+        Duration::from_secs(1),
+    );
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let out = loop {
+        tokio::select! {
+            out = &mut job => break out,
+            _ = tick.tick() => sampler.tick(),
+        }
+    };
+    sampler.tick();
+    (out, sampler.into_samples())
+}

@@ -1,0 +1,290 @@
+//! `cephbench rados`: checks the run's metadata, writes or reads the run's
+//! objects through the engine, removes what it created, and assembles the
+//! result.
+#![forbid(unsafe_code)]
+
+use std::ffi::CString;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::stream::{FuturesUnordered, StreamExt};
+
+use super::{cluster_info, job_report, now_unix, BenchError, Outcome, LATENCY_DEFINITION};
+use crate::ceph::{CephError, IoCtx, Rados};
+use crate::engine::{self, OpKind, RunSpec, StopReason, StopRx};
+use crate::objects::{self, RunMeta};
+use crate::progress::{Counters, WorkerProgress};
+use crate::result::{BenchResult, RadosWorkload, Workload, SCHEMA_VERSION};
+use crate::workload::rados::{Layout, RadosMode, RadosSource, RadosTarget};
+
+/// A validated `cephbench rados` invocation.
+#[derive(Debug, Clone)]
+pub struct RadosConfig {
+    /// Pool to use.
+    pub pool: String,
+    /// Workload.
+    pub mode: RadosMode,
+    /// Bytes per op (for reads: taken from the write run).
+    pub block_size: u64,
+    /// Bytes per object (for reads: taken from the write run).
+    pub object_size: u64,
+    /// Ops in flight.
+    pub concurrency: usize,
+    /// Measured duration.
+    pub duration: Option<Duration>,
+    /// Ramp-up excluded from the figures.
+    pub ramp: Duration,
+    /// Op limit.
+    pub max_ops: Option<u64>,
+    /// Object limit for writes.
+    pub max_objects: Option<u64>,
+    /// Run name.
+    pub run_name: String,
+    /// Keep written objects.
+    pub no_cleanup: bool,
+    /// Wrap `seq` around.
+    pub wrap: bool,
+    /// Verify reads.
+    pub verify: bool,
+    /// Print the per-second line to stderr.
+    pub live: bool,
+}
+
+fn cstr(s: &str) -> CString {
+    CString::new(s).expect("names built by cephbench have no NUL")
+}
+
+/// Reads a run's metadata; `None` if there is none.
+pub async fn read_meta(io: &IoCtx, run: &str) -> Result<Option<RunMeta>, BenchError> {
+    let name = objects::meta_name(run);
+    let done = io.read(&cstr(&name), vec![0u8; 64 * 1024], 0)?.await?;
+    if done.ret == -i64::from(libc::ENOENT) {
+        return Ok(None);
+    }
+    let n = done.check(|| format!("read metadata object '{name}'"))? as usize;
+    RunMeta::parse(&done.buf[..n])
+        .map(Some)
+        .map_err(|why| BenchError::BadMeta {
+            pool: io.pool_name().into(),
+            name,
+            why,
+        })
+}
+
+async fn write_meta(io: &IoCtx, meta: &RunMeta) -> Result<(), CephError> {
+    let name = objects::meta_name(&meta.run_name);
+    let body = serde_json::to_vec(meta).expect("metadata serializes");
+    let done = io.write_full(&cstr(&name), &body)?.await?;
+    done.check(|| format!("write metadata object '{name}'"))?;
+    Ok(())
+}
+
+/// Removes objects by name with up to `concurrency` removals in flight;
+/// objects already gone are fine. Returns how many were removed.
+pub async fn remove_objects(
+    io: &IoCtx,
+    names: impl IntoIterator<Item = String>,
+    concurrency: usize,
+) -> Result<u64, CephError> {
+    let mut names = names.into_iter();
+    let mut inflight = FuturesUnordered::new();
+    let mut removed = 0;
+    loop {
+        while inflight.len() < concurrency.max(1) {
+            let Some(n) = names.next() else { break };
+            let c = cstr(&n);
+            let fut = io.remove(&c)?;
+            inflight.push(async move { (n, fut.await) });
+        }
+        let Some((name, res)) = inflight.next().await else {
+            break;
+        };
+        let done = res?;
+        if done.ret == -i64::from(libc::ENOENT) {
+            continue;
+        }
+        done.check(|| format!("remove object '{name}'"))?;
+        removed += 1;
+    }
+    Ok(removed)
+}
+
+/// Removes a finished write run: its data objects and its metadata.
+pub async fn remove_run(io: &IoCtx, meta: &RunMeta, concurrency: usize) -> Result<u64, CephError> {
+    let prefix = objects::data_prefix(&meta.run_name);
+    let names = (0..meta.objects()).map(|i| format!("{prefix}{i}"));
+    let n = remove_objects(io, names, concurrency).await?;
+    let m = remove_objects(io, [objects::meta_name(&meta.run_name)], 1).await?;
+    Ok(n + m)
+}
+
+/// Runs a `cephbench rados` benchmark.
+pub async fn run_rados(
+    rados: &Rados,
+    cfg: &RadosConfig,
+    stop: StopRx,
+) -> Result<Outcome, BenchError> {
+    let cluster = cluster_info(rados)?;
+    let io = rados.ioctx(&cfg.pool)?;
+    let started_unix = now_unix();
+    let existing = read_meta(&io, &cfg.run_name).await?;
+    let mut warnings = Vec::new();
+
+    let (mut meta, available_ops) = match (cfg.mode, existing) {
+        (RadosMode::Write, Some(m)) => {
+            return Err(BenchError::RunExists {
+                pool: cfg.pool.clone(),
+                run: cfg.run_name.clone(),
+                ops: m.ops,
+                host: m.host,
+            })
+        }
+        (RadosMode::Write, None) => {
+            let meta = RunMeta {
+                tool: "cephbench".into(),
+                format: 1,
+                run_name: cfg.run_name.clone(),
+                block_size: cfg.block_size,
+                object_size: cfg.object_size,
+                ops: 0,
+                seed: started_unix ^ (u64::from(std::process::id()) << 32) | 1,
+                complete: false,
+                host: cluster.client_host.clone(),
+                pid: std::process::id(),
+                started_unix,
+            };
+            write_meta(&io, &meta).await?;
+            (meta, 0)
+        }
+        (_, None) => {
+            return Err(BenchError::NothingWritten {
+                pool: cfg.pool.clone(),
+                run: cfg.run_name.clone(),
+            })
+        }
+        (_, Some(m)) => {
+            if !m.complete {
+                warnings.push(format!(
+                    "the write run '{}' did not finish; objects it never wrote will fail to read",
+                    m.run_name
+                ));
+            }
+            let ops = m.ops;
+            (m, ops)
+        }
+    };
+
+    let max_ops = match (cfg.mode, cfg.max_objects) {
+        (RadosMode::Write, Some(objs)) => {
+            let cap = objs.saturating_mul(meta.writes_per_object());
+            Some(cfg.max_ops.map_or(cap, |m| m.min(cap)))
+        }
+        _ => cfg.max_ops,
+    };
+    let layout = Layout {
+        block_size: meta.block_size,
+        object_size: meta.object_size,
+    };
+    let verify = cfg.verify && !cfg.mode.is_write();
+    let spec = RunSpec {
+        concurrency: cfg.concurrency,
+        duration: cfg.duration,
+        ramp: cfg.ramp,
+        max_ops,
+        max_bytes: None,
+    };
+    let mut source = RadosSource::new(cfg.mode, layout, available_ops, cfg.wrap, meta.seed);
+    let mut target = RadosTarget::new(
+        &io,
+        layout,
+        objects::data_prefix(&cfg.run_name),
+        meta.seed,
+        verify,
+    );
+
+    let counters = Arc::new(Counters::default());
+    let worker = engine::run(
+        &mut target,
+        &mut source,
+        &spec,
+        stop.clone(),
+        WorkerProgress::new(Arc::clone(&counters)),
+    );
+    let (out, timeline) = super::sampled(worker, vec![counters], cfg.ramp, cfg.live).await;
+
+    let mut cleaned = None;
+    if cfg.mode.is_write() {
+        meta.ops = out.issued;
+        meta.complete = true;
+        if cfg.no_cleanup {
+            write_meta(&io, &meta).await?;
+        } else {
+            cleaned = Some(remove_run(&io, &meta, cfg.concurrency.max(16)).await?);
+        }
+    }
+
+    let interrupted = out.stop == StopReason::Interrupted;
+    let kind = if cfg.mode.is_write() {
+        OpKind::Write
+    } else {
+        OpKind::Read
+    };
+    let report = job_report(cfg.mode.as_str(), kind, &out, verify, timeline);
+    if verify && out.mismatches > 0 {
+        warnings.push(format!(
+            "{} reads returned data that differs from what was written",
+            out.mismatches
+        ));
+    }
+    let result = BenchResult {
+        schema_version: SCHEMA_VERSION,
+        tool: super::tool_info(),
+        cluster,
+        started_unix,
+        workload: Workload::Rados(RadosWorkload {
+            mode: cfg.mode.as_str().into(),
+            pool: cfg.pool.clone(),
+            block_size: meta.block_size,
+            object_size: meta.object_size,
+            concurrent_ios: cfg.concurrency as u64,
+            duration_s: cfg.duration.map(|d| d.as_secs_f64()),
+            ramp_s: cfg.ramp.as_secs_f64(),
+            max_ops,
+            run_name: cfg.run_name.clone(),
+            verify,
+            no_cleanup: cfg.no_cleanup,
+        }),
+        latency_kind: "completion".into(),
+        latency_definition: LATENCY_DEFINITION.into(),
+        jobs: vec![report],
+        interrupted,
+        warnings,
+    };
+    Ok(Outcome {
+        result,
+        error: out.first_error,
+        cleaned,
+    })
+}
+
+/// Removes leftovers: every object of run `run` (or of every run), found by
+/// listing the pool for cephbench's own name prefixes.
+pub async fn cleanup(io: &IoCtx, run: Option<&str>, concurrency: usize) -> Result<u64, CephError> {
+    let (data, meta) = match run {
+        Some(r) => (objects::data_prefix(r), objects::meta_name(r)),
+        None => (
+            objects::DATA_PREFIX.to_string(),
+            objects::META_PREFIX.to_string(),
+        ),
+    };
+    let mut names: Vec<String> = io.list_prefix(&data)?.into_iter().map(|e| e.name).collect();
+    // Metadata last, so an interrupted cleanup can be run again.
+    let metas: Vec<String> = io
+        .list_prefix(&meta)?
+        .into_iter()
+        .map(|e| e.name)
+        .filter(|n| run.is_none() || *n == meta)
+        .collect();
+    let n = remove_objects(io, names.drain(..), concurrency).await?;
+    Ok(n + remove_objects(io, metas, concurrency).await?)
+}

@@ -1,0 +1,383 @@
+//! `cephbench rbd`: creates (or opens) an image, preconditions its test
+//! area, runs `numjobs` jobs on their own image handles and offset ranges,
+//! removes what it created, and assembles the result.
+#![forbid(unsafe_code)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::future::join_all;
+
+use super::{cluster_info, job_report, now_unix, sampled, BenchError, Outcome, LATENCY_DEFINITION};
+use crate::ceph::{self, Image, IoCtx, Rados};
+use crate::engine::{self, JobOutcome, OpKind, RunSpec, StopReason, StopRx};
+use crate::progress::{Counters, WorkerProgress};
+use crate::result::{BenchResult, Precondition, RbdWorkload, Workload, SCHEMA_VERSION};
+use crate::workload::rbd::{RbdMode, RbdSource, RbdTarget};
+
+/// Prefix of the images cephbench creates.
+pub const IMAGE_PREFIX: &str = "cephbench_img.";
+
+/// Which image to use.
+#[derive(Debug, Clone)]
+pub enum ImageChoice {
+    /// An existing image; written only with `allow_write`.
+    Existing {
+        /// Its name.
+        name: String,
+        /// `--allow-write`.
+        allow_write: bool,
+    },
+    /// A new, uniquely named image, removed afterwards unless `keep`.
+    Create {
+        /// Size in bytes.
+        size: u64,
+        /// `--keep`.
+        keep: bool,
+        /// Feature bits (`None`: the cluster's `rbd_default_features`).
+        features: Option<u64>,
+    },
+}
+
+/// A validated `cephbench rbd` invocation.
+#[derive(Debug, Clone)]
+pub struct RbdConfig {
+    /// Pool.
+    pub pool: String,
+    /// Image to use.
+    pub image: ImageChoice,
+    /// `--rw`.
+    pub mode: RbdMode,
+    /// `--rwmix-read` (percent).
+    pub rwmix_read: u8,
+    /// `--bs`.
+    pub bs: u64,
+    /// `--iodepth` per job.
+    pub iodepth: usize,
+    /// `--numjobs`.
+    pub numjobs: usize,
+    /// `--duration` (measured, after the ramp).
+    pub duration: Option<Duration>,
+    /// `--io-total`: bytes per job.
+    pub io_total: Option<u64>,
+    /// `--ramp`.
+    pub ramp: Duration,
+    /// `--test-area` (`None`: the whole image).
+    pub test_area: Option<u64>,
+    /// `--fsync-every`.
+    pub fsync_every: Option<u64>,
+    /// `--rbd-cache on` (the caller configured the connection accordingly).
+    pub rbd_cache: bool,
+    /// Precondition the test area (unless `--no-precondition`).
+    pub precondition: bool,
+    /// Live line on stderr.
+    pub live: bool,
+}
+
+/// Runs a `cephbench rbd` benchmark.
+pub async fn run_rbd(rados: &Rados, cfg: &RbdConfig, stop: StopRx) -> Result<Outcome, BenchError> {
+    let cluster = cluster_info(rados)?;
+    let io = rados.ioctx(&cfg.pool)?;
+    let started_unix = now_unix();
+    let writes = cfg.mode.writes(cfg.rwmix_read);
+
+    let (name, created) = match &cfg.image {
+        ImageChoice::Existing { name, allow_write } => {
+            if writes && !allow_write {
+                return Err(BenchError::ReadOnlyImage {
+                    image: name.clone(),
+                    why: format!("--rw {}", cfg.mode.as_str()),
+                });
+            }
+            (name.clone(), false)
+        }
+        ImageChoice::Create { size, features, .. } => {
+            let host: String = cluster
+                .client_host
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '-' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            let name = format!("{IMAGE_PREFIX}{host}.{}.{started_unix}", std::process::id());
+            ceph::create_image(&io, &name, *size, *features)?;
+            (name, true)
+        }
+    };
+    let result = run_on_image(&io, cfg, &name, created, stop, cluster, started_unix).await;
+    if created && !matches!(cfg.image, ImageChoice::Create { keep: true, .. }) {
+        // Every handle on the image is closed by now (run_on_image owns them).
+        let removed = ceph::remove_image(&io, &name);
+        if result.is_ok() {
+            removed?;
+        }
+    }
+    result
+}
+
+fn open(io: &IoCtx, pool: &str, name: &str) -> Result<Image, BenchError> {
+    Image::open(io, name).map_err(|e| match e.errno() {
+        Some(libc::ENOENT) => BenchError::NoSuchImage {
+            pool: pool.into(),
+            image: name.into(),
+        },
+        _ => e.into(),
+    })
+}
+
+/// The largest of 4 MiB, 1 MiB, 64 KiB or `bs` that divides `area`.
+fn precondition_bs(area: u64, bs: u64) -> u64 {
+    [4 << 20, 1 << 20, 64 << 10]
+        .into_iter()
+        .find(|b| area % b == 0 && *b <= area)
+        .unwrap_or(bs)
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn run_on_image(
+    io: &IoCtx,
+    cfg: &RbdConfig,
+    name: &str,
+    created: bool,
+    stop: StopRx,
+    cluster: crate::result::ClusterInfo,
+    started_unix: u64,
+) -> Result<Outcome, BenchError> {
+    let first = open(io, &cfg.pool, name)?;
+    let info = first.info()?;
+    let area = cfg.test_area.unwrap_or(info.size);
+    if area > info.size {
+        return Err(BenchError::BadGeometry(format!(
+            "--test-area {} is larger than image '{name}' ({}); use --test-area {} or less",
+            crate::units::fmt_bytes(area),
+            crate::units::fmt_bytes(info.size),
+            crate::units::fmt_bytes(info.size)
+        )));
+    }
+    if area == 0 || area % cfg.bs != 0 {
+        return Err(BenchError::BadGeometry(format!(
+            "--bs {} does not divide the test area {} of image '{name}'; pick a --bs or --test-area so that it does",
+            crate::units::fmt_bytes(cfg.bs),
+            crate::units::fmt_bytes(area)
+        )));
+    }
+    let blocks_per_job = area / cfg.bs / cfg.numjobs as u64;
+    if blocks_per_job == 0 {
+        return Err(BenchError::BadGeometry(format!(
+            "the test area {} holds fewer than --numjobs {} blocks of {}",
+            crate::units::fmt_bytes(area),
+            cfg.numjobs,
+            crate::units::fmt_bytes(cfg.bs)
+        )));
+    }
+
+    let may_write = created
+        || matches!(
+            cfg.image,
+            ImageChoice::Existing {
+                allow_write: true,
+                ..
+            }
+        );
+    let mut warnings = Vec::new();
+    let mut precondition = None;
+    let mut interrupted = false;
+    if cfg.precondition && may_write {
+        let pbs = precondition_bs(area, cfg.bs);
+        if cfg.live {
+            eprintln!(
+                "preconditioning: writing the test area ({}) once, {} sequential writes, 16 in flight",
+                crate::units::fmt_bytes(area),
+                crate::units::fmt_bytes(pbs)
+            );
+        }
+        let mut source = RbdSource::new(RbdMode::Write, 0, pbs, 0, area, None, started_unix);
+        let mut target = RbdTarget::new(&first, pbs, started_unix);
+        let spec = RunSpec {
+            concurrency: 16,
+            duration: None,
+            ramp: Duration::ZERO,
+            max_ops: None,
+            max_bytes: Some(area),
+        };
+        let counters = Arc::new(Counters::default());
+        let job = engine::run(
+            &mut target,
+            &mut source,
+            &spec,
+            stop.clone(),
+            WorkerProgress::new(Arc::clone(&counters)),
+        );
+        let (out, _) = sampled(job, vec![counters], Duration::ZERO, cfg.live).await;
+        if let Some(e) = out.first_error {
+            return Err(e.into());
+        }
+        interrupted = out.stop == StopReason::Interrupted;
+        let k = out.kind(OpKind::Write);
+        precondition = Some(Precondition {
+            bytes: k.bytes,
+            block_size: pbs,
+            elapsed_s: out.elapsed.as_secs_f64(),
+        });
+    } else if cfg.mode.reads(cfg.rwmix_read) {
+        let why = if !cfg.precondition {
+            "--no-precondition"
+        } else {
+            "the image is not cephbench's and --allow-write was not given"
+        };
+        warnings.push(format!(
+            "NOT PRECONDITIONED ({why}): reads of never-written blocks are answered with zeros \
+             without touching a disk, so read figures may be far too good"
+        ));
+    }
+    if cfg.rbd_cache && cfg.mode.writes(cfg.rwmix_read) {
+        warnings.push(
+            "rbd cache on: writes may be acknowledged from client RAM, not by the OSDs".into(),
+        );
+    }
+
+    let per_job = blocks_per_job * cfg.bs;
+    let spec = RunSpec {
+        concurrency: if cfg.fsync_every.is_some() {
+            1
+        } else {
+            cfg.iodepth
+        },
+        duration: cfg.duration,
+        ramp: cfg.ramp,
+        max_ops: None,
+        max_bytes: cfg.io_total,
+    };
+    let (outcome, timeline) = if interrupted {
+        (None, Vec::new())
+    } else {
+        let mut images = vec![first];
+        for _ in 1..cfg.numjobs {
+            images.push(open(io, &cfg.pool, name)?);
+        }
+        let counters: Vec<Arc<Counters>> = (0..cfg.numjobs).map(|_| Arc::default()).collect();
+        let mut targets: Vec<RbdTarget> = images
+            .iter()
+            .map(|img| RbdTarget::new(img, cfg.bs, started_unix ^ 0xB10C))
+            .collect();
+        let mut sources: Vec<RbdSource> = (0..cfg.numjobs)
+            .map(|j| {
+                RbdSource::new(
+                    cfg.mode,
+                    cfg.rwmix_read,
+                    cfg.bs,
+                    j as u64 * per_job,
+                    per_job,
+                    cfg.fsync_every,
+                    started_unix.wrapping_add(j as u64 * 0x9E37_79B9),
+                )
+            })
+            .collect();
+        let jobs = targets
+            .iter_mut()
+            .zip(sources.iter_mut())
+            .zip(counters.iter())
+            .map(|((t, s), c)| {
+                engine::run(
+                    t,
+                    s,
+                    &spec,
+                    stop.clone(),
+                    WorkerProgress::new(Arc::clone(c)),
+                )
+            });
+        let (outs, timeline) = sampled(join_all(jobs), counters, cfg.ramp, cfg.live).await;
+        drop(targets);
+        drop(images);
+        (JobOutcome::merge(outs), timeline)
+    };
+
+    let mut jobs = Vec::new();
+    let mut error = None;
+    if let Some(out) = outcome {
+        interrupted |= out.stop == StopReason::Interrupted;
+        let kinds: &[OpKind] = match (
+            cfg.mode.reads(cfg.rwmix_read),
+            cfg.mode.writes(cfg.rwmix_read),
+        ) {
+            (true, false) => &[OpKind::Read],
+            (false, true) => &[OpKind::Write],
+            _ => &[OpKind::Read, OpKind::Write],
+        };
+        for k in kinds
+            .iter()
+            .chain(cfg.fsync_every.iter().map(|_| &OpKind::Flush))
+        {
+            let name = format!("{}/{}", cfg.mode.as_str(), k.as_str());
+            jobs.push(job_report(&name, *k, &out, false, timeline.clone()));
+        }
+        error = out.first_error;
+    }
+
+    let result = BenchResult {
+        schema_version: SCHEMA_VERSION,
+        tool: super::tool_info(),
+        cluster,
+        started_unix,
+        workload: Workload::Rbd(RbdWorkload {
+            pool: cfg.pool.clone(),
+            image: name.to_string(),
+            image_created: created,
+            image_size: info.size,
+            object_size: info.object_size,
+            features: info.features,
+            test_area: area,
+            rw: cfg.mode.as_str().into(),
+            rwmix_read: cfg.rwmix_read,
+            bs: cfg.bs,
+            iodepth: spec.concurrency as u64,
+            numjobs: cfg.numjobs as u64,
+            duration_s: cfg.duration.map(|d| d.as_secs_f64()),
+            io_total: cfg.io_total,
+            ramp_s: cfg.ramp.as_secs_f64(),
+            fsync_every: cfg.fsync_every,
+            rbd_cache: cfg.rbd_cache,
+            preconditioned: precondition.is_some(),
+            precondition,
+        }),
+        latency_kind: "completion".into(),
+        latency_definition: LATENCY_DEFINITION.into(),
+        jobs,
+        interrupted,
+        warnings,
+    };
+    Ok(Outcome {
+        result,
+        error,
+        cleaned: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn precondition_block_divides_the_area() {
+        assert_eq!(precondition_bs(2 << 30, 4096), 4 << 20);
+        assert_eq!(precondition_bs(3 << 20, 4096), 1 << 20);
+        assert_eq!(precondition_bs(12288, 4096), 4096);
+    }
+
+    #[test]
+    fn error_names_the_image_and_the_fix() {
+        let e = BenchError::ReadOnlyImage {
+            image: "vm-100-disk-0".into(),
+            why: "--rw randwrite".into(),
+        };
+        let s = e.to_string();
+        assert!(
+            s.contains("vm-100-disk-0") && s.contains("--allow-write"),
+            "{s}"
+        );
+    }
+}

@@ -1,0 +1,18 @@
+//! Safe wrappers over librados (and librbd): the only module of this crate
+//! that contains `unsafe`.
+//!
+//! Handles are `NonNull` RAII types freed only in `Drop`. Asynchronous ops
+//! return futures fed by the C completion callback (see [`completion`]); a
+//! handle waits for its in-flight ops before it is destroyed.
+
+mod cluster;
+pub mod completion;
+mod error;
+mod ioctx;
+pub mod rbd;
+
+pub use cluster::{librados_version, CommandOutput, ConnectOptions, Rados};
+pub use completion::{AioDone, AioFuture};
+pub use error::{CephError, ConnectError, Errno, Result};
+pub use ioctx::{IoCtx, ListEntry, ObjectStat};
+pub use rbd::{create_image, remove_image, Image, ImageInfo};

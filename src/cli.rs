@@ -1,0 +1,499 @@
+//! Command-line arguments (clap) and their translation into validated configs.
+#![forbid(unsafe_code)]
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use cephbench::bench::{ImageChoice, RadosConfig, RbdConfig};
+use cephbench::ceph::ConnectOptions;
+use cephbench::objects;
+use cephbench::report::Format;
+use cephbench::units::{fmt_bytes, parse_duration, parse_size};
+use cephbench::workload::rados::RadosMode;
+use cephbench::workload::rbd::RbdMode;
+
+/// A Ceph-native storage benchmark: RADOS workloads with HDR percentiles.
+#[derive(Debug, Parser)]
+#[command(name = "cephbench", version, about, max_term_width = 100)]
+pub struct Cli {
+    #[command(flatten)]
+    pub conn: ConnArgs,
+    /// Output format of the final report (stdout).
+    #[arg(long, value_enum, default_value_t = Format::Text, global = true)]
+    pub format: Format,
+    /// Per-second progress line on stderr: auto = when stderr is a terminal.
+    #[arg(long, value_enum, default_value_t = Progress::Auto, global = true)]
+    pub progress: Progress,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// When to print the live line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Progress {
+    /// When stderr is a terminal.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// How to reach the cluster (same flags as the `ceph`/`rados` CLIs).
+#[derive(Debug, Args)]
+pub struct ConnArgs {
+    /// Ceph config file (default: $CEPH_CONF, then /etc/ceph/ceph.conf, ~/.ceph/config, ./ceph.conf).
+    #[arg(short = 'c', long = "conf", global = true, value_name = "PATH")]
+    pub conf: Option<PathBuf>,
+    /// Client id, e.g. `admin` for client.admin.
+    #[arg(
+        long = "id",
+        visible_alias = "user",
+        global = true,
+        value_name = "ID",
+        conflicts_with = "name"
+    )]
+    pub id: Option<String>,
+    /// Full entity name, e.g. client.bench.
+    #[arg(short = 'n', long = "name", global = true, value_name = "TYPE.ID")]
+    pub name: Option<String>,
+    /// Keyring file.
+    #[arg(short = 'k', long, global = true, value_name = "PATH")]
+    pub keyring: Option<PathBuf>,
+    /// Monitor address(es), overriding `mon host` of the config.
+    #[arg(short = 'm', long = "mon-host", global = true, value_name = "ADDRS")]
+    pub mon_host: Option<String>,
+    /// Give up connecting after this long.
+    #[arg(long, global = true, default_value = "10s", value_parser = dur, value_name = "DURATION")]
+    pub connect_timeout: Duration,
+    /// Bound on every single op and command (rados_osd_op_timeout / rados_mon_op_timeout).
+    #[arg(long, global = true, default_value = "60s", value_parser = dur, value_name = "DURATION")]
+    pub op_timeout: Duration,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// RADOS object benchmark, compatible with `rados bench` (write, seq, rand).
+    Rados(RadosArgs),
+    /// RBD image benchmark with fio's workloads (through librbd, no VM needed).
+    Rbd(RbdArgs),
+    /// Remove objects left behind by cephbench runs (only cephbench's own).
+    Cleanup(CleanupArgs),
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ModeArg {
+    /// Write new objects.
+    Write,
+    /// Read a write run's objects in order.
+    Seq,
+    /// Read a write run's objects at random.
+    Rand,
+}
+
+/// `cephbench rados`.
+#[derive(Debug, Args)]
+pub struct RadosArgs {
+    /// Workload.
+    #[arg(value_enum)]
+    pub mode: ModeArg,
+    /// Pool to benchmark (must exist).
+    #[arg(short = 'p', long)]
+    pub pool: String,
+    /// Bytes per op [default: 4M]; reads use the write run's.
+    #[arg(short = 'b', long = "block-size", value_parser = size, value_name = "SIZE")]
+    pub block_size: Option<u64>,
+    /// Bytes per object, a multiple of the block size [default: the block size].
+    #[arg(short = 'O', long = "object-size", value_parser = size, value_name = "SIZE")]
+    pub object_size: Option<u64>,
+    /// Ops in flight (queue depth).
+    #[arg(
+        short = 't',
+        long = "concurrent-ios",
+        default_value_t = 16,
+        value_name = "N"
+    )]
+    pub concurrent_ios: usize,
+    /// Measured run time, after the ramp [default: 60s, or unbounded with --ops].
+    #[arg(short = 'd', long, value_parser = dur, value_name = "DURATION")]
+    pub duration: Option<Duration>,
+    /// Stop after this many ops (ramp included).
+    #[arg(long, value_name = "N")]
+    pub ops: Option<u64>,
+    /// Ramp-up before measuring; its ops are excluded from the figures.
+    #[arg(long, default_value = "0s", value_parser = dur, value_name = "DURATION")]
+    pub ramp: Duration,
+    /// Name of the run: objects are cephbench_data.<run>.<n>, metadata cephbench_meta.<run>.
+    #[arg(long, default_value = objects::DEFAULT_RUN)]
+    pub run_name: String,
+    /// Keep the written objects (for seq/rand later).
+    #[arg(long)]
+    pub no_cleanup: bool,
+    /// Write at most this many objects.
+    #[arg(long, value_name = "N")]
+    pub max_objects: Option<u64>,
+    /// seq: start over when every written op was read once (instead of stopping).
+    #[arg(long)]
+    pub wrap: bool,
+    /// Check every byte read against what was written (one memcmp per read).
+    #[arg(long)]
+    pub verify: bool,
+}
+
+/// `cephbench rbd`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("img").required(true).args(["image", "size"])))]
+pub struct RbdArgs {
+    /// Pool holding the image.
+    #[arg(short = 'p', long)]
+    pub pool: String,
+    /// Use this existing image (written only with --allow-write).
+    #[arg(long, value_name = "NAME")]
+    pub image: Option<String>,
+    /// Create a uniquely named image of this size, removed afterwards unless --keep.
+    #[arg(long, value_parser = size, value_name = "SIZE")]
+    pub size: Option<u64>,
+    /// Keep the created image.
+    #[arg(long, requires = "size")]
+    pub keep: bool,
+    /// Allow writes (workload and preconditioning) to an existing --image: destroys its data.
+    #[arg(long, requires = "image")]
+    pub allow_write: bool,
+    /// Features of the created image, comma-separated (e.g. layering,exclusive-lock) [default: the cluster's rbd_default_features].
+    #[arg(long, value_delimiter = ',', requires = "size", value_name = "LIST")]
+    pub image_features: Option<Vec<String>>,
+    /// I/O pattern, as fio's --rw.
+    #[arg(long, value_enum, default_value_t = RbdMode::Randread)]
+    pub rw: RbdMode,
+    /// Percentage of reads in readwrite/randrw.
+    #[arg(long, default_value_t = 50, value_name = "PCT")]
+    pub rwmix_read: u8,
+    /// Bytes per op.
+    #[arg(long, default_value = "4K", value_parser = size, value_name = "SIZE")]
+    pub bs: u64,
+    /// Ops in flight per job [default: 32; 1 with --fsync-every].
+    #[arg(long, value_name = "N")]
+    pub iodepth: Option<usize>,
+    /// Parallel jobs, each with its own image handle and an equal slice of the test area.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub numjobs: usize,
+    /// Measured run time, after the ramp [default: 60s, or unbounded with --io-total].
+    #[arg(short = 'd', long, value_parser = dur, value_name = "DURATION")]
+    pub duration: Option<Duration>,
+    /// Stop each job after it moved this many bytes (ramp included).
+    #[arg(long, value_parser = size, value_name = "SIZE")]
+    pub io_total: Option<u64>,
+    /// Ramp-up whose ops are excluded from the figures.
+    #[arg(long, default_value = "0s", value_parser = dur, value_name = "DURATION")]
+    pub ramp: Duration,
+    /// Bytes of the image to use, from offset 0 [default: the whole image].
+    #[arg(long, value_parser = size, value_name = "SIZE")]
+    pub test_area: Option<u64>,
+    /// Flush after every N writes (seed 002's fsync job); runs at iodepth 1.
+    #[arg(long, value_name = "N")]
+    pub fsync_every: Option<u64>,
+    /// librbd's client cache; off means every write is acknowledged by the OSDs.
+    #[arg(long, value_enum, default_value_t = OnOff::Off)]
+    pub rbd_cache: OnOff,
+    /// Skip writing the test area once before the jobs (the report flags it).
+    #[arg(long)]
+    pub no_precondition: bool,
+}
+
+/// A switch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OnOff {
+    /// On.
+    On,
+    /// Off.
+    Off,
+}
+
+impl RbdArgs {
+    /// Validates the arguments.
+    pub fn config(&self, live: bool) -> Result<RbdConfig, UsageError> {
+        let u = |s: String| UsageError(s);
+        if self.bs == 0 {
+            return Err(u("--bs must be at least 1 byte (e.g. --bs 4K)".into()));
+        }
+        if self.bs > 1 << 30 {
+            return Err(u("--bs larger than 1 GiB is not supported".into()));
+        }
+        let iodepth = self
+            .iodepth
+            .unwrap_or(if self.fsync_every.is_some() { 1 } else { 32 });
+        if iodepth == 0 || iodepth > 65536 {
+            return Err(u("--iodepth must be between 1 and 65536".into()));
+        }
+        if self.numjobs == 0 || self.numjobs > 1024 {
+            return Err(u("--numjobs must be between 1 and 1024".into()));
+        }
+        if self.rwmix_read > 100 {
+            return Err(u("--rwmix-read is a percentage: 0 to 100".into()));
+        }
+        if self.fsync_every == Some(0) {
+            return Err(u("--fsync-every must be at least 1".into()));
+        }
+        if self.fsync_every.is_some() && iodepth != 1 {
+            return Err(u(
+                "--fsync-every runs at iodepth 1; drop --iodepth or set it to 1".into(),
+            ));
+        }
+        if self.fsync_every.is_some() && !self.rw.writes(self.rwmix_read) {
+            return Err(u(format!(
+                "--fsync-every needs a workload that writes, not --rw {}",
+                self.rw.as_str()
+            )));
+        }
+        if self.io_total == Some(0) {
+            return Err(u("--io-total must be at least 1 byte".into()));
+        }
+        if let (Some(area), Some(size)) = (self.test_area, self.size) {
+            if area > size {
+                return Err(u(format!(
+                    "--test-area {} is larger than --size {}",
+                    fmt_bytes(area),
+                    fmt_bytes(size)
+                )));
+            }
+        }
+        let area = self.test_area.or(self.size);
+        if let Some(area) = area {
+            if area == 0 || area % self.bs != 0 {
+                return Err(u(format!(
+                    "--bs {} does not divide the test area {}; pick a --bs or --test-area so that it does",
+                    fmt_bytes(self.bs),
+                    fmt_bytes(area)
+                )));
+            }
+        }
+        let features = match &self.image_features {
+            None => None,
+            Some(names) => {
+                let mut bits = 0;
+                for n in names {
+                    let f = cephbench::ceph::rbd::FEATURES
+                        .iter()
+                        .find(|(name, _)| name == n)
+                        .ok_or_else(|| {
+                            let all: Vec<&str> =
+                                cephbench::ceph::rbd::FEATURES.iter().map(|f| f.0).collect();
+                            u(format!(
+                                "unknown image feature '{n}' (known: {})",
+                                all.join(", ")
+                            ))
+                        })?;
+                    bits |= f.1;
+                }
+                Some(bits)
+            }
+        };
+        let duration = match (self.duration, self.io_total) {
+            (Some(d), _) if d.is_zero() => {
+                return Err(u("--duration must be longer than 0".into()))
+            }
+            (Some(d), _) => Some(d),
+            (None, Some(_)) => None,
+            (None, None) => Some(Duration::from_secs(60)),
+        };
+        let image = match (&self.image, self.size) {
+            (Some(name), None) => ImageChoice::Existing {
+                name: name.clone(),
+                allow_write: self.allow_write,
+            },
+            (None, Some(size)) if size > 0 => ImageChoice::Create {
+                size,
+                keep: self.keep,
+                features,
+            },
+            (None, Some(_)) => return Err(u("--size must be larger than 0".into())),
+            _ => return Err(u("give exactly one of --image NAME or --size SIZE".into())),
+        };
+        Ok(RbdConfig {
+            pool: self.pool.clone(),
+            image,
+            mode: self.rw,
+            rwmix_read: self.rwmix_read,
+            bs: self.bs,
+            iodepth,
+            numjobs: self.numjobs,
+            duration,
+            io_total: self.io_total,
+            ramp: self.ramp,
+            test_area: self.test_area,
+            fsync_every: self.fsync_every,
+            rbd_cache: self.rbd_cache == OnOff::On,
+            precondition: !self.no_precondition,
+            live,
+        })
+    }
+}
+
+/// `cephbench cleanup`.
+#[derive(Debug, Args)]
+pub struct CleanupArgs {
+    /// Pool to clean.
+    #[arg(short = 'p', long)]
+    pub pool: String,
+    /// Only this run's objects [default: every cephbench run in the pool].
+    #[arg(long)]
+    pub run_name: Option<String>,
+}
+
+fn size(s: &str) -> Result<u64, String> {
+    parse_size(s).map_err(|e| e.to_string())
+}
+
+fn dur(s: &str) -> Result<Duration, String> {
+    parse_duration(s).map_err(|e| e.to_string())
+}
+
+/// Bad input that clap's types cannot catch; printed as one line, exit 2.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+impl ConnArgs {
+    /// The connection options these flags describe.
+    pub fn options(&self) -> ConnectOptions {
+        let entity = match (&self.name, &self.id) {
+            (Some(n), _) => n.clone(),
+            (None, Some(id)) => format!("client.{id}"),
+            (None, None) => std::env::var("CEPH_CLIENT_ID")
+                .map(|id| format!("client.{id}"))
+                .unwrap_or_else(|_| "client.admin".into()),
+        };
+        ConnectOptions {
+            conf: self.conf.clone(),
+            entity,
+            keyring: self.keyring.clone(),
+            mon_host: self.mon_host.clone(),
+            connect_timeout: self.connect_timeout,
+            op_timeout: self.op_timeout,
+            overrides: Vec::new(),
+        }
+    }
+}
+
+impl RadosArgs {
+    /// Validates the arguments.
+    pub fn config(&self, live: bool) -> Result<RadosConfig, UsageError> {
+        let u = |s: String| UsageError(s);
+        objects::validate_run_name(&self.run_name).map_err(u)?;
+        let block_size = self.block_size.unwrap_or(4 << 20);
+        let object_size = self.object_size.unwrap_or(block_size);
+        if block_size == 0 {
+            return Err(u("--block-size must be at least 1 byte (e.g. -b 4K)".into()));
+        }
+        if block_size > object_size {
+            return Err(u(format!(
+                "--block-size {} is larger than --object-size {}; use -O {} or a smaller -b",
+                fmt_bytes(block_size),
+                fmt_bytes(object_size),
+                fmt_bytes(block_size)
+            )));
+        }
+        if object_size % block_size != 0 {
+            return Err(u(format!(
+                "--object-size {} is not a multiple of --block-size {}",
+                fmt_bytes(object_size),
+                fmt_bytes(block_size)
+            )));
+        }
+        if block_size > 1 << 30 {
+            return Err(u("--block-size larger than 1 GiB is not supported".into()));
+        }
+        if self.concurrent_ios == 0 || self.concurrent_ios > 65536 {
+            return Err(u("--concurrent-ios must be between 1 and 65536".into()));
+        }
+        if self.ops == Some(0) || self.max_objects == Some(0) {
+            return Err(u("--ops and --max-objects must be at least 1".into()));
+        }
+        let duration = match (self.duration, self.ops) {
+            (Some(d), _) if d.is_zero() => {
+                return Err(u("--duration must be longer than 0".into()))
+            }
+            (Some(d), _) => Some(d),
+            (None, Some(_)) => None,
+            (None, None) => Some(Duration::from_secs(60)),
+        };
+        let mode = match self.mode {
+            ModeArg::Write => RadosMode::Write,
+            ModeArg::Seq => RadosMode::Seq,
+            ModeArg::Rand => RadosMode::Rand,
+        };
+        if !mode.is_write() && (self.no_cleanup || self.max_objects.is_some()) {
+            return Err(u(
+                "--no-cleanup and --max-objects apply to `write` only".into()
+            ));
+        }
+        if mode.is_write() && (self.verify || self.wrap) {
+            return Err(u("--verify and --wrap apply to `seq`/`rand` only".into()));
+        }
+        Ok(RadosConfig {
+            pool: self.pool.clone(),
+            mode,
+            block_size,
+            object_size,
+            concurrency: self.concurrent_ios,
+            duration,
+            ramp: self.ramp,
+            max_ops: self.ops,
+            max_objects: self.max_objects,
+            run_name: self.run_name.clone(),
+            no_cleanup: self.no_cleanup,
+            wrap: self.wrap,
+            verify: self.verify,
+            live,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<RadosConfig, String> {
+        let mut v = vec!["cephbench", "rados"];
+        v.extend_from_slice(args);
+        let cli = Cli::try_parse_from(v).map_err(|e| e.to_string())?;
+        match cli.command {
+            Command::Rados(r) => r.config(false).map_err(|e| e.to_string()),
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn defaults_match_rados_bench() {
+        let c = parse(&["write", "-p", "x"]).unwrap();
+        assert_eq!(
+            (c.block_size, c.object_size, c.concurrency),
+            (4 << 20, 4 << 20, 16)
+        );
+        assert_eq!(c.duration, Some(Duration::from_secs(60)));
+        let c = parse(&["write", "-p", "x", "-b", "4K", "-O", "4M", "--ops", "10"]).unwrap();
+        assert_eq!(
+            (c.block_size, c.object_size, c.duration),
+            (4096, 4 << 20, None)
+        );
+    }
+
+    #[test]
+    fn bad_values_name_the_fix() {
+        let e = parse(&["write", "-p", "x", "-b", "0"]).unwrap_err();
+        assert!(e.contains("at least 1 byte"), "{e}");
+        let e = parse(&["write", "-p", "x", "-b", "8K", "-O", "4K"]).unwrap_err();
+        assert!(e.contains("larger than --object-size"), "{e}");
+        let e = parse(&["write", "-p", "x", "-b", "3K", "-O", "4K"]).unwrap_err();
+        assert!(e.contains("multiple"), "{e}");
+        assert!(parse(&["write", "-p", "x", "-t", "0"]).is_err());
+        assert!(parse(&["write", "-p", "x", "-d", "0"]).is_err());
+        assert!(parse(&["write", "-p", "x", "--run-name", "a/b"]).is_err());
+        assert!(parse(&["seq", "-p", "x", "--no-cleanup"]).is_err());
+        assert!(parse(&["write", "-p", "x", "--verify"]).is_err());
+        assert!(parse(&["write", "-p", "x", "-b", "4X"]).is_err());
+    }
+}

@@ -1,0 +1,495 @@
+//! The workload engine: keeps `concurrency` ops in flight against a
+//! [`Target`] (RADOS objects or an RBD image), takes the next op from an
+//! [`OpSource`], records each op's completion latency in a per-worker
+//! histogram per op kind, and stops on time, op count, exhaustion of the
+//! source, an error or an interrupt. After stopping it waits for every op in
+//! flight.
+//!
+//! Latency here is *completion latency*: from just before the op is
+//! submitted to the library until the library runs the completion callback
+//! (the callback stamps the time), so reaping delay is not included.
+#![forbid(unsafe_code)]
+
+use std::future::Future;
+use std::time::{Duration, Instant};
+
+use futures_util::stream::{FuturesUnordered, StreamExt};
+use futures_util::FutureExt;
+use tokio::sync::watch;
+
+use crate::ceph::CephError;
+use crate::progress::WorkerProgress;
+use crate::stats::LatencyRecorder;
+
+/// What an op does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OpKind {
+    /// Read `len` bytes.
+    Read,
+    /// Write `len` bytes.
+    Write,
+    /// Flush (fsync) what was written.
+    Flush,
+}
+
+impl OpKind {
+    /// All kinds, in report order.
+    pub const ALL: [OpKind; 3] = [OpKind::Read, OpKind::Write, OpKind::Flush];
+
+    fn index(self) -> usize {
+        self as usize
+    }
+
+    /// `"read"`, `"write"` or `"flush"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OpKind::Read => "read",
+            OpKind::Write => "write",
+            OpKind::Flush => "flush",
+        }
+    }
+}
+
+/// One op: its kind, its sequence number in the workload (`index`, which
+/// names the RADOS object or stamps the payload) and where it goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Op {
+    /// Kind.
+    pub kind: OpKind,
+    /// Workload op number (RADOS: selects object and offset).
+    pub index: u64,
+    /// Byte offset (RBD: in the image; RADOS: in the object).
+    pub offset: u64,
+    /// Bytes.
+    pub len: u64,
+}
+
+/// A finished op as the engine sees it.
+#[derive(Debug)]
+pub struct Completed {
+    /// Library return value (negative errno on failure).
+    pub ret: i64,
+    /// When the completion callback ran.
+    pub completed_at: Instant,
+    /// The op's buffer, for reuse.
+    pub buf: Option<Vec<u8>>,
+}
+
+/// Where ops go: submits one op and gets its buffer back afterwards.
+pub trait Target {
+    /// The future of one submitted op.
+    type Fut: Future<Output = Result<Completed, CephError>>;
+    /// Submits `op`.
+    fn submit(&mut self, op: &Op) -> Result<Self::Fut, CephError>;
+    /// Looks at a successful op's result (e.g. verifies read data); returns
+    /// false on a mismatch. Takes the buffer back for reuse.
+    fn complete(&mut self, op: &Op, done: Completed) -> bool;
+    /// Names an op in error messages.
+    fn describe(&self, op: &Op) -> String;
+}
+
+/// Where ops come from.
+pub trait OpSource {
+    /// The next op, given how many were issued so far; `None` ends the job.
+    fn next(&mut self, issued: u64) -> Option<Op>;
+}
+
+/// How a job runs.
+#[derive(Debug, Clone)]
+pub struct RunSpec {
+    /// Ops kept in flight.
+    pub concurrency: usize,
+    /// Measured run time (after the ramp), if time-bounded.
+    pub duration: Option<Duration>,
+    /// Ramp-up, excluded from the figures.
+    pub ramp: Duration,
+    /// Stop issuing after this many ops in total (ramp included).
+    pub max_ops: Option<u64>,
+    /// Stop issuing after this many bytes read+written in total (ramp included).
+    pub max_bytes: Option<u64>,
+}
+
+/// Why a job stopped issuing ops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// The duration ran out.
+    Duration,
+    /// The op or byte limit was reached.
+    OpLimit,
+    /// The source had no more ops (e.g. seq read every written op once).
+    Exhausted,
+    /// SIGINT/SIGTERM.
+    Interrupted,
+    /// An op failed.
+    Error,
+}
+
+impl StopReason {
+    /// snake_case name, as in the JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StopReason::Duration => "duration",
+            StopReason::OpLimit => "op_limit",
+            StopReason::Exhausted => "exhausted",
+            StopReason::Interrupted => "interrupted",
+            StopReason::Error => "error",
+        }
+    }
+}
+
+/// Measured figures of one op kind.
+#[derive(Debug, Clone, Default)]
+pub struct KindStats {
+    /// Latencies of measured (post-ramp) successful ops.
+    pub latency: LatencyRecorder,
+    /// Measured successful ops.
+    pub ops: u64,
+    /// Bytes they moved.
+    pub bytes: u64,
+}
+
+/// What one job produced.
+#[derive(Debug)]
+pub struct JobOutcome {
+    /// Per op kind, indexed like [`OpKind::ALL`].
+    pub kinds: [KindStats; 3],
+    /// Failed ops (ramp included).
+    pub errors: u64,
+    /// The first failure.
+    pub first_error: Option<CephError>,
+    /// Ops whose data did not match (reads with verification).
+    pub mismatches: u64,
+    /// Ops issued in total (ramp included); all of them completed.
+    pub issued: u64,
+    /// Measurement start → last completion.
+    pub elapsed: Duration,
+    /// Why the job stopped.
+    pub stop: StopReason,
+}
+
+impl JobOutcome {
+    /// The figures of one op kind.
+    pub fn kind(&self, k: OpKind) -> &KindStats {
+        &self.kinds[k.index()]
+    }
+
+    /// Merges the outcomes of parallel jobs: counts add up, histograms
+    /// merge, elapsed is the longest, the first error and stop reason come
+    /// from the first job that had one.
+    pub fn merge(outcomes: Vec<JobOutcome>) -> Option<JobOutcome> {
+        let mut it = outcomes.into_iter();
+        let mut acc = it.next()?;
+        for o in it {
+            for (a, b) in acc.kinds.iter_mut().zip(o.kinds.iter()) {
+                a.latency.merge(&b.latency);
+                a.ops += b.ops;
+                a.bytes += b.bytes;
+            }
+            acc.errors += o.errors;
+            acc.mismatches += o.mismatches;
+            acc.issued += o.issued;
+            acc.elapsed = acc.elapsed.max(o.elapsed);
+            if acc.first_error.is_none() {
+                acc.first_error = o.first_error;
+            }
+            if matches!(o.stop, StopReason::Error | StopReason::Interrupted) {
+                acc.stop = o.stop;
+            }
+        }
+        Some(acc)
+    }
+}
+
+/// Cooperative stop: a watch channel flipped by the signal handler.
+pub type StopRx = watch::Receiver<bool>;
+
+/// Small, fast PRNG (xorshift64*) for random offsets: no locks, no syscalls.
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator from a seed (0 is remapped).
+    pub fn new(seed: u64) -> Self {
+        Rng(seed.max(1))
+    }
+
+    /// The next value in `0..n` (n > 0).
+    #[inline]
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        let x = self.0.wrapping_mul(0x2545_F491_4F6C_DD1D);
+        ((u128::from(x) * u128::from(n)) >> 64) as u64
+    }
+}
+
+/// Runs one job until it stops, then waits for every op in flight.
+pub async fn run<T: Target, S: OpSource>(
+    target: &mut T,
+    source: &mut S,
+    spec: &RunSpec,
+    mut stop: StopRx,
+    mut progress: WorkerProgress,
+) -> JobOutcome {
+    let t0 = Instant::now();
+    let measure_start = t0 + spec.ramp;
+    let mut out = JobOutcome {
+        kinds: Default::default(),
+        errors: 0,
+        first_error: None,
+        mismatches: 0,
+        issued: 0,
+        elapsed: Duration::ZERO,
+        stop: StopReason::Duration,
+    };
+    let mut issued_bytes = 0u64;
+    let mut last_completion = measure_start;
+    let mut stopping = false;
+    let deadline = spec.duration.map(|d| measure_start + d);
+    let sleep = tokio::time::sleep_until(
+        deadline
+            .unwrap_or(t0 + Duration::from_secs(100 * 365 * 86400))
+            .into(),
+    );
+    tokio::pin!(sleep);
+
+    let mut inflight = FuturesUnordered::new();
+    loop {
+        while !stopping && inflight.len() < spec.concurrency {
+            let limited = spec.max_ops.is_some_and(|m| out.issued >= m)
+                || spec.max_bytes.is_some_and(|m| issued_bytes >= m);
+            let next = if limited {
+                None
+            } else {
+                source.next(out.issued)
+            };
+            let Some(op) = next else {
+                stopping = true;
+                out.stop = if limited {
+                    StopReason::OpLimit
+                } else {
+                    StopReason::Exhausted
+                };
+                break;
+            };
+            let start = Instant::now();
+            match target.submit(&op) {
+                Ok(fut) => {
+                    out.issued += 1;
+                    if op.kind != OpKind::Flush {
+                        issued_bytes += op.len;
+                    }
+                    progress.started();
+                    inflight.push(fut.map(move |r| (op, start, r)));
+                }
+                Err(e) => {
+                    record_error(&mut out, &mut progress, e);
+                    stopping = true;
+                }
+            }
+        }
+        if inflight.is_empty() {
+            break;
+        }
+        tokio::select! {
+            biased;
+            Some((op, start, res)) = inflight.next() => {
+                let done = match res {
+                    Ok(d) => d,
+                    Err(e) => { record_error(&mut out, &mut progress, e); stopping = true; continue; }
+                };
+                if done.ret < 0 {
+                    let e = CephError::call(target.describe(&op), done.ret as i32);
+                    target.complete(&op, done);
+                    record_error(&mut out, &mut progress, e);
+                    stopping = true;
+                    continue;
+                }
+                let completed_at = done.completed_at;
+                let lat_ns = completed_at.saturating_duration_since(start).as_nanos() as u64;
+                let bytes = if op.kind == OpKind::Flush { 0 } else { op.len };
+                progress.finished(bytes, lat_ns);
+                if !target.complete(&op, done) {
+                    out.mismatches += 1;
+                }
+                if completed_at >= measure_start {
+                    let k = &mut out.kinds[op.kind.index()];
+                    k.latency.record(lat_ns);
+                    k.ops += 1;
+                    k.bytes += bytes;
+                    last_completion = last_completion.max(completed_at);
+                }
+            }
+            () = &mut sleep, if !stopping && deadline.is_some() => {
+                stopping = true;
+                out.stop = StopReason::Duration;
+            }
+            Ok(_) = stop.wait_for(|s| *s), if !stopping => {
+                stopping = true;
+                out.stop = StopReason::Interrupted;
+            }
+        }
+    }
+    if out.first_error.is_some() && out.stop != StopReason::Interrupted {
+        out.stop = StopReason::Error;
+    }
+    out.elapsed = last_completion.saturating_duration_since(measure_start);
+    out
+}
+
+fn record_error(out: &mut JobOutcome, progress: &mut WorkerProgress, e: CephError) {
+    out.errors += 1;
+    progress.failed();
+    if out.first_error.is_none() {
+        out.first_error = Some(e);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    /// A target whose ops complete after a fixed delay: checks the loop's
+    /// bookkeeping without a cluster (the real targets are tested against one).
+    struct Fake {
+        delay: Duration,
+        fail_at: Option<u64>,
+    }
+
+    impl Target for Fake {
+        type Fut = std::pin::Pin<Box<dyn Future<Output = Result<Completed, CephError>>>>;
+        fn submit(&mut self, op: &Op) -> Result<Self::Fut, CephError> {
+            let d = self.delay;
+            let ret = if Some(op.index) == self.fail_at {
+                -5
+            } else {
+                0
+            };
+            Ok(Box::pin(async move {
+                tokio::time::sleep(d).await;
+                Ok(Completed {
+                    ret,
+                    completed_at: Instant::now(),
+                    buf: None,
+                })
+            }))
+        }
+        fn complete(&mut self, _: &Op, _: Completed) -> bool {
+            true
+        }
+        fn describe(&self, op: &Op) -> String {
+            format!("op {}", op.index)
+        }
+    }
+
+    struct Count;
+    impl OpSource for Count {
+        fn next(&mut self, issued: u64) -> Option<Op> {
+            let kind = if issued % 4 == 3 {
+                OpKind::Flush
+            } else {
+                OpKind::Write
+            };
+            Some(Op {
+                kind,
+                index: issued,
+                offset: 0,
+                len: 4096,
+            })
+        }
+    }
+
+    fn spec(max_ops: Option<u64>, duration: Option<Duration>) -> RunSpec {
+        RunSpec {
+            concurrency: 4,
+            duration,
+            ramp: Duration::ZERO,
+            max_ops,
+            max_bytes: None,
+        }
+    }
+
+    fn progress() -> WorkerProgress {
+        WorkerProgress::new(Arc::default())
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn op_limit_counts_every_kind() {
+        let (_tx, rx) = watch::channel(false);
+        let mut t = Fake {
+            delay: Duration::from_millis(1),
+            fail_at: None,
+        };
+        let o = run(&mut t, &mut Count, &spec(Some(40), None), rx, progress()).await;
+        assert_eq!(o.issued, 40);
+        assert_eq!(o.kind(OpKind::Write).ops, 30);
+        assert_eq!(o.kind(OpKind::Flush).ops, 10);
+        assert_eq!(o.kind(OpKind::Flush).bytes, 0);
+        assert_eq!(o.kind(OpKind::Write).bytes, 30 * 4096);
+        assert_eq!(o.stop, StopReason::OpLimit);
+        let lat = o.kind(OpKind::Write).latency.summary();
+        assert!(
+            lat.min >= 1_000_000,
+            "a 1 ms op cannot complete faster: {lat:?}"
+        );
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn an_error_stops_the_job_and_drains() {
+        let (_tx, rx) = watch::channel(false);
+        let mut t = Fake {
+            delay: Duration::from_millis(1),
+            fail_at: Some(10),
+        };
+        let o = run(
+            &mut t,
+            &mut Count,
+            &spec(None, Some(Duration::from_secs(30))),
+            rx,
+            progress(),
+        )
+        .await;
+        assert_eq!(o.stop, StopReason::Error);
+        assert_eq!(o.errors, 1);
+        assert!(o.first_error.unwrap().to_string().starts_with("op 10: (5)"));
+        let ok: u64 = o.kinds.iter().map(|k| k.ops).sum();
+        assert_eq!(ok + 1, o.issued, "every issued op completed");
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn interrupt_stops_promptly() {
+        let (tx, rx) = watch::channel(false);
+        let mut t = Fake {
+            delay: Duration::from_millis(2),
+            fail_at: None,
+        };
+        let started = Instant::now();
+        let mut count = Count;
+        let sp = spec(None, Some(Duration::from_secs(60)));
+        let job = run(&mut t, &mut count, &sp, rx, progress());
+        let stopper = async {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            tx.send(true).unwrap();
+        };
+        let (o, ()) = tokio::join!(job, stopper);
+        assert_eq!(o.stop, StopReason::Interrupted);
+        assert!(started.elapsed() < Duration::from_secs(1));
+        assert!(o.elapsed < Duration::from_millis(500));
+    }
+
+    #[test]
+    fn rng_covers_range_evenly() {
+        let mut rng = Rng::new(42);
+        let mut counts = [0u32; 10];
+        for _ in 0..100_000 {
+            counts[rng.below(10) as usize] += 1;
+        }
+        for c in counts {
+            assert!((9_000..11_000).contains(&c), "{counts:?}");
+        }
+    }
+}

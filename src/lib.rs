@@ -1,0 +1,18 @@
+//! cephbench: a Ceph-native storage benchmark.
+//!
+//! The crate is split the way hyperfine and oha are: [`ceph`] is the safe
+//! wrapper over the C libraries (the only `unsafe` code), [`engine`] drives
+//! the workloads and produces [`result`]s, [`report`] renders them, and the
+//! binary (`main.rs`) only turns arguments into a validated config.
+#![warn(missing_docs)]
+
+pub mod bench;
+pub mod ceph;
+pub mod engine;
+pub mod objects;
+pub mod progress;
+pub mod report;
+pub mod result;
+pub mod stats;
+pub mod units;
+pub mod workload;

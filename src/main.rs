@@ -1,0 +1,177 @@
+//! The `cephbench` binary: parses arguments, runs the command, prints the
+//! report, and maps failures to one error line and an exit code
+//! (1 runtime failure, 2 bad input, 130 interrupted).
+#![forbid(unsafe_code)]
+
+mod cli;
+
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Parser;
+use tokio::sync::watch;
+
+use cephbench::bench;
+use cephbench::ceph::Rados;
+use cephbench::report::Format;
+use cli::{Cli, Command, Progress, UsageError};
+
+const EXIT_FAILURE: u8 = 1;
+const EXIT_USAGE: u8 = 2;
+const EXIT_INTERRUPTED: u8 = 130;
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) if !e.use_stderr() => {
+            // --help / --version
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            let text = e.render().to_string();
+            let first = text.lines().next().unwrap_or("invalid arguments");
+            let first = first.strip_prefix("error: ").unwrap_or(first);
+            eprintln!("cephbench: error: {first} (see `cephbench --help`)");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("cephbench: error: {e:#}");
+            if e.downcast_ref::<UsageError>().is_some() {
+                ExitCode::from(EXIT_USAGE)
+            } else {
+                ExitCode::from(EXIT_FAILURE)
+            }
+        }
+    }
+}
+
+/// The reader of stdout went away (e.g. `| head`): not an error of ours.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let live = match cli.progress {
+        Progress::Always => true,
+        Progress::Never => false,
+        Progress::Auto => std::io::stderr().is_terminal(),
+    };
+    // Validate everything before touching the cluster.
+    let mut conn = cli.conn.options();
+    let (rados_cfg, rbd_cfg) = match &cli.command {
+        Command::Rados(a) => (Some(a.config(live)?), None),
+        Command::Rbd(a) => {
+            let cfg = a.config(live)?;
+            let cache = if cfg.rbd_cache { "true" } else { "false" };
+            conn.overrides.push(("rbd_cache".into(), cache.into()));
+            (None, Some(cfg))
+        }
+        Command::Cleanup(a) => {
+            if let Some(r) = &a.run_name {
+                cephbench::objects::validate_run_name(r).map_err(UsageError)?;
+            }
+            (None, None)
+        }
+    };
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let rados = Rados::connect(&conn)?;
+    rt.block_on(async move {
+        match cli.command {
+            Command::Rados(args) => {
+                let cfg = rados_cfg.expect("validated above");
+                let hint = format!(
+                    "cephbench cleanup -p {} --run-name {}",
+                    args.pool, cfg.run_name
+                );
+                let stop = install_signal_handlers(hint);
+                let outcome = bench::run_rados(&rados, &cfg, stop).await?;
+                finish(outcome, cli.format)
+            }
+            Command::Rbd(args) => {
+                let cfg = rbd_cfg.expect("validated above");
+                let stop = install_signal_handlers(format!(
+                    "rbd ls -p {} | grep '^{}' | xargs -r -n1 rbd rm -p {}",
+                    args.pool,
+                    bench::IMAGE_PREFIX,
+                    args.pool
+                ));
+                let outcome = bench::run_rbd(&rados, &cfg, stop).await?;
+                finish(outcome, cli.format)
+            }
+            Command::Cleanup(args) => {
+                let io = rados.ioctx(&args.pool)?;
+                let n = bench::cleanup(&io, args.run_name.as_deref(), 16).await?;
+                println!("removed {n} cephbench objects from pool '{}'", args.pool);
+                Ok(ExitCode::SUCCESS)
+            }
+        }
+    })
+}
+
+/// Prints the report and turns the outcome into an exit code.
+fn finish(outcome: bench::Outcome, format: Format) -> anyhow::Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
+    format.reporter().render(&outcome.result, &mut out)?;
+    if let Some(n) = outcome.cleaned {
+        if format == Format::Text {
+            writeln!(out, "\nRemoved {n} objects written by this run.")?;
+        }
+    }
+    out.flush()?;
+    if let Some(e) = outcome.error {
+        return Err(anyhow::Error::new(e).context("the benchmark stopped on an error"));
+    }
+    Ok(if outcome.result.interrupted {
+        ExitCode::from(EXIT_INTERRUPTED)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// First SIGINT/SIGTERM: stop issuing ops, drain, report, clean up.
+/// Second: exit at once, naming the command that removes the leftovers.
+fn install_signal_handlers(cleanup_hint: String) -> watch::Receiver<bool> {
+    let (tx, rx) = watch::channel(false);
+    tokio::spawn(async move {
+        let mut term =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+        next_signal(&mut term).await;
+        eprintln!(
+            "cephbench: interrupted: stopping, waiting for ops in flight, then cleaning up \
+             (interrupt again to exit at once)"
+        );
+        let _ = tx.send(true);
+        next_signal(&mut term).await;
+        eprintln!(
+            "cephbench: interrupted again: exiting now; remove what this run left with `{cleanup_hint}`"
+        );
+        std::process::exit(i32::from(EXIT_INTERRUPTED));
+    });
+    rx
+}
+
+async fn next_signal(term: &mut Option<tokio::signal::unix::Signal>) {
+    match term {
+        Some(t) => {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {},
+                _ = t.recv() => {},
+            }
+        }
+        None => {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+    }
+}

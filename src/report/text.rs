@@ -1,0 +1,146 @@
+//! The human-readable summary, in the spirit of rados bench's, plus percentiles.
+#![forbid(unsafe_code)]
+
+use std::io;
+
+use super::Reporter;
+use crate::result::{BenchResult, JobReport, Workload};
+use crate::units::fmt_bytes;
+
+/// The text reporter.
+pub struct Text;
+
+fn ms(ns: f64) -> String {
+    format!("{:.3}", ns / 1e6)
+}
+
+impl Reporter for Text {
+    fn render(&self, r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
+        match &r.workload {
+            Workload::Rados(w) => {
+                writeln!(
+                    out,
+                    "cephbench {} — rados {} on pool '{}': {} ops on {} objects, {} in flight",
+                    r.tool.version,
+                    w.mode,
+                    w.pool,
+                    fmt_bytes(w.block_size),
+                    fmt_bytes(w.object_size),
+                    w.concurrent_ios
+                )?;
+            }
+            Workload::Rbd(w) => {
+                writeln!(
+                    out,
+                    "cephbench {} — rbd {} on image '{}/{}' ({}{}): {} ops, iodepth {} x {} job(s), test area {}",
+                    r.tool.version,
+                    w.rw,
+                    w.pool,
+                    w.image,
+                    fmt_bytes(w.image_size),
+                    if w.image_created { ", created for this run" } else { "" },
+                    fmt_bytes(w.bs),
+                    w.iodepth,
+                    w.numjobs,
+                    fmt_bytes(w.test_area),
+                )?;
+                let pre = match &w.precondition {
+                    Some(p) => format!(
+                        "preconditioned ({} written in {:.1} s)",
+                        fmt_bytes(p.bytes),
+                        p.elapsed_s
+                    ),
+                    None => "NOT preconditioned".into(),
+                };
+                let sync = w
+                    .fsync_every
+                    .map(|n| format!(", flush after every {n} write(s)"))
+                    .unwrap_or_default();
+                writeln!(
+                    out,
+                    "rbd cache {}, {pre}{sync}",
+                    if w.rbd_cache {
+                        "ON (writes may be acknowledged from client RAM)"
+                    } else {
+                        "off (writes acknowledged by the OSDs)"
+                    }
+                )?;
+            }
+        }
+        writeln!(
+            out,
+            "cluster {} ({}), client {} as {}",
+            r.cluster.fsid,
+            r.cluster
+                .ceph_version
+                .as_deref()
+                .unwrap_or("version unknown"),
+            r.cluster.client_host,
+            r.cluster.entity
+        )?;
+        if r.interrupted {
+            writeln!(out, "INTERRUPTED: partial results")?;
+        }
+        for w in &r.warnings {
+            writeln!(out, "warning: {w}")?;
+        }
+        for job in &r.jobs {
+            render_job(job, &r.latency_definition, out)?;
+        }
+        Ok(())
+    }
+}
+
+fn render_job(j: &JobReport, latency_definition: &str, out: &mut dyn io::Write) -> io::Result<()> {
+    let mib = (1u64 << 20) as f64;
+    writeln!(out)?;
+    let what = match j.op.as_str() {
+        "flush" => "flushes",
+        "read" => "reads",
+        _ => "writes",
+    };
+    writeln!(out, "{} ({what})", j.name)?;
+    writeln!(out, "  Total time run:      {:.3} s", j.elapsed_s)?;
+    writeln!(
+        out,
+        "  Ops:                 {} (errors: {})",
+        j.ops, j.errors
+    )?;
+    writeln!(out, "  IOPS:                {:.1}", j.iops)?;
+    writeln!(
+        out,
+        "  Bandwidth:           {:.3} MiB/s ({} bytes in total)",
+        j.bytes_per_sec / mib,
+        j.bytes
+    )?;
+    writeln!(
+        out,
+        "  Stopped by:          {}",
+        j.stop_reason.replace('_', " ")
+    )?;
+    if let Some(m) = j.verify_mismatches {
+        writeln!(out, "  Verified reads:      {} mismatches", m)?;
+    }
+    if let Some(e) = &j.first_error {
+        writeln!(out, "  First error:         {e}")?;
+    }
+    let l = &j.latency_ns;
+    writeln!(out, "  Latency ({latency_definition}), ms:")?;
+    writeln!(
+        out,
+        "    min {}  mean {}  stddev {}  max {}",
+        ms(l.min as f64),
+        ms(l.mean),
+        ms(l.stddev),
+        ms(l.max as f64)
+    )?;
+    writeln!(
+        out,
+        "    p50 {}  p90 {}  p99 {}  p99.9 {}",
+        ms(l.p50 as f64),
+        ms(l.p90 as f64),
+        ms(l.p99 as f64),
+        ms(l.p99_9 as f64)
+    )?;
+    Ok(())
+}

@@ -1,0 +1,183 @@
+//! The result document: what a run measured, self-describing enough to be
+//! compared and re-rendered later. `--format json` prints it as is; its
+//! JSON Schema is `schema/result.schema.json`.
+#![forbid(unsafe_code)]
+
+use serde::{Deserialize, Serialize};
+
+use crate::progress::Sample;
+use crate::stats::LatencySummary;
+
+/// Version of this document's layout.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One benchmark invocation's results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BenchResult {
+    /// Layout version ([`SCHEMA_VERSION`]).
+    pub schema_version: u32,
+    /// The tool that made it.
+    pub tool: ToolInfo,
+    /// Where it ran.
+    pub cluster: ClusterInfo,
+    /// When the run started, seconds since the epoch.
+    pub started_unix: u64,
+    /// What was run.
+    pub workload: Workload,
+    /// Which latency the figures are: always `"completion"` here.
+    pub latency_kind: String,
+    /// How that latency is measured, in words.
+    pub latency_definition: String,
+    /// One entry per job (for mixes, one for reads and one for writes).
+    pub jobs: Vec<JobReport>,
+    /// Whether the run was cut short by SIGINT/SIGTERM.
+    pub interrupted: bool,
+    /// Things the reader must know to trust the numbers.
+    pub warnings: Vec<String>,
+}
+
+/// Tool identity.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolInfo {
+    /// `"cephbench"`.
+    pub name: String,
+    /// The crate version.
+    pub version: String,
+}
+
+/// The cluster and client the run measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClusterInfo {
+    /// The cluster's fsid.
+    pub fsid: String,
+    /// The monitors' `ceph version` string, if readable.
+    pub ceph_version: Option<String>,
+    /// The client library version (`major.minor.extra`).
+    pub librados_version: String,
+    /// The client's host name.
+    pub client_host: String,
+    /// The entity the client authenticated as (never the key).
+    pub entity: String,
+}
+
+/// The workload's parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Workload {
+    /// `cephbench rados ...`.
+    Rados(RadosWorkload),
+    /// `cephbench rbd ...`.
+    Rbd(RbdWorkload),
+}
+
+/// Parameters of an RBD job (fio's names where fio has one).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RbdWorkload {
+    /// The pool.
+    pub pool: String,
+    /// The image.
+    pub image: String,
+    /// Whether cephbench created (and removed) the image.
+    pub image_created: bool,
+    /// Image size, bytes.
+    pub image_size: u64,
+    /// Bytes per RADOS object of the image.
+    pub object_size: u64,
+    /// Image feature bits.
+    pub features: u64,
+    /// Bytes of the image the jobs touch (from offset 0).
+    pub test_area: u64,
+    /// fio's `rw`.
+    pub rw: String,
+    /// Percentage of reads in mixes.
+    pub rwmix_read: u8,
+    /// Bytes per op.
+    pub bs: u64,
+    /// Ops in flight per job.
+    pub iodepth: u64,
+    /// Parallel jobs, each with its own image handle and offset range.
+    pub numjobs: u64,
+    /// Requested measured duration, seconds.
+    pub duration_s: Option<f64>,
+    /// Byte limit per job.
+    pub io_total: Option<u64>,
+    /// Ramp-up excluded from the figures, seconds.
+    pub ramp_s: f64,
+    /// A flush after every N writes.
+    pub fsync_every: Option<u64>,
+    /// Whether librbd's client cache was on (off: every write is acknowledged by the OSDs).
+    pub rbd_cache: bool,
+    /// Whether the test area was written once before the jobs.
+    pub preconditioned: bool,
+    /// The preconditioning pass, if any.
+    pub precondition: Option<Precondition>,
+}
+
+/// The preconditioning pass: the test area written once, sequentially.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Precondition {
+    /// Bytes written.
+    pub bytes: u64,
+    /// Bytes per write.
+    pub block_size: u64,
+    /// How long it took, seconds.
+    pub elapsed_s: f64,
+}
+
+/// Parameters of a RADOS job.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RadosWorkload {
+    /// `write`, `seq` or `rand`.
+    pub mode: String,
+    /// The pool.
+    pub pool: String,
+    /// Bytes per op.
+    pub block_size: u64,
+    /// Bytes per object.
+    pub object_size: u64,
+    /// Ops in flight.
+    pub concurrent_ios: u64,
+    /// Requested measured duration, seconds (null: bounded by ops only).
+    pub duration_s: Option<f64>,
+    /// Ramp-up excluded from the figures, seconds.
+    pub ramp_s: f64,
+    /// Op limit, if any.
+    pub max_ops: Option<u64>,
+    /// The run name (object names are `cephbench_data.<run>.<n>`).
+    pub run_name: String,
+    /// Whether reads were verified.
+    pub verify: bool,
+    /// Whether the written objects were kept.
+    pub no_cleanup: bool,
+}
+
+/// Results of one job (one op type).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobReport {
+    /// Job name, e.g. `write`.
+    pub name: String,
+    /// `read` or `write`.
+    pub op: String,
+    /// Successful measured ops.
+    pub ops: u64,
+    /// Failed ops.
+    pub errors: u64,
+    /// Bytes moved by the measured ops.
+    pub bytes: u64,
+    /// Measurement start → last completion, seconds.
+    pub elapsed_s: f64,
+    /// ops / elapsed.
+    pub iops: f64,
+    /// bytes / elapsed.
+    pub bytes_per_sec: f64,
+    /// Completion latency statistics, nanoseconds.
+    pub latency_ns: LatencySummary,
+    /// Why the job stopped.
+    pub stop_reason: String,
+    /// Reads whose content did not match, when verified.
+    pub verify_mismatches: Option<u64>,
+    /// The first error, if any.
+    pub first_error: Option<String>,
+    /// Per-second samples (ramp seconds flagged).
+    pub timeline: Vec<Sample>,
+}

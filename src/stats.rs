@@ -1,0 +1,201 @@
+//! Latency recording: an HDR histogram per worker plus exact moments,
+//! merged at the end of a run.
+#![forbid(unsafe_code)]
+
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+
+/// Highest latency the histogram holds exactly (1 hour, in ns); longer ones
+/// are clamped to it (and still counted in the exact max).
+const HIGHEST_NS: u64 = 3_600_000_000_000;
+/// Values below 1 µs share one bucket; Ceph ops are never that fast.
+const LOWEST_NS: u64 = 1_000;
+/// Three significant digits: each percentile within 0.1%.
+const SIGFIG: u8 = 3;
+
+/// Records latencies (in nanoseconds) of one worker.
+#[derive(Clone, Debug)]
+pub struct LatencyRecorder {
+    hist: Histogram<u64>,
+    count: u64,
+    sum: u128,
+    sum_sq: f64,
+    min: u64,
+    max: u64,
+}
+
+impl Default for LatencyRecorder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl LatencyRecorder {
+    /// An empty recorder.
+    pub fn new() -> Self {
+        LatencyRecorder {
+            hist: Histogram::new_with_bounds(LOWEST_NS, HIGHEST_NS, SIGFIG)
+                .expect("static histogram bounds are valid"),
+            count: 0,
+            sum: 0,
+            sum_sq: 0.0,
+            min: u64::MAX,
+            max: 0,
+        }
+    }
+
+    /// Records one latency in nanoseconds.
+    #[inline]
+    pub fn record(&mut self, ns: u64) {
+        self.hist.saturating_record(ns.clamp(LOWEST_NS, HIGHEST_NS));
+        self.count += 1;
+        self.sum += u128::from(ns);
+        let f = ns as f64;
+        self.sum_sq += f * f;
+        self.min = self.min.min(ns);
+        self.max = self.max.max(ns);
+    }
+
+    /// Adds another recorder's values into this one.
+    pub fn merge(&mut self, other: &LatencyRecorder) {
+        self.hist
+            .add(&other.hist)
+            .expect("recorders share the same bounds");
+        self.count += other.count;
+        self.sum += other.sum;
+        self.sum_sq += other.sum_sq;
+        self.min = self.min.min(other.min);
+        self.max = self.max.max(other.max);
+    }
+
+    /// Number of values recorded.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// The underlying histogram (for serialization and re-analysis).
+    pub fn histogram(&self) -> &Histogram<u64> {
+        &self.hist
+    }
+
+    /// The latency at quantile `q` (0..=1), in ns, from the histogram.
+    pub fn quantile(&self, q: f64) -> u64 {
+        if self.count == 0 {
+            return 0;
+        }
+        // The histogram reports the bucket's highest equivalent value; never
+        // report more than the true maximum.
+        self.hist.value_at_quantile(q).min(self.max)
+    }
+
+    /// Summary statistics. Min, max, mean and stddev are exact; the
+    /// percentiles come from the histogram (3 significant digits).
+    pub fn summary(&self) -> LatencySummary {
+        if self.count == 0 {
+            return LatencySummary::default();
+        }
+        let n = self.count as f64;
+        let mean = self.sum as f64 / n;
+        let var = if self.count > 1 {
+            ((self.sum_sq - n * mean * mean) / (n - 1.0)).max(0.0)
+        } else {
+            0.0
+        };
+        LatencySummary {
+            min: self.min,
+            mean,
+            stddev: var.sqrt(),
+            p50: self.quantile(0.50),
+            p90: self.quantile(0.90),
+            p99: self.quantile(0.99),
+            p99_9: self.quantile(0.999),
+            max: self.max,
+        }
+    }
+}
+
+/// Latency statistics in nanoseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LatencySummary {
+    /// Smallest value.
+    pub min: u64,
+    /// Arithmetic mean.
+    pub mean: f64,
+    /// Sample standard deviation.
+    pub stddev: f64,
+    /// Median.
+    pub p50: u64,
+    /// 90th percentile.
+    pub p90: u64,
+    /// 99th percentile.
+    pub p99: u64,
+    /// 99.9th percentile.
+    pub p99_9: u64,
+    /// Largest value.
+    pub max: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Nearest-rank percentile over raw values: the independent reference.
+    fn exact_quantile(sorted: &[u64], q: f64) -> u64 {
+        let rank = ((q * sorted.len() as f64).ceil() as usize).max(1);
+        sorted[rank - 1]
+    }
+
+    #[test]
+    fn summary_matches_exact_statistics() {
+        // A skewed, deterministic sample: 1 ms body with a slow tail.
+        let mut values = Vec::new();
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for i in 0..100_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let base = 800_000 + x % 400_000;
+            values.push(if i % 100 == 0 { base * 20 } else { base });
+        }
+        let mut a = LatencyRecorder::new();
+        let mut b = LatencyRecorder::new();
+        for (i, v) in values.iter().enumerate() {
+            if i % 3 == 0 {
+                a.record(*v)
+            } else {
+                b.record(*v)
+            }
+        }
+        a.merge(&b);
+        let s = a.summary();
+        let mut sorted = values.clone();
+        sorted.sort_unstable();
+        let n = values.len() as f64;
+        let mean = values.iter().sum::<u64>() as f64 / n;
+        let var = values
+            .iter()
+            .map(|v| (*v as f64 - mean).powi(2))
+            .sum::<f64>()
+            / (n - 1.0);
+        assert_eq!(a.count(), 100_000);
+        assert_eq!(s.min, sorted[0]);
+        assert_eq!(s.max, *sorted.last().unwrap());
+        assert!((s.mean - mean).abs() < 1e-6 * mean);
+        assert!((s.stddev - var.sqrt()).abs() < 1e-6 * var.sqrt());
+        for (q, got) in [(0.5, s.p50), (0.9, s.p90), (0.99, s.p99), (0.999, s.p99_9)] {
+            let want = exact_quantile(&sorted, q);
+            let err = (got as f64 - want as f64).abs() / want as f64;
+            assert!(err <= 0.001, "q{q}: got {got}, want {want}");
+        }
+    }
+
+    #[test]
+    fn empty_and_single() {
+        assert_eq!(LatencyRecorder::new().summary(), LatencySummary::default());
+        let mut r = LatencyRecorder::new();
+        r.record(1_234_567);
+        let s = r.summary();
+        assert_eq!((s.min, s.max, s.stddev), (1_234_567, 1_234_567, 0.0));
+        assert!(s.p50 >= 1_233_000 && s.p50 <= 1_234_567);
+    }
+}

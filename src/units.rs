@@ -1,0 +1,155 @@
+//! Parsing and formatting of sizes and durations given on the command line.
+#![forbid(unsafe_code)]
+
+use std::time::Duration;
+
+/// A size or duration argument that could not be parsed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid {what} '{input}': {why}")]
+pub struct ParseError {
+    what: &'static str,
+    input: String,
+    why: String,
+}
+
+fn err(what: &'static str, input: &str, why: impl Into<String>) -> ParseError {
+    ParseError {
+        what,
+        input: input.to_string(),
+        why: why.into(),
+    }
+}
+
+/// Parses a byte size: a whole number with an optional binary suffix
+/// (`K`, `M`, `G`, `T`, optionally followed by `iB` or `B`, any case), as
+/// rados bench and fio read them: `4096`, `4K`, `4k`, `4KiB`, `1M`, `10G`.
+pub fn parse_size(input: &str) -> Result<u64, ParseError> {
+    let s = input.trim();
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (num, suffix) = s.split_at(split);
+    if num.is_empty() {
+        return Err(err(
+            "size",
+            input,
+            "expected a number such as 4096, 4K or 4M",
+        ));
+    }
+    let n: u64 = num
+        .parse()
+        .map_err(|_| err("size", input, "number too large"))?;
+    let shift = match suffix.to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        _ => {
+            return Err(err(
+                "size",
+                input,
+                "unknown unit (use K, M, G or T; binary multiples)",
+            ))
+        }
+    };
+    n.checked_mul(1u64 << shift)
+        .ok_or_else(|| err("size", input, "too large"))
+}
+
+/// Parses a duration: a number of seconds, or a number with a unit
+/// (`ms`, `s`, `m`, `h`): `60`, `60s`, `500ms`, `5m`, `1.5s`.
+pub fn parse_duration(input: &str) -> Result<Duration, ParseError> {
+    let s = input.trim();
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    if num.is_empty() {
+        return Err(err(
+            "duration",
+            input,
+            "expected a number such as 60, 30s or 5m",
+        ));
+    }
+    let n: f64 = num
+        .parse()
+        .map_err(|_| err("duration", input, "not a number"))?;
+    let scale = match unit {
+        "" | "s" => 1.0,
+        "ms" => 1e-3,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        _ => return Err(err("duration", input, "unknown unit (use ms, s, m or h)")),
+    };
+    let secs = n * scale;
+    if !secs.is_finite() || secs > 365.0 * 86400.0 {
+        return Err(err("duration", input, "too long"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// Formats a byte count with a binary unit, e.g. `4 KiB`, `4 MiB`, `1.5 GiB`.
+pub fn fmt_bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = n as f64;
+    let mut i = 0;
+    while v >= 1024.0 && i < UNITS.len() - 1 {
+        v /= 1024.0;
+        i += 1;
+    }
+    if (v - v.round()).abs() < 1e-9 {
+        format!("{} {}", v.round() as u64, UNITS[i])
+    } else {
+        format!("{v:.2} {}", UNITS[i])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert_eq!(parse_size("4K"), Ok(4096));
+        assert_eq!(parse_size("4k"), Ok(4096));
+        assert_eq!(parse_size("4KiB"), Ok(4096));
+        assert_eq!(parse_size("4M"), Ok(4 << 20));
+        assert_eq!(parse_size("10G"), Ok(10 << 30));
+        assert_eq!(parse_size(" 1t "), Ok(1 << 40));
+        assert_eq!(parse_size("0"), Ok(0));
+        assert!(parse_size("").is_err());
+        assert!(parse_size("K").is_err());
+        assert!(parse_size("4X").is_err());
+        assert!(parse_size("-4K").is_err());
+        assert!(parse_size("1.5M").is_err());
+        assert!(parse_size("99999999999999999999").is_err());
+        assert!(parse_size("99999999999T").is_err());
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("60"), Ok(Duration::from_secs(60)));
+        assert_eq!(parse_duration("60s"), Ok(Duration::from_secs(60)));
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("5m"), Ok(Duration::from_secs(300)));
+        assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
+        assert!(parse_duration("").is_err());
+        assert!(parse_duration("s").is_err());
+        assert!(parse_duration("5x").is_err());
+        assert!(parse_duration("1e999").is_err());
+        assert!(parse_duration("99999999h").is_err());
+        let e = parse_duration("abc").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "invalid duration 'abc': expected a number such as 60, 30s or 5m"
+        );
+    }
+
+    #[test]
+    fn byte_formatting() {
+        assert_eq!(fmt_bytes(4096), "4 KiB");
+        assert_eq!(fmt_bytes(4 << 20), "4 MiB");
+        assert_eq!(fmt_bytes(1536), "1.50 KiB");
+        assert_eq!(fmt_bytes(100), "100 B");
+    }
+}

@@ -1,0 +1,250 @@
+//! rados bench's workloads: `write` creates objects, `seq` reads them back
+//! in order, `rand` at random. Op `i` touches object `i / (object_size /
+//! block_size)` at offset `(i mod that) * block_size`, as rados bench does.
+#![forbid(unsafe_code)]
+
+use std::ffi::CStr;
+
+use futures_util::future::{Either, Map};
+use futures_util::FutureExt;
+
+use crate::ceph::{AioDone, AioFuture, CephError, IoCtx};
+use crate::engine::{Completed, Op, OpKind, OpSource, Rng, Target};
+use crate::objects;
+
+/// The three rados-bench workloads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RadosMode {
+    /// Write new objects.
+    Write,
+    /// Read the written ops back in order.
+    Seq,
+    /// Read written ops at random.
+    Rand,
+}
+
+impl RadosMode {
+    /// `"write"`, `"seq"` or `"rand"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RadosMode::Write => "write",
+            RadosMode::Seq => "seq",
+            RadosMode::Rand => "rand",
+        }
+    }
+
+    /// Whether ops of this mode write.
+    pub fn is_write(self) -> bool {
+        self == RadosMode::Write
+    }
+}
+
+/// Object layout of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layout {
+    /// Bytes per op.
+    pub block_size: u64,
+    /// Bytes per object (a multiple of `block_size`).
+    pub object_size: u64,
+}
+
+impl Layout {
+    /// Object number and offset of op `i`.
+    pub fn locate(&self, op: u64) -> (u64, u64) {
+        let wpo = (self.object_size / self.block_size).max(1);
+        (op / wpo, (op % wpo) * self.block_size)
+    }
+}
+
+/// Which ops a RADOS job issues.
+#[derive(Debug, Clone)]
+pub struct RadosSource {
+    mode: RadosMode,
+    layout: Layout,
+    available: u64,
+    wrap: bool,
+    rng: Rng,
+}
+
+impl RadosSource {
+    /// A source for `mode`; reads draw from the `available` ops of the write run.
+    pub fn new(mode: RadosMode, layout: Layout, available: u64, wrap: bool, seed: u64) -> Self {
+        RadosSource {
+            mode,
+            layout,
+            available,
+            wrap,
+            rng: Rng::new(seed ^ 0x5EED),
+        }
+    }
+
+    fn op(&self, kind: OpKind, index: u64) -> Op {
+        Op {
+            kind,
+            index,
+            offset: self.layout.locate(index).1,
+            len: self.layout.block_size,
+        }
+    }
+}
+
+impl OpSource for RadosSource {
+    fn next(&mut self, issued: u64) -> Option<Op> {
+        let n = self.available;
+        let index = match self.mode {
+            RadosMode::Write => return Some(self.op(OpKind::Write, issued)),
+            RadosMode::Seq if issued < n => issued,
+            RadosMode::Seq if self.wrap && n > 0 => issued % n,
+            RadosMode::Seq => return None,
+            RadosMode::Rand if n > 0 => self.rng.below(n),
+            RadosMode::Rand => return None,
+        };
+        Some(self.op(OpKind::Read, index))
+    }
+}
+
+type WriteFut =
+    Map<AioFuture<()>, fn(Result<AioDone<()>, CephError>) -> Result<Completed, CephError>>;
+type ReadFut = Map<
+    AioFuture<Vec<u8>>,
+    fn(Result<AioDone<Vec<u8>>, CephError>) -> Result<Completed, CephError>,
+>;
+
+/// Issues RADOS ops on a pool: names objects into a reused buffer, stamps
+/// the op number into a payload prepared once (librados copies it at
+/// submit), reuses read buffers, and verifies reads on request.
+pub struct RadosTarget<'a> {
+    io: &'a IoCtx,
+    layout: Layout,
+    prefix: String,
+    name: Vec<u8>,
+    pattern: Vec<u8>,
+    payload: Vec<u8>,
+    free: Vec<Vec<u8>>,
+    verify: bool,
+}
+
+impl<'a> RadosTarget<'a> {
+    /// A target on `io` for objects named `prefix<n>`; `seed` picks the payload pattern.
+    pub fn new(io: &'a IoCtx, layout: Layout, prefix: String, seed: u64, verify: bool) -> Self {
+        let mut pattern = vec![0u8; layout.block_size as usize];
+        objects::fill_pattern(&mut pattern, seed);
+        RadosTarget {
+            io,
+            layout,
+            name: Vec::with_capacity(prefix.len() + 24),
+            prefix,
+            payload: pattern.clone(),
+            pattern,
+            free: Vec::new(),
+            verify,
+        }
+    }
+}
+
+fn write_done(r: Result<AioDone<()>, CephError>) -> Result<Completed, CephError> {
+    r.map(|d| Completed {
+        ret: d.ret,
+        completed_at: d.completed_at,
+        buf: None,
+    })
+}
+
+fn read_done(r: Result<AioDone<Vec<u8>>, CephError>) -> Result<Completed, CephError> {
+    r.map(|d| Completed {
+        ret: d.ret,
+        completed_at: d.completed_at,
+        buf: Some(d.buf),
+    })
+}
+
+impl Target for RadosTarget<'_> {
+    type Fut = Either<WriteFut, ReadFut>;
+
+    fn submit(&mut self, op: &Op) -> Result<Self::Fut, CephError> {
+        let (obj, off) = self.layout.locate(op.index);
+        objects::object_name_into(&mut self.name, &self.prefix, obj);
+        let oid = CStr::from_bytes_with_nul(&self.name).expect("names end with one NUL");
+        match op.kind {
+            OpKind::Write => {
+                objects::stamp(&mut self.payload, op.index);
+                let f = self.io.write(oid, &self.payload, off)?;
+                Ok(Either::Left(f.map(write_done as fn(_) -> _)))
+            }
+            OpKind::Read => {
+                let buf = self
+                    .free
+                    .pop()
+                    .unwrap_or_else(|| vec![0u8; self.layout.block_size as usize]);
+                let f = self.io.read(oid, buf, off)?;
+                Ok(Either::Right(f.map(read_done as fn(_) -> _)))
+            }
+            OpKind::Flush => Err(CephError::InvalidArgument("RADOS ops have no flush".into())),
+        }
+    }
+
+    fn complete(&mut self, op: &Op, done: Completed) -> bool {
+        let Some(buf) = done.buf else { return true };
+        let ok = !self.verify
+            || done.ret < 0
+            || objects::verify(
+                &buf[..(done.ret as usize).min(buf.len())],
+                &self.pattern,
+                op.index,
+            );
+        self.free.push(buf);
+        ok
+    }
+
+    fn describe(&self, op: &Op) -> String {
+        let (obj, off) = self.layout.locate(op.index);
+        format!("{} {}{obj} at offset {off}", op.kind.as_str(), self.prefix)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const L: Layout = Layout {
+        block_size: 4096,
+        object_size: 16384,
+    };
+
+    #[test]
+    fn op_layout_matches_rados_bench() {
+        assert_eq!(L.locate(0), (0, 0));
+        assert_eq!(L.locate(3), (0, 12288));
+        assert_eq!(L.locate(4), (1, 0));
+    }
+
+    #[test]
+    fn seq_stops_or_wraps() {
+        let mut s = RadosSource::new(RadosMode::Seq, L, 10, false, 1);
+        assert_eq!(
+            s.next(9).map(|o| (o.kind, o.index, o.offset)),
+            Some((OpKind::Read, 9, 4096))
+        );
+        assert_eq!(s.next(10), None);
+        let mut w = RadosSource::new(RadosMode::Seq, L, 10, true, 1);
+        assert_eq!(w.next(13).map(|o| o.index), Some(3));
+    }
+
+    #[test]
+    fn rand_stays_in_the_written_set_and_write_counts_up() {
+        let mut r = RadosSource::new(RadosMode::Rand, L, 10, false, 1);
+        for i in 0..1000 {
+            assert!(r.next(i).unwrap().index < 10);
+        }
+        assert_eq!(
+            RadosSource::new(RadosMode::Rand, L, 0, false, 1).next(0),
+            None
+        );
+        let mut w = RadosSource::new(RadosMode::Write, L, 0, false, 1);
+        assert_eq!(
+            w.next(5).map(|o| (o.kind, o.index)),
+            Some((OpKind::Write, 5))
+        );
+    }
+}

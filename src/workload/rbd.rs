@@ -1,0 +1,298 @@
+//! fio-style block workloads on an RBD image: sequential or random reads,
+//! writes and mixes over a test area, with an optional flush after every N
+//! writes (fio's `fsync=N`).
+#![forbid(unsafe_code)]
+
+use crate::ceph::{AioDone, AioFuture, CephError, Image};
+use crate::engine::{Completed, Op, OpKind, OpSource, Rng, Target};
+use crate::objects;
+
+use futures_util::future::{Either, Map};
+use futures_util::FutureExt;
+
+/// fio's `--rw` values.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum RbdMode {
+    /// Sequential reads.
+    Read,
+    /// Sequential writes.
+    Write,
+    /// Random reads.
+    Randread,
+    /// Random writes.
+    Randwrite,
+    /// Sequential mixed reads and writes (`--rwmix-read`).
+    #[value(alias = "rw")]
+    Readwrite,
+    /// Random mixed reads and writes (`--rwmix-read`).
+    Randrw,
+}
+
+impl RbdMode {
+    /// The fio name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RbdMode::Read => "read",
+            RbdMode::Write => "write",
+            RbdMode::Randread => "randread",
+            RbdMode::Randwrite => "randwrite",
+            RbdMode::Readwrite => "readwrite",
+            RbdMode::Randrw => "randrw",
+        }
+    }
+
+    /// Percentage of ops that read, given `--rwmix-read` for mixes.
+    pub fn read_pct(self, rwmix_read: u8) -> u8 {
+        match self {
+            RbdMode::Read | RbdMode::Randread => 100,
+            RbdMode::Write | RbdMode::Randwrite => 0,
+            RbdMode::Readwrite | RbdMode::Randrw => rwmix_read,
+        }
+    }
+
+    /// Whether offsets are random.
+    pub fn is_random(self) -> bool {
+        matches!(
+            self,
+            RbdMode::Randread | RbdMode::Randwrite | RbdMode::Randrw
+        )
+    }
+
+    /// Whether any op writes.
+    pub fn writes(self, rwmix_read: u8) -> bool {
+        self.read_pct(rwmix_read) < 100
+    }
+
+    /// Whether any op reads.
+    pub fn reads(self, rwmix_read: u8) -> bool {
+        self.read_pct(rwmix_read) > 0
+    }
+}
+
+/// The ops of one job over its byte range `[start, start + len)` of the image.
+#[derive(Debug, Clone)]
+pub struct RbdSource {
+    random: bool,
+    read_pct: u8,
+    bs: u64,
+    start: u64,
+    blocks: u64,
+    fsync_every: Option<u64>,
+    writes_since_flush: u64,
+    cursor: u64,
+    seq: u64,
+    rng: Rng,
+}
+
+impl RbdSource {
+    /// A source for `mode` over `len` bytes at `start`, `bs` per op (bs divides len).
+    pub fn new(
+        mode: RbdMode,
+        rwmix_read: u8,
+        bs: u64,
+        start: u64,
+        len: u64,
+        fsync_every: Option<u64>,
+        seed: u64,
+    ) -> Self {
+        RbdSource {
+            random: mode.is_random(),
+            read_pct: mode.read_pct(rwmix_read),
+            bs,
+            start,
+            blocks: (len / bs).max(1),
+            fsync_every,
+            writes_since_flush: 0,
+            cursor: 0,
+            seq: 0,
+            rng: Rng::new(seed),
+        }
+    }
+}
+
+impl OpSource for RbdSource {
+    fn next(&mut self, _issued: u64) -> Option<Op> {
+        let index = self.seq;
+        self.seq += 1;
+        if self
+            .fsync_every
+            .is_some_and(|n| self.writes_since_flush >= n)
+        {
+            self.writes_since_flush = 0;
+            return Some(Op {
+                kind: OpKind::Flush,
+                index,
+                offset: 0,
+                len: 0,
+            });
+        }
+        let kind = match self.read_pct {
+            100 => OpKind::Read,
+            0 => OpKind::Write,
+            p => {
+                if self.rng.below(100) < u64::from(p) {
+                    OpKind::Read
+                } else {
+                    OpKind::Write
+                }
+            }
+        };
+        let block = if self.random {
+            self.rng.below(self.blocks)
+        } else {
+            let b = self.cursor % self.blocks;
+            self.cursor += 1;
+            b
+        };
+        if kind == OpKind::Write {
+            self.writes_since_flush += 1;
+        }
+        Some(Op {
+            kind,
+            index,
+            offset: self.start + block * self.bs,
+            len: self.bs,
+        })
+    }
+}
+
+type BufFut = Map<
+    AioFuture<Vec<u8>>,
+    fn(Result<AioDone<Vec<u8>>, CephError>) -> Result<Completed, CephError>,
+>;
+type FlushFut =
+    Map<AioFuture<()>, fn(Result<AioDone<()>, CephError>) -> Result<Completed, CephError>>;
+
+/// Issues ops on an open image. librbd may use a write buffer without
+/// copying until the op completes, so each op owns its buffer; buffers are
+/// prepared once (an incompressible pattern) and reused.
+pub struct RbdTarget<'a> {
+    image: &'a Image,
+    write_free: Vec<Vec<u8>>,
+    read_free: Vec<Vec<u8>>,
+    pattern: Vec<u8>,
+}
+
+impl<'a> RbdTarget<'a> {
+    /// A target on `image` for ops of `bs` bytes.
+    pub fn new(image: &'a Image, bs: u64, seed: u64) -> Self {
+        let mut pattern = vec![0u8; bs as usize];
+        objects::fill_pattern(&mut pattern, seed);
+        RbdTarget {
+            image,
+            write_free: Vec::new(),
+            read_free: Vec::new(),
+            pattern,
+        }
+    }
+}
+
+fn buf_done(r: Result<AioDone<Vec<u8>>, CephError>) -> Result<Completed, CephError> {
+    r.map(|d| Completed {
+        ret: d.ret,
+        completed_at: d.completed_at,
+        buf: Some(d.buf),
+    })
+}
+
+fn flush_done(r: Result<AioDone<()>, CephError>) -> Result<Completed, CephError> {
+    r.map(|d| Completed {
+        ret: d.ret,
+        completed_at: d.completed_at,
+        buf: None,
+    })
+}
+
+impl Target for RbdTarget<'_> {
+    type Fut = Either<BufFut, FlushFut>;
+
+    fn submit(&mut self, op: &Op) -> Result<Self::Fut, CephError> {
+        match op.kind {
+            OpKind::Write => {
+                let buf = self
+                    .write_free
+                    .pop()
+                    .unwrap_or_else(|| self.pattern.clone());
+                let f = self.image.write(op.offset, buf)?;
+                Ok(Either::Left(f.map(buf_done as fn(_) -> _)))
+            }
+            OpKind::Read => {
+                let buf = self
+                    .read_free
+                    .pop()
+                    .unwrap_or_else(|| vec![0u8; op.len as usize]);
+                let f = self.image.read(op.offset, buf)?;
+                Ok(Either::Left(f.map(buf_done as fn(_) -> _)))
+            }
+            OpKind::Flush => Ok(Either::Right(
+                self.image.flush()?.map(flush_done as fn(_) -> _),
+            )),
+        }
+    }
+
+    fn complete(&mut self, op: &Op, done: Completed) -> bool {
+        if let Some(buf) = done.buf {
+            match op.kind {
+                OpKind::Write => self.write_free.push(buf),
+                _ => self.read_free.push(buf),
+            }
+        }
+        true
+    }
+
+    fn describe(&self, op: &Op) -> String {
+        match op.kind {
+            OpKind::Flush => format!("flush image '{}'", self.image.name()),
+            k => format!(
+                "{} {} bytes at offset {} of image '{}'",
+                k.as_str(),
+                op.len,
+                op.offset,
+                self.image.name()
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sequential_wraps_inside_the_range() {
+        let mut s = RbdSource::new(RbdMode::Write, 50, 4096, 8192, 3 * 4096, None, 1);
+        let offs: Vec<u64> = (0..4).map(|i| s.next(i).unwrap().offset).collect();
+        assert_eq!(offs, vec![8192, 12288, 16384, 8192]);
+    }
+
+    #[test]
+    fn random_stays_aligned_inside_the_range() {
+        let mut s = RbdSource::new(RbdMode::Randread, 50, 4096, 1 << 20, 1 << 20, None, 7);
+        for i in 0..10_000 {
+            let op = s.next(i).unwrap();
+            assert_eq!(op.kind, OpKind::Read);
+            assert!(op.offset >= 1 << 20 && op.offset + 4096 <= 2 << 20);
+            assert_eq!(op.offset % 4096, 0);
+        }
+    }
+
+    #[test]
+    fn mix_follows_rwmix_read() {
+        let mut s = RbdSource::new(RbdMode::Randrw, 70, 4096, 0, 1 << 30, None, 3);
+        let reads = (0..100_000)
+            .filter(|i| s.next(*i).unwrap().kind == OpKind::Read)
+            .count();
+        assert!((69_000..71_000).contains(&reads), "{reads}");
+    }
+
+    #[test]
+    fn flush_after_every_n_writes() {
+        let mut s = RbdSource::new(RbdMode::Randwrite, 0, 4096, 0, 1 << 20, Some(2), 3);
+        let kinds: Vec<OpKind> = (0..6).map(|i| s.next(i).unwrap().kind).collect();
+        use OpKind::*;
+        assert_eq!(kinds, vec![Write, Write, Flush, Write, Write, Flush]);
+    }
+}

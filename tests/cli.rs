@@ -1,0 +1,138 @@
+//! Bad input at the command line: one clear line, a non-zero exit, no cluster needed.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn cephbench() -> Command {
+    let mut c = Command::cargo_bin("cephbench").unwrap();
+    c.timeout(Duration::from_secs(60));
+    c
+}
+
+fn one_line_error(out: &std::process::Output) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "expected one line, got: {err}"
+    );
+    assert!(err.starts_with("cephbench: error: "), "{err}");
+    assert!(out.stdout.is_empty(), "nothing on stdout on a usage error");
+    err
+}
+
+#[test]
+fn unknown_flag_is_one_line_exit_2() {
+    let out = cephbench()
+        .args(["rados", "write", "-p", "x", "--frobnicate"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let e = one_line_error(&out);
+    assert!(e.contains("--frobnicate"), "{e}");
+}
+
+#[test]
+fn zero_block_size_is_rejected_before_connecting() {
+    // -m points nowhere: the error must come from validation, instantly.
+    let t = Instant::now();
+    let out = cephbench()
+        .args(["-m", "127.0.0.1:1", "rados", "write", "-p", "x", "-b", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(one_line_error(&out).contains("--block-size"));
+    assert!(t.elapsed() < Duration::from_secs(2));
+}
+
+#[test]
+fn block_larger_than_object_is_rejected() {
+    let out = cephbench()
+        .args(["rados", "write", "-p", "x", "-b", "8M", "-O", "4M"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(one_line_error(&out).contains("larger than --object-size"));
+}
+
+#[test]
+fn bad_size_and_duration_name_the_format() {
+    let out = cephbench()
+        .args(["rados", "write", "-p", "x", "-b", "4Q"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(one_line_error(&out).contains("unknown unit"));
+    let out = cephbench()
+        .args(["rados", "write", "-p", "x", "-d", "soon"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(one_line_error(&out).contains("expected a number"));
+}
+
+#[test]
+fn unreachable_mon_fails_within_the_connect_timeout() {
+    // Nothing listens on port 1: the client retries until its mount timeout.
+    let dir = tempfile::tempdir().unwrap();
+    let conf = dir.path().join("ceph.conf");
+    std::fs::write(
+        &conf,
+        "[global]\nmon host = 127.0.0.1:1\nauth client required = none\n",
+    )
+    .unwrap();
+    let t = Instant::now();
+    let out = cephbench()
+        .arg("-c")
+        .arg(&conf)
+        .args([
+            "--connect-timeout",
+            "3s",
+            "rados",
+            "write",
+            "-p",
+            "x",
+            "-b",
+            "4K",
+        ])
+        .output()
+        .unwrap();
+    let took = t.elapsed();
+    assert_eq!(out.status.code(), Some(1));
+    let e = one_line_error(&out);
+    assert!(
+        e.contains("Connection timed out") && e.contains("--mon-host"),
+        "{e}"
+    );
+    assert!(
+        took < Duration::from_secs(7),
+        "took {took:?} with a 3 s timeout"
+    );
+    assert!(
+        took >= Duration::from_secs(2),
+        "gave up too early: {took:?}"
+    );
+}
+
+#[test]
+fn missing_config_file_is_named() {
+    let out = cephbench()
+        .args(["-c", "/nonexistent/ceph.conf", "rados", "write", "-p", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(one_line_error(&out).contains("/nonexistent/ceph.conf"));
+}
+
+#[test]
+fn help_lists_the_commands() {
+    cephbench()
+        .arg("--help")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("rados").and(predicate::str::contains("cleanup")));
+}

@@ -1,0 +1,159 @@
+//! Shared helpers of the integration tests: the throwaway cluster's config,
+//! a per-binary test pool, the `ceph`/`rados` CLIs, and schema validation.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::sync::{Mutex, MutexGuard, OnceLock};
+
+/// The cluster under test: `CEPHBENCH_TEST_CONF` names its ceph.conf
+/// (`.ci/run` starts the throwaway cluster and sets it). Cluster tests fail,
+/// rather than pass vacuously, when it is missing.
+pub fn conf() -> PathBuf {
+    let p = std::env::var_os("CEPHBENCH_TEST_CONF").unwrap_or_else(|| {
+        panic!(
+            "CEPHBENCH_TEST_CONF is not set: start a cluster with \
+             `bash containers/cluster.sh up` and export CEPHBENCH_TEST_CONF=/tmp/cephbench-cluster/ceph.conf \
+             (or run everything with `bash .ci/run`)"
+        )
+    });
+    PathBuf::from(p)
+}
+
+/// Tests in one binary share one cluster; run them one at a time.
+pub fn serial() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Runs a command, panicking with its output if it cannot be started.
+pub fn run(cmd: &mut Command) -> Output {
+    cmd.output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"))
+}
+
+/// `ceph -c CONF args...`, which must succeed; returns stdout.
+pub fn ceph(args: &[&str]) -> String {
+    let out = run(Command::new("timeout")
+        .arg("60")
+        .arg("ceph")
+        .arg("-c")
+        .arg(conf())
+        .args(args));
+    assert!(
+        out.status.success(),
+        "ceph {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// `rados -c CONF args...`; returns the raw output.
+pub fn rados(args: &[&str]) -> Output {
+    run(Command::new("timeout")
+        .arg("120")
+        .arg("rados")
+        .arg("-c")
+        .arg(conf())
+        .args(args))
+}
+
+/// Creates (once per test binary) a replicated pool named `name` with the
+/// cluster's default size and waits until its PGs are active+clean.
+pub fn pool(name: &'static str) -> &'static str {
+    pool_for(name, "rados")
+}
+
+/// Like [`pool`], for RBD: the `rbd` application enabled and `rbd pool init` run.
+pub fn pool_for(name: &'static str, app: &str) -> &'static str {
+    static CREATED: OnceLock<Mutex<Vec<String>>> = OnceLock::new();
+    let created = CREATED.get_or_init(|| Mutex::new(Vec::new()));
+    let mut c = created.lock().unwrap_or_else(|e| e.into_inner());
+    if !c.iter().any(|p| p == name) {
+        ceph(&["osd", "pool", "create", name, "8", "8"]);
+        ceph(&["osd", "pool", "application", "enable", name, app]);
+        if app == "rbd" {
+            let out = run(Command::new("timeout")
+                .arg("60")
+                .arg("rbd")
+                .arg("-c")
+                .arg(conf())
+                .args(["pool", "init", name]));
+            assert!(
+                out.status.success(),
+                "rbd pool init: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        wait_clean();
+        c.push(name.to_string());
+    }
+    name
+}
+
+/// Waits (bounded) until every PG is active+clean.
+pub fn wait_clean() {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        let out = ceph(&["pg", "stat", "-f", "json"]);
+        let v: serde_json::Value = serde_json::from_str(&out).expect("pg stat json");
+        let summary = v.get("pg_summary").unwrap_or(&v);
+        let total = summary["num_pgs"].as_u64().unwrap_or(0);
+        let clean: u64 = summary["num_pg_by_state"]
+            .as_array()
+            .map(|states| {
+                states
+                    .iter()
+                    .filter(|s| s["name"].as_str() == Some("active+clean"))
+                    .map(|s| s["num"].as_u64().unwrap_or(0))
+                    .sum()
+            })
+            .unwrap_or(0);
+        if total > 0 && clean == total {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "PGs not active+clean after 120 s: {out}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
+}
+
+/// Object names in a pool.
+pub fn list(pool: &str) -> Vec<String> {
+    let out = rados(&["-p", pool, "ls"]);
+    assert!(
+        out.status.success(),
+        "rados ls: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// The cephbench binary with the test cluster's config.
+pub fn cephbench() -> assert_cmd::Command {
+    let mut c = assert_cmd::Command::cargo_bin("cephbench").expect("binary built");
+    c.arg("-c").arg(conf()).arg("--progress").arg("never");
+    c.timeout(std::time::Duration::from_secs(300));
+    c
+}
+
+/// Validates a JSON document against `schema/result.schema.json`.
+pub fn validate(doc: &serde_json::Value) {
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../../schema/result.schema.json"))
+            .expect("schema is JSON");
+    let v = jsonschema::validator_for(&schema).expect("schema compiles");
+    let errors: Vec<String> = v
+        .iter_errors(doc)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "result does not match the schema: {errors:#?}\n{doc:#}"
+    );
+}

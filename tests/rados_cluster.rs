@@ -1,0 +1,451 @@
+//! `cephbench rados` against the real throwaway cluster (`CEPHBENCH_TEST_CONF`).
+//! Tests share the cluster and run one at a time.
+
+mod common;
+
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use common::{cephbench, list, pool, rados, serial, validate};
+use serde_json::Value;
+
+const POOL: &str = "cbt-rados";
+
+fn json_run(args: &[&str]) -> Value {
+    let out = cephbench()
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "cephbench {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value =
+        serde_json::from_slice(&out.stdout).expect("stdout is exactly one JSON document");
+    validate(&v);
+    v
+}
+
+fn ours(pool: &str) -> Vec<String> {
+    list(pool)
+        .into_iter()
+        .filter(|n| n.starts_with("cephbench_"))
+        .collect()
+}
+
+#[test]
+fn write_seq_rand_cleanup_round_trip_spares_foreign_objects() {
+    let _g = serial();
+    let p = pool(POOL);
+    // A user's object, which cephbench must never touch.
+    let f = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(f.path(), b"precious").unwrap();
+    let put = rados(&["-p", p, "put", "user_object", f.path().to_str().unwrap()]);
+    assert!(put.status.success());
+
+    let w = json_run(&[
+        "rados",
+        "write",
+        "-p",
+        p,
+        "-b",
+        "4K",
+        "-O",
+        "16K",
+        "-t",
+        "8",
+        "-d",
+        "2",
+        "--run-name",
+        "rt",
+        "--no-cleanup",
+    ]);
+    let job = &w["jobs"][0];
+    let ops = job["ops"].as_u64().unwrap();
+    assert!(ops > 100, "too few ops: {ops}");
+    assert_eq!(job["errors"], 0);
+    assert_eq!(job["stop_reason"], "duration");
+    // Four 4 KiB writes per 16 KiB object: the objects in the pool are what
+    // the op count says, plus one metadata object.
+    let data: Vec<String> = ours(p)
+        .into_iter()
+        .filter(|n| n.starts_with("cephbench_data.rt."))
+        .collect();
+    assert_eq!(
+        data.len() as u64,
+        ops.div_ceil(4),
+        "objects in the pool vs ops reported"
+    );
+    assert!(ours(p).contains(&"cephbench_meta.rt".to_string()));
+    let stat = rados(&["-p", p, "stat", "cephbench_data.rt.0"]);
+    assert!(String::from_utf8_lossy(&stat.stdout).contains("size 16384"));
+
+    let s = json_run(&[
+        "rados",
+        "seq",
+        "-p",
+        p,
+        "-t",
+        "8",
+        "--run-name",
+        "rt",
+        "--verify",
+    ]);
+    let sj = &s["jobs"][0];
+    assert_eq!(
+        sj["ops"].as_u64().unwrap(),
+        ops,
+        "seq reads every written op once"
+    );
+    assert_eq!(sj["stop_reason"], "exhausted");
+    assert_eq!(sj["verify_mismatches"], 0);
+    assert_eq!(
+        s["workload"]["block_size"], 4096,
+        "reads take the write run's block size"
+    );
+
+    let r = json_run(&[
+        "rados",
+        "rand",
+        "-p",
+        p,
+        "-t",
+        "8",
+        "-d",
+        "1",
+        "--run-name",
+        "rt",
+        "--verify",
+    ]);
+    let rj = &r["jobs"][0];
+    assert!(rj["ops"].as_u64().unwrap() > 50);
+    assert_eq!(rj["verify_mismatches"], 0);
+    assert_eq!(rj["errors"], 0);
+
+    let out = cephbench()
+        .args(["cleanup", "-p", p, "--run-name", "rt"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains(&format!("removed {} ", ops.div_ceil(4) + 1))
+    );
+    assert!(ours(p).is_empty(), "leftovers: {:?}", ours(p));
+    let get = rados(&["-p", p, "get", "user_object", "-"]);
+    assert_eq!(get.stdout, b"precious", "the foreign object is untouched");
+    rados(&["-p", p, "rm", "user_object"]);
+}
+
+#[test]
+fn write_cleans_up_by_default_and_refuses_to_overwrite_a_kept_run() {
+    let _g = serial();
+    let p = pool(POOL);
+    let w = json_run(&[
+        "rados",
+        "write",
+        "-p",
+        p,
+        "-b",
+        "4K",
+        "-t",
+        "4",
+        "--ops",
+        "200",
+        "--run-name",
+        "dflt",
+    ]);
+    assert_eq!(w["jobs"][0]["ops"], 200);
+    assert_eq!(w["jobs"][0]["stop_reason"], "op_limit");
+    assert!(
+        ours(p).is_empty(),
+        "write without --no-cleanup left {:?}",
+        ours(p)
+    );
+
+    json_run(&[
+        "rados",
+        "write",
+        "-p",
+        p,
+        "-b",
+        "4K",
+        "--ops",
+        "10",
+        "--run-name",
+        "kept",
+        "--no-cleanup",
+    ]);
+    let out = cephbench()
+        .args([
+            "rados",
+            "write",
+            "-p",
+            p,
+            "-b",
+            "4K",
+            "--ops",
+            "10",
+            "--run-name",
+            "kept",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("cephbench cleanup -p cbt-rados --run-name kept"),
+        "{err}"
+    );
+    let out = cephbench().args(["cleanup", "-p", p]).output().unwrap();
+    assert!(out.status.success());
+    assert!(ours(p).is_empty());
+}
+
+#[test]
+fn reads_without_a_write_run_say_what_to_do() {
+    let _g = serial();
+    let p = pool(POOL);
+    let out = cephbench()
+        .args(["rados", "seq", "-p", p, "--run-name", "never"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("rados write -p cbt-rados --run-name never --no-cleanup"),
+        "{err}"
+    );
+}
+
+#[test]
+fn wrong_pool_and_wrong_key_fail_with_one_line() {
+    let _g = serial();
+    let out = cephbench()
+        .args(["rados", "write", "-p", "no-such-pool-here", "-b", "4K"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("no such pool 'no-such-pool-here'"), "{err}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let keyring = dir.path().join("bad.keyring");
+    // A well-formed key that the cluster does not know.
+    std::fs::write(
+        &keyring,
+        "[client.admin]\n\tkey = AQBvaBVkAAAAABAAn2k8nY5ZwM0b5cq0bJ0Q2A==\n",
+    )
+    .unwrap();
+    let t = Instant::now();
+    let out = cephbench()
+        .arg("--keyring")
+        .arg(&keyring)
+        .args([
+            "--connect-timeout",
+            "5s",
+            "rados",
+            "write",
+            "-p",
+            POOL,
+            "-b",
+            "4K",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("--keyring"), "{err}");
+    assert!(
+        !err.contains("AQBvaBVk"),
+        "the key must never be printed: {err}"
+    );
+    assert!(t.elapsed() < Duration::from_secs(10));
+}
+
+/// Parses `rados bench` output: (Average IOPS, Average Latency in seconds).
+fn rados_bench(pool: &str, secs: u32, qd: u32) -> (f64, f64) {
+    let out = rados(&[
+        "-p",
+        pool,
+        "bench",
+        &secs.to_string(),
+        "write",
+        "-b",
+        "4096",
+        "-t",
+        &qd.to_string(),
+        "--run-name",
+        "cbt_peer",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "rados bench failed: {text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let field = |name: &str| -> f64 {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no '{name}' in rados bench output:\n{text}"))
+    };
+    // rados bench's "Average IOPS" is truncated to an integer; recompute.
+    let ops = field("Total writes made:");
+    let time = field("Total time run:");
+    (ops / time, field("Average Latency(s):"))
+}
+
+fn cephbench_write(pool: &str, secs: u32, qd: u32) -> (f64, f64) {
+    let v = json_run(&[
+        "rados",
+        "write",
+        "-p",
+        pool,
+        "-b",
+        "4K",
+        "-t",
+        &qd.to_string(),
+        "-d",
+        &format!("{secs}s"),
+        "--run-name",
+        "cbt_parity",
+    ]);
+    let j = &v["jobs"][0];
+    (
+        j["iops"].as_f64().unwrap(),
+        j["latency_ns"]["mean"].as_f64().unwrap() / 1e9,
+    )
+}
+
+/// cephbench and rados bench, alternated on the same pool: IOPS and mean
+/// latency agree within ±25% (the machine is noisy; ratios, not absolutes).
+fn parity(qd: u32) {
+    let p = pool(POOL);
+    let secs = 4;
+    let (mut ri, mut rl, mut ci, mut cl) = (0.0, 0.0, 0.0, 0.0);
+    let pairs = 2;
+    for _ in 0..pairs {
+        let (i, l) = rados_bench(p, secs, qd);
+        ri += i;
+        rl += l;
+        let (i, l) = cephbench_write(p, secs, qd);
+        ci += i;
+        cl += l;
+    }
+    let iops_ratio = ci / ri;
+    let lat_ratio = cl / rl;
+    eprintln!(
+        "QD{qd}: rados bench {:.0} IOPS {:.3} ms, cephbench {:.0} IOPS {:.3} ms: IOPS ratio {iops_ratio:.3}, latency ratio {lat_ratio:.3}",
+        ri / pairs as f64,
+        rl / pairs as f64 * 1e3,
+        ci / pairs as f64,
+        cl / pairs as f64 * 1e3
+    );
+    assert!(
+        (0.75..=1.25).contains(&iops_ratio),
+        "IOPS ratio {iops_ratio:.3} out of ±25%"
+    );
+    assert!(
+        (0.75..=1.25).contains(&lat_ratio),
+        "latency ratio {lat_ratio:.3} out of ±25%"
+    );
+    assert!(ours(p).is_empty());
+}
+
+#[test]
+fn parity_with_rados_bench_4k_qd16() {
+    let _g = serial();
+    parity(16);
+}
+
+#[test]
+fn parity_with_rados_bench_4k_qd1() {
+    let _g = serial();
+    parity(1);
+}
+
+#[test]
+fn sigint_during_write_stops_quickly_reports_and_cleans_up() {
+    let _g = serial();
+    let p = pool(POOL);
+    let bin = assert_cmd::cargo::cargo_bin("cephbench");
+    let mut child = std::process::Command::new(bin)
+        .arg("-c")
+        .arg(common::conf())
+        .args([
+            "--progress",
+            "never",
+            "rados",
+            "write",
+            "-p",
+            p,
+            "-b",
+            "4K",
+            "-t",
+            "16",
+            "-d",
+            "60",
+            "--run-name",
+            "sig",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until it is writing.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !list(p).iter().any(|n| n.starts_with("cephbench_data.sig.")) {
+        assert!(Instant::now() < deadline, "no objects appeared");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    std::thread::sleep(Duration::from_secs(1));
+    let t = Instant::now();
+    // SIGINT via kill(1): no unsafe needed in the tests either.
+    let k = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(k.success());
+    let mut stopped = None;
+    while t.elapsed() < Duration::from_secs(30) {
+        if let Some(s) = child.try_wait().unwrap() {
+            stopped = Some(s);
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let status = stopped.expect("cephbench did not exit after SIGINT");
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        status.code(),
+        Some(130),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("INTERRUPTED"), "{stdout}");
+    assert!(
+        stdout.contains("IOPS:"),
+        "partial summary printed: {stdout}"
+    );
+    assert!(stdout.contains("Removed "), "{stdout}");
+    assert!(
+        ours(p).is_empty(),
+        "leftovers after SIGINT: {}",
+        ours(p).len()
+    );
+    // Stopping (drain of in-flight ops) takes well under a second; cleanup of
+    // the written objects comes on top, so bound the whole exit loosely and
+    // the stop itself through the reported elapsed time.
+    assert!(t.elapsed() < Duration::from_secs(30));
+    let elapsed: f64 = stdout
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Total time run:"))
+        .and_then(|v| v.trim().trim_end_matches(" s").parse().ok())
+        .expect("total time in the summary");
+    assert!(elapsed < 60.0 - 5.0, "it ran on after SIGINT: {elapsed}");
+}

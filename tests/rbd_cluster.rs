@@ -1,0 +1,498 @@
+//! `cephbench rbd` against the real throwaway cluster (`CEPHBENCH_TEST_CONF`),
+//! compared with fio's rbd engine on the same image. Tests run one at a time.
+
+mod common;
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{cephbench, conf, run, serial, validate};
+use serde_json::Value;
+
+const POOL: &str = "cbt-rbd";
+
+fn pool() -> &'static str {
+    common::pool_for(POOL, "rbd")
+}
+
+fn rbd(args: &[&str]) -> std::process::Output {
+    run(Command::new("timeout")
+        .arg("120")
+        .arg("rbd")
+        .arg("-c")
+        .arg(conf())
+        .args(args))
+}
+
+fn images() -> Vec<String> {
+    let out = rbd(&["ls", "-p", POOL]);
+    assert!(
+        out.status.success(),
+        "rbd ls: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+fn ok_json(args: &[&str]) -> Value {
+    let out = cephbench()
+        .arg("--format")
+        .arg("json")
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "cephbench {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    validate(&v);
+    v
+}
+
+fn fail(args: &[&str]) -> String {
+    let out = cephbench().args(args).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{args:?} should fail: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    err
+}
+
+/// A config file like the cluster's, with librbd's cache off (fio's rbd
+/// engine reads $CEPH_CONF and no command-line overrides).
+fn fio_conf(dir: &std::path::Path) -> std::path::PathBuf {
+    let mut text = std::fs::read_to_string(conf()).unwrap();
+    text.push_str("\n[client]\n\trbd cache = false\n");
+    let p = dir.join("fio-ceph.conf");
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+struct Job {
+    rw: &'static str,
+    bs: &'static str,
+    qd: u32,
+}
+
+/// (IOPS, mean clat in ns) of fio's rbd engine.
+fn fio(conf: &std::path::Path, image: &str, j: &Job, secs: u32) -> (f64, f64) {
+    let out = run(Command::new("timeout")
+        .arg("120")
+        .arg("fio")
+        .env("CEPH_CONF", conf)
+        .args([
+            "--name=peer",
+            "--ioengine=rbd",
+            "--clientname=admin",
+            &format!("--pool={POOL}"),
+            &format!("--rbdname={image}"),
+            &format!("--rw={}", j.rw),
+            &format!("--bs={}", j.bs),
+            &format!("--iodepth={}", j.qd),
+            "--direct=1",
+            "--time_based",
+            &format!("--runtime={secs}"),
+            "--ramp_time=1",
+            "--output-format=json",
+        ]));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "fio failed: {text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let start = text.find('{').expect("fio printed JSON");
+    let v: Value = serde_json::from_str(&text[start..]).expect("fio JSON");
+    let side = if j.rw.contains("read") {
+        "read"
+    } else {
+        "write"
+    };
+    let s = &v["jobs"][0][side];
+    (
+        s["iops"].as_f64().unwrap(),
+        s["clat_ns"]["mean"].as_f64().unwrap(),
+    )
+}
+
+fn ours(image: &str, j: &Job, secs: u32) -> (f64, f64) {
+    let v = ok_json(&[
+        "rbd",
+        "-p",
+        POOL,
+        "--image",
+        image,
+        "--allow-write",
+        "--no-precondition",
+        "--rw",
+        j.rw,
+        "--bs",
+        j.bs,
+        "--iodepth",
+        &j.qd.to_string(),
+        "-d",
+        &format!("{secs}s"),
+        "--ramp",
+        "1s",
+    ]);
+    assert_eq!(v["workload"]["rbd_cache"], false);
+    let job = &v["jobs"][0];
+    (
+        job["iops"].as_f64().unwrap(),
+        job["latency_ns"]["mean"].as_f64().unwrap(),
+    )
+}
+
+/// Seed 002's five jobs, shortened: cephbench and fio alternate on the same
+/// preconditioned image; IOPS and mean completion latency agree within ±25%.
+#[test]
+fn parity_with_fio_rbd_engine_on_seed_002_jobs() {
+    let _g = serial();
+    pool();
+    let dir = tempfile::tempdir().unwrap();
+    let fconf = fio_conf(dir.path());
+    let image = "cbt-fio-peer";
+    let _ = rbd(&["rm", "-p", POOL, image]);
+    assert!(rbd(&["create", "-p", POOL, "--size", "256M", image])
+        .status
+        .success());
+    // Precondition once: the whole image written sequentially.
+    let pre = ok_json(&[
+        "rbd",
+        "-p",
+        POOL,
+        "--image",
+        image,
+        "--allow-write",
+        "--rw",
+        "write",
+        "--bs",
+        "4M",
+        "--io-total",
+        "256M",
+        "--iodepth",
+        "8",
+        "--no-precondition",
+    ]);
+    assert_eq!(pre["jobs"][0]["bytes"].as_u64().unwrap(), 256 << 20);
+
+    let jobs = [
+        Job {
+            rw: "randwrite",
+            bs: "4k",
+            qd: 32,
+        },
+        Job {
+            rw: "randread",
+            bs: "4k",
+            qd: 32,
+        },
+        Job {
+            rw: "randwrite",
+            bs: "4k",
+            qd: 1,
+        },
+        Job {
+            rw: "read",
+            bs: "1M",
+            qd: 16,
+        },
+        Job {
+            rw: "write",
+            bs: "1M",
+            qd: 16,
+        },
+    ];
+    let secs = 4;
+    let mut failures = Vec::new();
+    for j in &jobs {
+        let (fi, fl) = fio(&fconf, image, j, secs);
+        let (ci, cl) = ours(image, j, secs);
+        let (fi2, fl2) = fio(&fconf, image, j, secs);
+        let (ci2, cl2) = ours(image, j, secs);
+        let iops = (ci + ci2) / (fi + fi2);
+        let lat = (cl + cl2) / (fl + fl2);
+        eprintln!(
+            "{} {} QD{}: fio {:.0} IOPS clat {:.3} ms; cephbench {:.0} IOPS {:.3} ms; ratios IOPS {iops:.3} latency {lat:.3}",
+            j.rw, j.bs, j.qd, (fi + fi2) / 2.0, (fl + fl2) / 2e6, (ci + ci2) / 2.0, (cl + cl2) / 2e6
+        );
+        if !(0.75..=1.25).contains(&iops) || !(0.75..=1.25).contains(&lat) {
+            failures.push(format!(
+                "{} {} QD{}: IOPS ratio {iops:.3}, latency ratio {lat:.3}",
+                j.rw, j.bs, j.qd
+            ));
+        }
+    }
+    assert!(rbd(&["rm", "-p", POOL, image]).status.success());
+    assert!(failures.is_empty(), "outside ±25% of fio: {failures:#?}");
+}
+
+#[test]
+fn fsync_every_write_reports_one_flush_per_write() {
+    let _g = serial();
+    pool();
+    let v = ok_json(&[
+        "rbd",
+        "-p",
+        POOL,
+        "--size",
+        "64M",
+        "--rw",
+        "randwrite",
+        "--bs",
+        "4K",
+        "--fsync-every",
+        "1",
+        "-d",
+        "2s",
+    ]);
+    let jobs = v["jobs"].as_array().unwrap();
+    let write = jobs.iter().find(|j| j["op"] == "write").expect("write row");
+    let flush = jobs.iter().find(|j| j["op"] == "flush").expect("flush row");
+    let (w, f) = (
+        write["ops"].as_u64().unwrap(),
+        flush["ops"].as_u64().unwrap(),
+    );
+    assert!(w > 20, "{w}");
+    // QD1, write then flush: the last write may lack its flush when time runs out.
+    assert!(f == w || f + 1 == w, "{f} flushes for {w} writes");
+    assert!(flush["latency_ns"]["mean"].as_f64().unwrap() > 0.0);
+    assert_eq!(v["workload"]["iodepth"], 1);
+    assert_eq!(v["workload"]["fsync_every"], 1);
+    assert!(
+        images().iter().all(|i| !i.starts_with("cephbench_img.")),
+        "created image removed"
+    );
+}
+
+#[test]
+fn read_without_preconditioning_is_flagged_in_text_and_json() {
+    let _g = serial();
+    pool();
+    let v = ok_json(&[
+        "rbd",
+        "-p",
+        POOL,
+        "--size",
+        "64M",
+        "--rw",
+        "randread",
+        "-d",
+        "1s",
+        "--no-precondition",
+    ]);
+    assert_eq!(v["workload"]["preconditioned"], false);
+    let warnings = v["warnings"].to_string();
+    assert!(warnings.contains("NOT PRECONDITIONED"), "{warnings}");
+    let out = cephbench()
+        .args([
+            "rbd",
+            "-p",
+            POOL,
+            "--size",
+            "64M",
+            "--rw",
+            "randread",
+            "-d",
+            "1s",
+            "--no-precondition",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("NOT PRECONDITIONED") && text.contains("NOT preconditioned"),
+        "{text}"
+    );
+
+    // And with preconditioning (the default) it is not.
+    let v = ok_json(&[
+        "rbd", "-p", POOL, "--size", "64M", "--rw", "randread", "-d", "1s",
+    ]);
+    assert_eq!(v["workload"]["preconditioned"], true);
+    assert_eq!(
+        v["workload"]["precondition"]["bytes"].as_u64().unwrap(),
+        64 << 20
+    );
+    assert!(!v["warnings"].to_string().contains("PRECONDITIONED"));
+}
+
+#[test]
+fn existing_image_is_never_written_without_allow_write() {
+    let _g = serial();
+    pool();
+    let image = "cbt-precious";
+    let _ = rbd(&["rm", "-p", POOL, image]);
+    assert!(rbd(&["create", "-p", POOL, "--size", "16M", image])
+        .status
+        .success());
+    let f = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(f.path(), vec![0xAB; 1 << 20]).unwrap();
+    assert!(
+        rbd(&["import", "-p", POOL, f.path().to_str().unwrap(), "cbt-src"])
+            .status
+            .success()
+    );
+    let before = rbd(&["export", "-p", POOL, image, "-"]).stdout;
+
+    let e = fail(&[
+        "rbd",
+        "-p",
+        POOL,
+        "--image",
+        image,
+        "--rw",
+        "randwrite",
+        "-d",
+        "1s",
+    ]);
+    assert!(e.contains("--allow-write") && e.contains(image), "{e}");
+    let e = fail(&[
+        "rbd", "-p", POOL, "--image", image, "--rw", "randrw", "-d", "1s",
+    ]);
+    assert!(e.contains("--allow-write"), "{e}");
+    // Reads are allowed, never precondition (that would write), and are flagged.
+    let v = ok_json(&[
+        "rbd", "-p", POOL, "--image", image, "--rw", "randread", "-d", "1s",
+    ]);
+    assert_eq!(v["workload"]["preconditioned"], false);
+    assert_eq!(v["workload"]["image_created"], false);
+    let after = rbd(&["export", "-p", POOL, image, "-"]).stdout;
+    assert_eq!(before.len(), 16 << 20);
+    assert!(before == after, "the image's content changed");
+    assert!(
+        images().contains(&image.to_string()),
+        "an existing image is never removed"
+    );
+    rbd(&["rm", "-p", POOL, image]);
+    rbd(&["rm", "-p", POOL, "cbt-src"]);
+}
+
+#[test]
+fn bad_geometry_and_missing_things_give_one_line() {
+    let _g = serial();
+    pool();
+    let e = fail(&[
+        "rbd",
+        "-p",
+        POOL,
+        "--image",
+        "no-such-image",
+        "--rw",
+        "randread",
+        "-d",
+        "1s",
+    ]);
+    assert!(
+        e.contains("no image 'no-such-image'") && e.contains("rbd ls -p"),
+        "{e}"
+    );
+    let e = fail(&["rbd", "-p", "no-such-pool", "--size", "16M", "-d", "1s"]);
+    assert!(e.contains("no such pool"), "{e}");
+    let _ = rbd(&["rm", "-p", POOL, "cbt-geo"]);
+    assert!(rbd(&["create", "-p", POOL, "--size", "16M", "cbt-geo"])
+        .status
+        .success());
+    let e = fail(&[
+        "rbd",
+        "-p",
+        POOL,
+        "--image",
+        "cbt-geo",
+        "--rw",
+        "randread",
+        "--test-area",
+        "32M",
+        "-d",
+        "1s",
+    ]);
+    assert!(e.contains("larger than image 'cbt-geo'"), "{e}");
+    let e = fail(&[
+        "rbd", "-p", POOL, "--image", "cbt-geo", "--rw", "randread", "--bs", "3K", "-d", "1s",
+    ]);
+    assert!(e.contains("does not divide"), "{e}");
+    rbd(&["rm", "-p", POOL, "cbt-geo"]);
+    // Caught before connecting: exit 2.
+    let out = cephbench()
+        .args(["rbd", "-p", POOL, "--size", "10M", "--bs", "3K"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = cephbench()
+        .args(["rbd", "-p", POOL, "--size", "16M", "--test-area", "32M"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn created_image_is_removed_after_sigint() {
+    let _g = serial();
+    pool();
+    let bin = assert_cmd::cargo::cargo_bin("cephbench");
+    let mut child = Command::new(bin)
+        .arg("-c")
+        .arg(conf())
+        .args([
+            "--progress",
+            "never",
+            "rbd",
+            "-p",
+            POOL,
+            "--size",
+            "64M",
+            "--rw",
+            "randwrite",
+            "-d",
+            "60s",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !images().iter().any(|i| i.starts_with("cephbench_img.")) {
+        assert!(Instant::now() < deadline, "no image appeared");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_secs(3));
+    assert!(Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success());
+    let t = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "no exit after SIGINT"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("INTERRUPTED"));
+    assert!(
+        images().iter().all(|i| !i.starts_with("cephbench_img.")),
+        "leftover images: {:?}",
+        images()
+    );
+}

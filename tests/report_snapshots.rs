@@ -1,0 +1,132 @@
+//! Report formats rendered from a fixed result: snapshot tests (insta), and
+//! the JSON checked against the schema. No cluster needed.
+
+mod common;
+
+use cephbench::progress::Sample;
+use cephbench::report::Format;
+use cephbench::result::{BenchResult, ClusterInfo, JobReport, RadosWorkload, ToolInfo, Workload};
+use cephbench::stats::LatencySummary;
+
+fn fixture() -> BenchResult {
+    BenchResult {
+        schema_version: 1,
+        tool: ToolInfo {
+            name: "cephbench".into(),
+            version: "0.0.0-test".into(),
+        },
+        cluster: ClusterInfo {
+            fsid: "54c4ac3b-6091-470a-8324-1db1b843c304".into(),
+            ceph_version: Some("ceph version 16.2.15 pacific (stable)".into()),
+            librados_version: "3.0.0".into(),
+            client_host: "bench01".into(),
+            entity: "client.admin".into(),
+        },
+        started_unix: 1_700_000_000,
+        workload: Workload::Rados(RadosWorkload {
+            mode: "write".into(),
+            pool: "rbd-vm".into(),
+            block_size: 4096,
+            object_size: 4096,
+            concurrent_ios: 16,
+            duration_s: Some(10.0),
+            ramp_s: 1.0,
+            max_ops: None,
+            run_name: "default".into(),
+            verify: false,
+            no_cleanup: false,
+        }),
+        latency_kind: "completion".into(),
+        latency_definition: cephbench::bench::LATENCY_DEFINITION.into(),
+        jobs: vec![JobReport {
+            name: "write".into(),
+            op: "write".into(),
+            ops: 12_000,
+            errors: 0,
+            bytes: 12_000 * 4096,
+            elapsed_s: 10.0,
+            iops: 1200.0,
+            bytes_per_sec: 1200.0 * 4096.0,
+            latency_ns: LatencySummary {
+                min: 412_000,
+                mean: 13_301_250.5,
+                stddev: 2_100_000.25,
+                p50: 12_900_000,
+                p90: 15_700_000,
+                p99: 22_100_000,
+                p99_9: 41_000_000,
+                max: 60_200_000,
+            },
+            stop_reason: "duration".into(),
+            verify_mismatches: None,
+            first_error: None,
+            timeline: vec![
+                Sample {
+                    t_s: 1.0,
+                    ramp: true,
+                    ops: 1100,
+                    bytes: 1100 * 4096,
+                    mean_latency_ns: 14e6,
+                    in_flight: 16,
+                    errors: 0,
+                },
+                Sample {
+                    t_s: 2.0,
+                    ramp: false,
+                    ops: 1210,
+                    bytes: 1210 * 4096,
+                    mean_latency_ns: 13.2e6,
+                    in_flight: 16,
+                    errors: 0,
+                },
+            ],
+        }],
+        interrupted: false,
+        warnings: vec![],
+    }
+}
+
+fn render(f: Format, r: &BenchResult) -> String {
+    let mut buf = Vec::new();
+    f.reporter().render(r, &mut buf).unwrap();
+    String::from_utf8(buf).unwrap()
+}
+
+#[test]
+fn text_report() {
+    insta::assert_snapshot!(render(Format::Text, &fixture()));
+}
+
+#[test]
+fn text_report_interrupted_with_error() {
+    let mut r = fixture();
+    r.interrupted = true;
+    r.warnings.push("the write run 'x' did not finish".into());
+    r.jobs[0].stop_reason = "interrupted".into();
+    r.jobs[0].first_error =
+        Some("write cephbench_data.default.7 at offset 0: (28) No space left on device".into());
+    insta::assert_snapshot!(render(Format::Text, &r));
+}
+
+#[test]
+fn json_report_round_trips_and_matches_schema() {
+    let text = render(Format::Json, &fixture());
+    insta::assert_snapshot!(text);
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    common::validate(&v);
+    let back: BenchResult = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, fixture());
+}
+
+#[test]
+fn schema_rejects_a_result_missing_its_latency() {
+    let mut v = serde_json::to_value(fixture()).unwrap();
+    v["jobs"][0].as_object_mut().unwrap().remove("latency_ns");
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../schema/result.schema.json")).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    assert!(
+        !validator.is_valid(&v),
+        "the schema must catch a missing field"
+    );
+}

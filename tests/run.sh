@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The test command: formatting and lints, then every test, the cluster tests
+# against a real throwaway Ceph cluster started here (1 mon, 1 mgr, 1
+# bluestore OSD on loopback addresses) and stopped afterwards, also on
+# failure. With CEPHBENCH_TEST_CONF already set, that cluster is used instead.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cargo fmt --all --check
+cargo clippy --workspace --all-targets -- -D warnings
+cargo build --workspace --all-targets
+
+if [[ -z ${CEPHBENCH_TEST_CONF:-} ]]; then
+    dir=/tmp/cephbench-test
+    bash containers/cluster.sh down --dir "$dir" >/dev/null 2>&1 || true
+    trap 'bash containers/cluster.sh down --dir "$dir" >&2 || true' EXIT
+    bash containers/cluster.sh up --dir "$dir" --name cbtest --osds 1 >/dev/null
+    export CEPHBENCH_TEST_CONF=$dir/ceph.conf
+fi
+
+# Cluster tests serialise themselves within each test binary; cargo runs the
+# binaries one after another, so one cluster serves them all.
+cargo test --workspace
