@@ -321,29 +321,33 @@ fn cephbench_write(pool: &str, secs: u32, qd: u32) -> (f64, f64) {
     )
 }
 
-/// cephbench and rados bench, alternated on the same pool: IOPS and mean
-/// latency agree within ±25% (the machine is noisy; ratios, not absolutes).
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+/// cephbench and rados bench, alternated on the same pool after a warm-up:
+/// the median over three pairs of the IOPS and mean-latency ratios lies
+/// within ±25% (the machine is noisy; ratios, not absolutes).
 fn parity(qd: u32) {
     let p = pool(POOL);
     let secs = 4;
-    let (mut ri, mut rl, mut ci, mut cl) = (0.0, 0.0, 0.0, 0.0);
-    let pairs = 2;
-    for _ in 0..pairs {
-        let (i, l) = rados_bench(p, secs, qd);
-        ri += i;
-        rl += l;
-        let (i, l) = cephbench_write(p, secs, qd);
-        ci += i;
-        cl += l;
+    rados_bench(p, 2, qd); // warm-up, discarded
+    let (mut iops, mut lat) = (Vec::new(), Vec::new());
+    for _ in 0..3 {
+        let (ri, rl) = rados_bench(p, secs, qd);
+        let (ci, cl) = cephbench_write(p, secs, qd);
+        eprintln!(
+            "QD{qd}: rados bench {ri:.0} IOPS {:.3} ms, cephbench {ci:.0} IOPS {:.3} ms",
+            rl * 1e3,
+            cl * 1e3
+        );
+        iops.push(ci / ri);
+        lat.push(cl / rl);
     }
-    let iops_ratio = ci / ri;
-    let lat_ratio = cl / rl;
+    let (iops_ratio, lat_ratio) = (median(iops), median(lat));
     eprintln!(
-        "QD{qd}: rados bench {:.0} IOPS {:.3} ms, cephbench {:.0} IOPS {:.3} ms: IOPS ratio {iops_ratio:.3}, latency ratio {lat_ratio:.3}",
-        ri / pairs as f64,
-        rl / pairs as f64 * 1e3,
-        ci / pairs as f64,
-        cl / pairs as f64 * 1e3
+        "QD{qd}: median ratios cephbench/rados bench: IOPS {iops_ratio:.3}, latency {lat_ratio:.3}"
     );
     assert!(
         (0.75..=1.25).contains(&iops_ratio),
