@@ -23,6 +23,9 @@ pub struct Cli {
     /// Output format of the final report (stdout).
     #[arg(long, value_enum, default_value_t = Format::Text, global = true)]
     pub format: Format,
+    /// Skip the probes (PG map, OSD perf counters) around the run.
+    #[arg(long, global = true)]
+    pub no_telemetry: bool,
     /// Per-second progress line on stderr: auto = when stderr is a terminal.
     #[arg(long, value_enum, default_value_t = Progress::Auto, global = true)]
     pub progress: Progress,
@@ -328,6 +331,7 @@ impl RbdArgs {
             rbd_cache: self.rbd_cache == OnOff::On,
             precondition: !self.no_precondition,
             live,
+            telemetry: true,
         })
     }
 }
@@ -448,6 +452,7 @@ impl RadosArgs {
             wrap: self.wrap,
             verify: self.verify,
             live,
+            telemetry: true,
         })
     }
 }

@@ -63,6 +63,8 @@ pub struct Op {
     pub offset: u64,
     /// Bytes.
     pub len: u64,
+    /// Slot of the primary OSD the op went to, if the target knows it.
+    pub osd: Option<u16>,
 }
 
 /// A finished op as the engine sees it.
@@ -80,8 +82,8 @@ pub struct Completed {
 pub trait Target {
     /// The future of one submitted op.
     type Fut: Future<Output = Result<Completed, CephError>>;
-    /// Submits `op`.
-    fn submit(&mut self, op: &Op) -> Result<Self::Fut, CephError>;
+    /// Submits `op`, filling in `op.osd` when it knows the primary OSD.
+    fn submit(&mut self, op: &mut Op) -> Result<Self::Fut, CephError>;
     /// Looks at a successful op's result (e.g. verifies read data); returns
     /// false on a mismatch. Takes the buffer back for reuse.
     fn complete(&mut self, op: &Op, done: Completed) -> bool;
@@ -150,11 +152,36 @@ pub struct KindStats {
     pub bytes: u64,
 }
 
+impl KindStats {
+    fn compact() -> Self {
+        KindStats {
+            latency: LatencyRecorder::compact(),
+            ops: 0,
+            bytes: 0,
+        }
+    }
+
+    fn record(&mut self, lat_ns: u64, bytes: u64) {
+        self.latency.record(lat_ns);
+        self.ops += 1;
+        self.bytes += bytes;
+    }
+
+    fn merge(&mut self, other: &KindStats) {
+        self.latency.merge(&other.latency);
+        self.ops += other.ops;
+        self.bytes += other.bytes;
+    }
+}
+
 /// What one job produced.
 #[derive(Debug)]
 pub struct JobOutcome {
     /// Per op kind, indexed like [`OpKind::ALL`].
     pub kinds: [KindStats; 3],
+    /// Per primary-OSD slot (see [`crate::placement::OsdSlots`]) and op
+    /// kind; `None` for slots no op went to.
+    pub per_osd: Vec<Option<Box<[KindStats; 3]>>>,
     /// Failed ops (ramp included).
     pub errors: u64,
     /// The first failure.
@@ -175,6 +202,11 @@ impl JobOutcome {
         &self.kinds[k.index()]
     }
 
+    /// The figures of one op kind on the OSD in `slot`.
+    pub fn osd_kind(&self, slot: usize, k: OpKind) -> Option<&KindStats> {
+        self.per_osd.get(slot)?.as_ref().map(|s| &s[k.index()])
+    }
+
     /// Merges the outcomes of parallel jobs: counts add up, histograms
     /// merge, elapsed is the longest, the first error and stop reason come
     /// from the first job that had one.
@@ -183,9 +215,17 @@ impl JobOutcome {
         let mut acc = it.next()?;
         for o in it {
             for (a, b) in acc.kinds.iter_mut().zip(o.kinds.iter()) {
-                a.latency.merge(&b.latency);
-                a.ops += b.ops;
-                a.bytes += b.bytes;
+                a.merge(b);
+            }
+            if acc.per_osd.len() < o.per_osd.len() {
+                acc.per_osd.resize_with(o.per_osd.len(), || None);
+            }
+            for (a, b) in acc.per_osd.iter_mut().zip(o.per_osd) {
+                match (a.as_mut(), b) {
+                    (Some(a), Some(b)) => a.iter_mut().zip(b.iter()).for_each(|(x, y)| x.merge(y)),
+                    (None, Some(b)) => *a = Some(b),
+                    (_, None) => {}
+                }
             }
             acc.errors += o.errors;
             acc.mismatches += o.mismatches;
@@ -238,6 +278,7 @@ pub async fn run<T: Target, S: OpSource>(
     let measure_start = t0 + spec.ramp;
     let mut out = JobOutcome {
         kinds: Default::default(),
+        per_osd: Vec::new(),
         errors: 0,
         first_error: None,
         mismatches: 0,
@@ -266,7 +307,7 @@ pub async fn run<T: Target, S: OpSource>(
             } else {
                 source.next(out.issued)
             };
-            let Some(op) = next else {
+            let Some(mut op) = next else {
                 stopping = true;
                 out.stop = if limited {
                     StopReason::OpLimit
@@ -276,7 +317,7 @@ pub async fn run<T: Target, S: OpSource>(
                 break;
             };
             let start = Instant::now();
-            match target.submit(&op) {
+            match target.submit(&mut op) {
                 Ok(fut) => {
                     out.issued += 1;
                     if op.kind != OpKind::Flush {
@@ -316,10 +357,17 @@ pub async fn run<T: Target, S: OpSource>(
                     out.mismatches += 1;
                 }
                 if completed_at >= measure_start {
-                    let k = &mut out.kinds[op.kind.index()];
-                    k.latency.record(lat_ns);
-                    k.ops += 1;
-                    k.bytes += bytes;
+                    out.kinds[op.kind.index()].record(lat_ns, bytes);
+                    if let Some(slot) = op.osd {
+                        let slot = usize::from(slot);
+                        if out.per_osd.len() <= slot {
+                            out.per_osd.resize_with(slot + 1, || None);
+                        }
+                        out.per_osd[slot]
+                            .get_or_insert_with(|| Box::new([(); 3].map(|()| KindStats::compact())))
+                            [op.kind.index()]
+                            .record(lat_ns, bytes);
+                    }
                     last_completion = last_completion.max(completed_at);
                 }
             }
@@ -362,7 +410,8 @@ mod tests {
 
     impl Target for Fake {
         type Fut = std::pin::Pin<Box<dyn Future<Output = Result<Completed, CephError>>>>;
-        fn submit(&mut self, op: &Op) -> Result<Self::Fut, CephError> {
+        fn submit(&mut self, op: &mut Op) -> Result<Self::Fut, CephError> {
+            op.osd = Some((op.index % 2) as u16);
             let d = self.delay;
             let ret = if Some(op.index) == self.fail_at {
                 -5
@@ -399,6 +448,7 @@ mod tests {
                 index: issued,
                 offset: 0,
                 len: 4096,
+                osd: None,
             })
         }
     }
@@ -431,6 +481,10 @@ mod tests {
         assert_eq!(o.kind(OpKind::Flush).bytes, 0);
         assert_eq!(o.kind(OpKind::Write).bytes, 30 * 4096);
         assert_eq!(o.stop, StopReason::OpLimit);
+        let per_osd: u64 = (0..2)
+            .map(|s| o.osd_kind(s, OpKind::Write).unwrap().ops)
+            .sum();
+        assert_eq!(per_osd, 30, "every op also lands in its OSD's histogram");
         let lat = o.kind(OpKind::Write).latency.summary();
         assert!(
             lat.min >= 1_000_000,

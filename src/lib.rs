@@ -8,8 +8,11 @@
 
 pub mod bench;
 pub mod ceph;
+pub mod counters;
 pub mod engine;
 pub mod objects;
+pub mod placement;
+pub mod probe;
 pub mod progress;
 pub mod report;
 pub mod result;

@@ -68,9 +68,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     // Validate everything before touching the cluster.
     let mut conn = cli.conn.options();
     let (rados_cfg, rbd_cfg) = match &cli.command {
-        Command::Rados(a) => (Some(a.config(live)?), None),
+        Command::Rados(a) => {
+            let mut cfg = a.config(live)?;
+            cfg.telemetry = !cli.no_telemetry;
+            (Some(cfg), None)
+        }
         Command::Rbd(a) => {
-            let cfg = a.config(live)?;
+            let mut cfg = a.config(live)?;
+            cfg.telemetry = !cli.no_telemetry;
             let cache = if cfg.rbd_cache { "true" } else { "false" };
             conn.overrides.push(("rbd_cache".into(), cache.into()));
             (None, Some(cfg))

@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::counters::OsdCounters;
 use crate::progress::Sample;
 use crate::stats::LatencySummary;
 
@@ -30,10 +31,51 @@ pub struct BenchResult {
     pub latency_definition: String,
     /// One entry per job (for mixes, one for reads and one for writes).
     pub jobs: Vec<JobReport>,
+    /// Per primary OSD: the client's view of its ops and the OSD's own
+    /// counters over the run (empty when the probes were off or not allowed).
+    pub osds: Vec<OsdReport>,
+    /// Where the pool's PGs were during the run, if probed.
+    pub placement: Option<PlacementInfo>,
     /// Whether the run was cut short by SIGINT/SIGTERM.
     pub interrupted: bool,
     /// Things the reader must know to trust the numbers.
     pub warnings: Vec<String>,
+}
+
+/// One OSD, as the client saw the ops it was primary for and as its own
+/// perf counters saw the run window.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OsdReport {
+    /// The OSD id.
+    pub osd: i32,
+    /// Client-side completion latency of the ops this OSD was primary for, per op kind.
+    pub client: Vec<OsdClientRow>,
+    /// The OSD's counters over the window (null if they could not be read).
+    pub counters: Option<OsdCounters>,
+}
+
+/// Client-side figures of one op kind on one primary OSD.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OsdClientRow {
+    /// `read`, `write` or `flush`.
+    pub op: String,
+    /// Measured ops.
+    pub ops: u64,
+    /// Mean completion latency, ns.
+    pub mean_ns: f64,
+    /// 99th percentile (2 significant digits), ns.
+    pub p99_ns: u64,
+}
+
+/// The pool's placement as probed at the start of the run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlacementInfo {
+    /// Pool id.
+    pub pool_id: i64,
+    /// pg_num.
+    pub pg_num: u32,
+    /// osdmap epoch.
+    pub epoch: u64,
 }
 
 /// Tool identity.

@@ -12,6 +12,8 @@ const HIGHEST_NS: u64 = 3_600_000_000_000;
 const LOWEST_NS: u64 = 1_000;
 /// Three significant digits: each percentile within 0.1%.
 const SIGFIG: u8 = 3;
+/// Two significant digits (1%) for the many per-OSD histograms: 1/8 the memory.
+const SIGFIG_COMPACT: u8 = 2;
 
 /// Records latencies (in nanoseconds) of one worker.
 #[derive(Clone, Debug)]
@@ -31,10 +33,20 @@ impl Default for LatencyRecorder {
 }
 
 impl LatencyRecorder {
-    /// An empty recorder.
+    /// An empty recorder (percentiles to 3 significant digits).
     pub fn new() -> Self {
+        Self::with_sigfig(SIGFIG)
+    }
+
+    /// An empty recorder with percentiles to 2 significant digits (1%),
+    /// for per-OSD breakdowns.
+    pub fn compact() -> Self {
+        Self::with_sigfig(SIGFIG_COMPACT)
+    }
+
+    fn with_sigfig(sigfig: u8) -> Self {
         LatencyRecorder {
-            hist: Histogram::new_with_bounds(LOWEST_NS, HIGHEST_NS, SIGFIG)
+            hist: Histogram::new_with_bounds(LOWEST_NS, HIGHEST_NS, sigfig)
                 .expect("static histogram bounds are valid"),
             count: 0,
             sum: 0,

@@ -3,9 +3,13 @@
 
 mod common;
 
+use cephbench::counters::{AvgDelta, OsdCounters};
 use cephbench::progress::Sample;
 use cephbench::report::Format;
-use cephbench::result::{BenchResult, ClusterInfo, JobReport, RadosWorkload, ToolInfo, Workload};
+use cephbench::result::{
+    BenchResult, ClusterInfo, JobReport, OsdClientRow, OsdReport, PlacementInfo, RadosWorkload,
+    ToolInfo, Workload,
+};
 use cephbench::stats::LatencySummary;
 
 fn fixture() -> BenchResult {
@@ -81,6 +85,52 @@ fn fixture() -> BenchResult {
                 },
             ],
         }],
+        osds: vec![OsdReport {
+            osd: 0,
+            client: vec![OsdClientRow {
+                op: "write".into(),
+                ops: 12_000,
+                mean_ns: 13_301_250.5,
+                p99_ns: 22_000_000,
+            }],
+            counters: Some(OsdCounters {
+                osd: 0,
+                reset: false,
+                op_w: Some(12_004),
+                op_r: Some(0),
+                subop_w: Some(0),
+                op_w_latency: Some(AvgDelta {
+                    count: 12_004,
+                    mean_ns: Some(9_100_000.0),
+                }),
+                op_w_process_latency: Some(AvgDelta {
+                    count: 12_004,
+                    mean_ns: Some(8_000_000.0),
+                }),
+                op_w_prepare_latency: None,
+                op_r_latency: Some(AvgDelta {
+                    count: 0,
+                    mean_ns: None,
+                }),
+                op_r_process_latency: Some(AvgDelta {
+                    count: 0,
+                    mean_ns: None,
+                }),
+                subop_w_latency: Some(AvgDelta {
+                    count: 0,
+                    mean_ns: None,
+                }),
+                commit_lat: Some(AvgDelta {
+                    count: 12_010,
+                    mean_ns: Some(5_500_000.0),
+                }),
+            }),
+        }],
+        placement: Some(PlacementInfo {
+            pool_id: 2,
+            pg_num: 8,
+            epoch: 17,
+        }),
         interrupted: false,
         warnings: vec![],
     }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The test command: formatting and lints, then every test, the cluster tests
-# against a real throwaway Ceph cluster started here (1 mon, 1 mgr, 1
+# against a real throwaway Ceph cluster started here (1 mon, 1 mgr, 3
 # bluestore OSD on loopback addresses) and stopped afterwards, also on
 # failure. With CEPHBENCH_TEST_CONF already set, that cluster is used instead.
 set -euo pipefail
@@ -14,7 +14,7 @@ if [[ -z ${CEPHBENCH_TEST_CONF:-} ]]; then
     dir=/tmp/cephbench-test
     bash containers/cluster.sh down --dir "$dir" >/dev/null 2>&1 || true
     trap 'bash containers/cluster.sh down --dir "$dir" >&2 || true' EXIT
-    bash containers/cluster.sh up --dir "$dir" --name cbtest --osds 1 >/dev/null
+    bash containers/cluster.sh up --dir "$dir" --name cbtest --osds 3 >/dev/null
     export CEPHBENCH_TEST_CONF=$dir/ceph.conf
 fi
 

@@ -11,9 +11,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::ceph::{CephError, Rados};
+use crate::counters::{self, Snapshot};
 use crate::engine::{JobOutcome, OpKind};
+use crate::placement::OsdSlots;
+use crate::probe;
 use crate::progress::{Counters, Sample, Sampler};
-use crate::result::{BenchResult, ClusterInfo, JobReport, ToolInfo};
+use crate::result::{
+    BenchResult, ClusterInfo, JobReport, OsdClientRow, OsdReport, PlacementInfo, ToolInfo,
+};
 
 pub use rados::{cleanup, read_meta, remove_objects, remove_run, run_rados, RadosConfig};
 pub use rbd::{run_rbd, ImageChoice, RbdConfig, IMAGE_PREFIX};
@@ -158,6 +163,111 @@ pub fn job_report(
         verify_mismatches: verify.then_some(out.mismatches),
         first_error: out.first_error.as_ref().map(|e| e.to_string()),
         timeline,
+    }
+}
+
+/// What the probes saw before a job: the placement (for per-OSD tagging)
+/// and the OSDs' counters.
+pub struct Probes {
+    /// Object → primary OSD slot map, if the placement could be read.
+    pub slots: Option<OsdSlots>,
+    before: Vec<(i32, Snapshot)>,
+}
+
+impl Probes {
+    /// Probes the pool before a job. Failures (missing caps, an old
+    /// release's output shape) become warnings: the benchmark itself goes on.
+    pub fn before(rados: &Rados, pool: &str, enabled: bool, warnings: &mut Vec<String>) -> Probes {
+        if !enabled {
+            return Probes {
+                slots: None,
+                before: Vec::new(),
+            };
+        }
+        let slots = match probe::placement(rados, pool) {
+            Ok(p) => Some(OsdSlots::new(p)),
+            Err(e) => {
+                warnings.push(format!(
+                    "no per-OSD view: cannot read the PG map ({e}); it needs mon 'allow r' and mgr 'allow r'"
+                ));
+                None
+            }
+        };
+        let before = match &slots {
+            Some(s) => match probe::perf_dumps(rados, s.osds()) {
+                Ok(v) => v,
+                Err(e) => {
+                    warnings.push(format!(
+                        "no OSD counters: `perf dump` failed ({e}); it needs osd 'allow *' (use a separate telemetry identity)"
+                    ));
+                    Vec::new()
+                }
+            },
+            None => Vec::new(),
+        };
+        Probes { slots, before }
+    }
+
+    /// Probes again after the job and builds the per-OSD reports.
+    pub fn after(
+        &self,
+        rados: &Rados,
+        out: Option<&JobOutcome>,
+        warnings: &mut Vec<String>,
+    ) -> Vec<OsdReport> {
+        let Some(slots) = &self.slots else {
+            return Vec::new();
+        };
+        let mut after = Vec::new();
+        if !self.before.is_empty() {
+            let osds: Vec<i32> = self.before.iter().map(|(o, _)| *o).collect();
+            match probe::perf_dumps(rados, &osds) {
+                Ok(v) => after = v,
+                Err(e) => warnings.push(format!("no OSD counters after the run: {e}")),
+            }
+        }
+        slots
+            .osds()
+            .iter()
+            .enumerate()
+            .map(|(slot, &osd)| {
+                let client = OpKind::ALL
+                    .iter()
+                    .filter_map(|k| {
+                        let ks = out?.osd_kind(slot, *k)?;
+                        (ks.ops > 0).then(|| {
+                            let s = ks.latency.summary();
+                            OsdClientRow {
+                                op: k.as_str().into(),
+                                ops: ks.ops,
+                                mean_ns: s.mean,
+                                p99_ns: s.p99,
+                            }
+                        })
+                    })
+                    .collect();
+                let counters = self
+                    .before
+                    .iter()
+                    .find(|(o, _)| *o == osd)
+                    .zip(after.iter().find(|(o, _)| *o == osd))
+                    .map(|((_, b), (_, a))| counters::delta(osd, b, a));
+                OsdReport {
+                    osd,
+                    client,
+                    counters,
+                }
+            })
+            .collect()
+    }
+
+    /// The placement summary for the result.
+    pub fn placement_info(&self) -> Option<PlacementInfo> {
+        self.slots.as_ref().map(|s| PlacementInfo {
+            pool_id: s.placement().pool,
+            pg_num: s.placement().pg_num,
+            epoch: s.placement().epoch,
+        })
     }
 }
 

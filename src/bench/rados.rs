@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use futures_util::stream::{FuturesUnordered, StreamExt};
 
-use super::{cluster_info, job_report, now_unix, BenchError, Outcome, LATENCY_DEFINITION};
+use super::{cluster_info, job_report, now_unix, BenchError, Outcome, Probes, LATENCY_DEFINITION};
 use crate::ceph::{CephError, IoCtx, Rados};
 use crate::engine::{self, OpKind, RunSpec, StopReason, StopRx};
 use crate::objects::{self, RunMeta};
@@ -48,6 +48,8 @@ pub struct RadosConfig {
     pub verify: bool,
     /// Print the per-second line to stderr.
     pub live: bool,
+    /// Probe placement and OSD counters around the run.
+    pub telemetry: bool,
 }
 
 fn cstr(s: &str) -> CString {
@@ -194,12 +196,14 @@ pub async fn run_rados(
         max_bytes: None,
     };
     let mut source = RadosSource::new(cfg.mode, layout, available_ops, cfg.wrap, meta.seed);
+    let probes = Probes::before(rados, &cfg.pool, cfg.telemetry, &mut warnings);
     let mut target = RadosTarget::new(
         &io,
         layout,
         objects::data_prefix(&cfg.run_name),
         meta.seed,
         verify,
+        probes.slots.as_ref(),
     );
 
     let counters = Arc::new(Counters::default());
@@ -211,6 +215,8 @@ pub async fn run_rados(
         WorkerProgress::new(Arc::clone(&counters)),
     );
     let (out, timeline) = super::sampled(worker, vec![counters], cfg.ramp, cfg.live).await;
+    drop(target);
+    let osds = probes.after(rados, Some(&out), &mut warnings);
 
     let mut cleaned = None;
     if cfg.mode.is_write() {
@@ -257,6 +263,8 @@ pub async fn run_rados(
         latency_kind: "completion".into(),
         latency_definition: LATENCY_DEFINITION.into(),
         jobs: vec![report],
+        osds,
+        placement: probes.placement_info(),
         interrupted,
         warnings,
     };

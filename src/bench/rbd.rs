@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use futures_util::future::join_all;
 
-use super::{cluster_info, job_report, now_unix, sampled, BenchError, Outcome, LATENCY_DEFINITION};
+use super::{
+    cluster_info, job_report, now_unix, sampled, BenchError, Outcome, Probes, LATENCY_DEFINITION,
+};
 use crate::ceph::{self, Image, IoCtx, Rados};
 use crate::engine::{self, JobOutcome, OpKind, RunSpec, StopReason, StopRx};
 use crate::progress::{Counters, WorkerProgress};
@@ -72,6 +74,8 @@ pub struct RbdConfig {
     pub precondition: bool,
     /// Live line on stderr.
     pub live: bool,
+    /// Probe placement and OSD counters around the run.
+    pub telemetry: bool,
 }
 
 /// Runs a `cephbench rbd` benchmark.
@@ -108,7 +112,7 @@ pub async fn run_rbd(rados: &Rados, cfg: &RbdConfig, stop: StopRx) -> Result<Out
             (name, true)
         }
     };
-    let result = run_on_image(&io, cfg, &name, created, stop, cluster, started_unix).await;
+    let result = run_on_image(rados, &io, cfg, &name, created, stop, cluster, started_unix).await;
     if created && !matches!(cfg.image, ImageChoice::Create { keep: true, .. }) {
         // Every handle on the image is closed by now (run_on_image owns them).
         let removed = ceph::remove_image(&io, &name);
@@ -139,6 +143,7 @@ fn precondition_bs(area: u64, bs: u64) -> u64 {
 
 #[allow(clippy::too_many_arguments)]
 async fn run_on_image(
+    rados: &Rados,
     io: &IoCtx,
     cfg: &RbdConfig,
     name: &str,
@@ -196,7 +201,7 @@ async fn run_on_image(
             );
         }
         let mut source = RbdSource::new(RbdMode::Write, 0, pbs, 0, area, None, started_unix);
-        let mut target = RbdTarget::new(&first, pbs, started_unix);
+        let mut target = RbdTarget::new(&first, pbs, started_unix, None);
         let spec = RunSpec {
             concurrency: 16,
             duration: None,
@@ -240,6 +245,12 @@ async fn run_on_image(
         );
     }
 
+    let probes = Probes::before(
+        rados,
+        &cfg.pool,
+        cfg.telemetry && !interrupted,
+        &mut warnings,
+    );
     let per_job = blocks_per_job * cfg.bs;
     let spec = RunSpec {
         concurrency: if cfg.fsync_every.is_some() {
@@ -262,7 +273,14 @@ async fn run_on_image(
         let counters: Vec<Arc<Counters>> = (0..cfg.numjobs).map(|_| Arc::default()).collect();
         let mut targets: Vec<RbdTarget> = images
             .iter()
-            .map(|img| RbdTarget::new(img, cfg.bs, started_unix ^ 0xB10C))
+            .map(|img| {
+                RbdTarget::new(
+                    img,
+                    cfg.bs,
+                    started_unix ^ 0xB10C,
+                    probes.slots.as_ref().map(|s| (s, &info)),
+                )
+            })
             .collect();
         let mut sources: Vec<RbdSource> = (0..cfg.numjobs)
             .map(|j| {
@@ -295,6 +313,7 @@ async fn run_on_image(
         drop(images);
         (JobOutcome::merge(outs), timeline)
     };
+    let osds = probes.after(rados, outcome.as_ref(), &mut warnings);
 
     let mut jobs = Vec::new();
     let mut error = None;
@@ -347,6 +366,8 @@ async fn run_on_image(
         latency_kind: "completion".into(),
         latency_definition: LATENCY_DEFINITION.into(),
         jobs,
+        osds,
+        placement: probes.placement_info(),
         interrupted,
         warnings,
     };

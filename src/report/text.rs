@@ -87,7 +87,7 @@ impl Reporter for Text {
         for job in &r.jobs {
             render_job(job, &r.latency_definition, out)?;
         }
-        Ok(())
+        render_osds(r, out)
     }
 }
 
@@ -143,4 +143,67 @@ fn render_job(j: &JobReport, latency_definition: &str, out: &mut dyn io::Write) 
         ms(l.p99_9 as f64)
     )?;
     Ok(())
+}
+
+fn opt_ms(d: Option<crate::counters::AvgDelta>) -> String {
+    d.and_then(|d| d.mean_ns).map_or_else(|| "-".into(), ms)
+}
+
+fn render_osds(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
+    if r.osds.is_empty() {
+        return Ok(());
+    }
+    writeln!(out)?;
+    match &r.placement {
+        Some(p) => writeln!(
+            out,
+            "Per OSD (client latency by primary OSD; pool id {}, pg_num {}, osdmap epoch {}), ms:",
+            p.pool_id, p.pg_num, p.epoch
+        )?,
+        None => writeln!(out, "Per OSD, ms:")?,
+    }
+    writeln!(
+        out,
+        "  {:<7} {:<6} {:>8} {:>9} {:>9} | {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+        "osd", "op", "ops", "mean", "p99", "op_w", "w_proc", "op_r", "commit", "subop_w", "OSD ops"
+    )?;
+    for o in &r.osds {
+        let c = o.counters.as_ref();
+        let osd_side = match c {
+            Some(c) if c.reset => "counters reset during the run (OSD restarted?)".to_string(),
+            Some(c) => format!(
+                "{:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+                opt_ms(c.op_w_latency),
+                opt_ms(c.op_w_process_latency),
+                opt_ms(c.op_r_latency),
+                opt_ms(c.commit_lat),
+                opt_ms(c.subop_w_latency),
+                c.op_w.unwrap_or(0) + c.op_r.unwrap_or(0)
+            ),
+            None => "counters not read".to_string(),
+        };
+        let name = format!("osd.{}", o.osd);
+        if o.client.is_empty() {
+            writeln!(
+                out,
+                "  {name:<7} {:<6} {:>8} {:>9} {:>9} | {osd_side}",
+                "-", 0, "-", "-"
+            )?;
+        }
+        for row in &o.client {
+            writeln!(
+                out,
+                "  {name:<7} {:<6} {:>8} {:>9} {:>9} | {osd_side}",
+                row.op,
+                row.ops,
+                ms(row.mean_ns),
+                ms(row.p99_ns as f64)
+            )?;
+        }
+    }
+    writeln!(
+        out,
+        "  (OSD columns are the OSD's own perf counters over the run: op_w/op_r receive->reply, \
+         w_proc dequeue->reply, commit = BlueStore commit_lat, subop_w = as a replica)"
+    )
 }

@@ -11,6 +11,7 @@ use futures_util::FutureExt;
 use crate::ceph::{AioDone, AioFuture, CephError, IoCtx};
 use crate::engine::{Completed, Op, OpKind, OpSource, Rng, Target};
 use crate::objects;
+use crate::placement::OsdSlots;
 
 /// The three rados-bench workloads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -85,6 +86,7 @@ impl RadosSource {
             index,
             offset: self.layout.locate(index).1,
             len: self.layout.block_size,
+            osd: None,
         }
     }
 }
@@ -123,11 +125,20 @@ pub struct RadosTarget<'a> {
     payload: Vec<u8>,
     free: Vec<Vec<u8>>,
     verify: bool,
+    slots: Option<&'a OsdSlots>,
 }
 
 impl<'a> RadosTarget<'a> {
-    /// A target on `io` for objects named `prefix<n>`; `seed` picks the payload pattern.
-    pub fn new(io: &'a IoCtx, layout: Layout, prefix: String, seed: u64, verify: bool) -> Self {
+    /// A target on `io` for objects named `prefix<n>`; `seed` picks the
+    /// payload pattern; with `slots`, each op is tagged with its primary OSD.
+    pub fn new(
+        io: &'a IoCtx,
+        layout: Layout,
+        prefix: String,
+        seed: u64,
+        verify: bool,
+        slots: Option<&'a OsdSlots>,
+    ) -> Self {
         let mut pattern = vec![0u8; layout.block_size as usize];
         objects::fill_pattern(&mut pattern, seed);
         RadosTarget {
@@ -139,6 +150,7 @@ impl<'a> RadosTarget<'a> {
             pattern,
             free: Vec::new(),
             verify,
+            slots,
         }
     }
 }
@@ -162,9 +174,12 @@ fn read_done(r: Result<AioDone<Vec<u8>>, CephError>) -> Result<Completed, CephEr
 impl Target for RadosTarget<'_> {
     type Fut = Either<WriteFut, ReadFut>;
 
-    fn submit(&mut self, op: &Op) -> Result<Self::Fut, CephError> {
+    fn submit(&mut self, op: &mut Op) -> Result<Self::Fut, CephError> {
         let (obj, off) = self.layout.locate(op.index);
         objects::object_name_into(&mut self.name, &self.prefix, obj);
+        if let Some(slots) = &self.slots {
+            op.osd = slots.slot_of(&self.name[..self.name.len() - 1]);
+        }
         let oid = CStr::from_bytes_with_nul(&self.name).expect("names end with one NUL");
         match op.kind {
             OpKind::Write => {

@@ -3,9 +3,10 @@
 //! writes (fio's `fsync=N`).
 #![forbid(unsafe_code)]
 
-use crate::ceph::{AioDone, AioFuture, CephError, Image};
+use crate::ceph::{AioDone, AioFuture, CephError, Image, ImageInfo};
 use crate::engine::{Completed, Op, OpKind, OpSource, Rng, Target};
 use crate::objects;
+use crate::placement::OsdSlots;
 
 use futures_util::future::{Either, Map};
 use futures_util::FutureExt;
@@ -127,6 +128,7 @@ impl OpSource for RbdSource {
                 index,
                 offset: 0,
                 len: 0,
+                osd: None,
             });
         }
         let kind = match self.read_pct {
@@ -155,6 +157,7 @@ impl OpSource for RbdSource {
             index,
             offset: self.start + block * self.bs,
             len: self.bs,
+            osd: None,
         })
     }
 }
@@ -171,18 +174,35 @@ type FlushFut =
 /// prepared once (an incompressible pattern) and reused.
 pub struct RbdTarget<'a> {
     image: &'a Image,
+    slots: Option<&'a OsdSlots>,
+    object_prefix: String,
+    object_size: u64,
+    name: Vec<u8>,
     write_free: Vec<Vec<u8>>,
     read_free: Vec<Vec<u8>>,
     pattern: Vec<u8>,
 }
 
 impl<'a> RbdTarget<'a> {
-    /// A target on `image` for ops of `bs` bytes.
-    pub fn new(image: &'a Image, bs: u64, seed: u64) -> Self {
+    /// A target on `image` for ops of `bs` bytes. With `slots` (and the
+    /// image's data object prefix and object size), each op is tagged with
+    /// the primary OSD of the data object `<prefix>.<objno:016x>` it starts in.
+    pub fn new(
+        image: &'a Image,
+        bs: u64,
+        seed: u64,
+        slots: Option<(&'a OsdSlots, &ImageInfo)>,
+    ) -> Self {
         let mut pattern = vec![0u8; bs as usize];
         objects::fill_pattern(&mut pattern, seed);
         RbdTarget {
             image,
+            slots: slots.map(|s| s.0),
+            object_prefix: slots
+                .map(|s| s.1.block_name_prefix.clone())
+                .unwrap_or_default(),
+            object_size: slots.map_or(1, |s| s.1.object_size.max(1)),
+            name: Vec::with_capacity(64),
             write_free: Vec::new(),
             read_free: Vec::new(),
             pattern,
@@ -209,7 +229,14 @@ fn flush_done(r: Result<AioDone<()>, CephError>) -> Result<Completed, CephError>
 impl Target for RbdTarget<'_> {
     type Fut = Either<BufFut, FlushFut>;
 
-    fn submit(&mut self, op: &Op) -> Result<Self::Fut, CephError> {
+    fn submit(&mut self, op: &mut Op) -> Result<Self::Fut, CephError> {
+        if let (Some(slots), OpKind::Read | OpKind::Write) = (self.slots, op.kind) {
+            use std::io::Write as _;
+            self.name.clear();
+            let objno = op.offset / self.object_size;
+            let _ = write!(self.name, "{}.{objno:016x}", self.object_prefix);
+            op.osd = slots.slot_of(&self.name);
+        }
         match op.kind {
             OpKind::Write => {
                 let buf = self

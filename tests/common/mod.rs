@@ -58,8 +58,8 @@ pub fn rados(args: &[&str]) -> Output {
         .args(args))
 }
 
-/// Creates (once per test binary) a replicated pool named `name` with the
-/// cluster's default size and waits until its PGs are active+clean.
+/// Creates (once per test binary) a replicated size-1 pool named `name`
+/// and waits until its PGs are active+clean.
 pub fn pool(name: &'static str) -> &'static str {
     pool_for(name, "rados")
 }
@@ -70,7 +70,19 @@ pub fn pool_for(name: &'static str, app: &str) -> &'static str {
     let created = CREATED.get_or_init(|| Mutex::new(Vec::new()));
     let mut c = created.lock().unwrap_or_else(|e| e.into_inner());
     if !c.iter().any(|p| p == name) {
-        ceph(&["osd", "pool", "create", name, "8", "8"]);
+        // Size 1, so that per-OSD figures of the client and of the OSDs'
+        // counters can be matched op for op (each op touches one OSD).
+        ceph(&["osd", "pool", "create", name, "16", "16"]);
+        ceph(&[
+            "osd",
+            "pool",
+            "set",
+            name,
+            "size",
+            "1",
+            "--yes-i-really-mean-it",
+        ]);
+        ceph(&["osd", "pool", "set", name, "min_size", "1"]);
         ceph(&["osd", "pool", "application", "enable", name, app]);
         if app == "rbd" {
             let out = run(Command::new("timeout")

@@ -1,0 +1,250 @@
+//! OSD perf counters (`ceph tell osd.N perf dump`): the latency counters
+//! that explain where a client's op spent its time, and their deltas over a
+//! run window. Pure parsing and arithmetic; [`crate::probe`] fetches them.
+//!
+//! Where each timer starts and stops (pacific, `src/osd/`):
+//! * `op_w_latency`: client message received → reply sent (on commit: local
+//!   commit and every replica's ack). `op_w_process_latency`: dequeued with
+//!   the PG lock → the same stop; their difference is queueing.
+//! * `subop_w_latency`: measured on a *replica*, MOSDRepOp received → its
+//!   commit reply.
+//! * bluestore `commit_lat`: transaction queued → kv committed, for client
+//!   writes and replica writes alike.
+#![forbid(unsafe_code)]
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::placement::ShapeError;
+
+/// The averaged (`avgcount` / `sum`) counters cephbench reads, as
+/// (section, name).
+pub const LATENCY_COUNTERS: [(&str, &str); 7] = [
+    ("osd", "op_w_latency"),
+    ("osd", "op_w_process_latency"),
+    ("osd", "op_w_prepare_latency"),
+    ("osd", "op_r_latency"),
+    ("osd", "op_r_process_latency"),
+    ("osd", "subop_w_latency"),
+    ("bluestore", "commit_lat"),
+];
+
+/// The plain counters cephbench reads.
+pub const COUNT_COUNTERS: [(&str, &str); 3] =
+    [("osd", "op_w"), ("osd", "op_r"), ("osd", "subop_w")];
+
+/// One averaged counter: how many samples, and their sum in seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct Avg {
+    /// Samples.
+    pub avgcount: u64,
+    /// Sum of the samples, seconds.
+    pub sum: f64,
+}
+
+/// The counters of one OSD at one moment.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Snapshot {
+    /// The averaged counters, in [`LATENCY_COUNTERS`] order (`None`: absent
+    /// in this release).
+    pub latency: [Option<Avg>; 7],
+    /// The plain counters, in [`COUNT_COUNTERS`] order.
+    pub counts: [Option<u64>; 3],
+}
+
+/// Parses `perf dump` output. Counters a release does not have are `None`;
+/// a document without an `osd` section is an error.
+pub fn parse_perf_dump(doc: &Value) -> Result<Snapshot, ShapeError> {
+    if !doc.get("osd").is_some_and(Value::is_object) {
+        return Err(ShapeError {
+            what: "perf dump",
+            why: "no 'osd' section (is this an OSD's perf dump?)".into(),
+        });
+    }
+    let mut s = Snapshot::default();
+    for (i, (sec, name)) in LATENCY_COUNTERS.iter().enumerate() {
+        s.latency[i] = doc.get(sec).and_then(|v| v.get(name)).and_then(|c| {
+            Some(Avg {
+                avgcount: c.get("avgcount")?.as_u64()?,
+                sum: c
+                    .get("sum")?
+                    .as_f64()
+                    .filter(|f| f.is_finite() && *f >= 0.0)?,
+            })
+        });
+    }
+    for (i, (sec, name)) in COUNT_COUNTERS.iter().enumerate() {
+        s.counts[i] = doc
+            .get(sec)
+            .and_then(|v| v.get(name))
+            .and_then(Value::as_u64);
+    }
+    Ok(s)
+}
+
+/// A counter over a window: how many samples and their mean.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct AvgDelta {
+    /// Samples in the window.
+    pub count: u64,
+    /// Mean, nanoseconds (null with no samples).
+    pub mean_ns: Option<f64>,
+}
+
+/// One OSD's counters over a run window.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OsdCounters {
+    /// The OSD id.
+    pub osd: i32,
+    /// Whether a counter went backwards (OSD restarted): then the figures are null.
+    pub reset: bool,
+    /// Client write ops the OSD handled as primary.
+    pub op_w: Option<u64>,
+    /// Client read ops.
+    pub op_r: Option<u64>,
+    /// Replica writes.
+    pub subop_w: Option<u64>,
+    /// Receive → reply of client writes.
+    pub op_w_latency: Option<AvgDelta>,
+    /// Dequeue → reply of client writes.
+    pub op_w_process_latency: Option<AvgDelta>,
+    /// Dequeue → transaction prepared.
+    pub op_w_prepare_latency: Option<AvgDelta>,
+    /// Receive → reply of client reads.
+    pub op_r_latency: Option<AvgDelta>,
+    /// Dequeue → reply of client reads.
+    pub op_r_process_latency: Option<AvgDelta>,
+    /// Replica: repop received → committed.
+    pub subop_w_latency: Option<AvgDelta>,
+    /// BlueStore: transaction queued → kv committed.
+    pub commit_lat: Option<AvgDelta>,
+}
+
+fn avg_delta(a: Option<Avg>, b: Option<Avg>) -> Result<Option<AvgDelta>, ()> {
+    let (Some(a), Some(b)) = (a, b) else {
+        return Ok(None);
+    };
+    if b.avgcount < a.avgcount || b.sum < a.sum {
+        return Err(());
+    }
+    let count = b.avgcount - a.avgcount;
+    let mean_ns = (count > 0).then(|| (b.sum - a.sum) / count as f64 * 1e9);
+    Ok(Some(AvgDelta { count, mean_ns }))
+}
+
+/// The counters of `osd` between two snapshots.
+pub fn delta(osd: i32, before: &Snapshot, after: &Snapshot) -> OsdCounters {
+    let mut lat = [None; 7];
+    let mut reset = false;
+    for (i, slot) in lat.iter_mut().enumerate() {
+        match avg_delta(before.latency[i], after.latency[i]) {
+            Ok(d) => *slot = d,
+            Err(()) => reset = true,
+        }
+    }
+    let mut counts = [None; 3];
+    for (i, slot) in counts.iter_mut().enumerate() {
+        if let (Some(a), Some(b)) = (before.counts[i], after.counts[i]) {
+            if b < a {
+                reset = true;
+            } else {
+                *slot = Some(b - a);
+            }
+        }
+    }
+    if reset {
+        return OsdCounters {
+            osd,
+            reset,
+            op_w: None,
+            op_r: None,
+            subop_w: None,
+            op_w_latency: None,
+            op_w_process_latency: None,
+            op_w_prepare_latency: None,
+            op_r_latency: None,
+            op_r_process_latency: None,
+            subop_w_latency: None,
+            commit_lat: None,
+        };
+    }
+    OsdCounters {
+        osd,
+        reset,
+        op_w: counts[0],
+        op_r: counts[1],
+        subop_w: counts[2],
+        op_w_latency: lat[0],
+        op_w_process_latency: lat[1],
+        op_w_prepare_latency: lat[2],
+        op_r_latency: lat[3],
+        op_r_process_latency: lat[4],
+        subop_w_latency: lat[5],
+        commit_lat: lat[6],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn dump(w: u64, wsum: f64, r: u64) -> Value {
+        json!({
+            "osd": {
+                "op_w": w, "op_r": r, "subop_w": 0,
+                "op_w_latency": {"avgcount": w, "sum": wsum, "avgtime": 0.0},
+                "op_w_process_latency": {"avgcount": w, "sum": wsum / 2.0, "avgtime": 0.0},
+                "op_r_latency": {"avgcount": r, "sum": 0.5, "avgtime": 0.0},
+                "subop_w_latency": {"avgcount": 0, "sum": 0.0, "avgtime": 0.0}
+            },
+            "bluestore": {"commit_lat": {"avgcount": w, "sum": wsum / 4.0, "avgtime": 0.0}}
+        })
+    }
+
+    #[test]
+    fn deltas_are_means_over_the_window() {
+        let a = parse_perf_dump(&dump(100, 0.1, 5)).unwrap();
+        let b = parse_perf_dump(&dump(1100, 2.1, 5)).unwrap();
+        let d = delta(0, &a, &b);
+        assert!(!d.reset);
+        assert_eq!(d.op_w, Some(1000));
+        let w = d.op_w_latency.unwrap();
+        assert_eq!(w.count, 1000);
+        assert!((w.mean_ns.unwrap() - 2.0e6).abs() < 1.0, "{w:?}"); // 2 s / 1000 = 2 ms
+        assert!((d.op_w_process_latency.unwrap().mean_ns.unwrap() - 1.0e6).abs() < 1.0);
+        assert!((d.commit_lat.unwrap().mean_ns.unwrap() - 0.5e6).abs() < 1.0);
+        assert_eq!(
+            d.op_r_latency.unwrap().mean_ns,
+            None,
+            "no reads in the window"
+        );
+        assert_eq!(d.op_w_prepare_latency, None, "absent counter stays absent");
+    }
+
+    #[test]
+    fn a_counter_going_backwards_is_a_reset() {
+        let a = parse_perf_dump(&dump(1100, 2.1, 5)).unwrap();
+        let b = parse_perf_dump(&dump(10, 0.01, 0)).unwrap();
+        let d = delta(3, &a, &b);
+        assert!(d.reset);
+        assert_eq!(d.op_w, None);
+        assert_eq!(d.op_w_latency, None);
+    }
+
+    #[test]
+    fn bad_documents_are_errors_or_gaps_never_panics() {
+        assert!(parse_perf_dump(&json!({})).is_err());
+        assert!(parse_perf_dump(&json!([1, 2])).is_err());
+        let s = parse_perf_dump(
+            &json!({"osd": {"op_w_latency": {"avgcount": "x", "sum": 1.0}, "op_w": -1}}),
+        )
+        .unwrap();
+        assert_eq!(s.latency[0], None);
+        assert_eq!(s.counts[0], None);
+        let s =
+            parse_perf_dump(&json!({"osd": {"op_w_latency": {"avgcount": 1, "sum": f64::MAX}}}))
+                .unwrap();
+        assert!(s.latency[0].is_some());
+    }
+}

@@ -1,0 +1,348 @@
+//! Where an object lives: name → placement seed (Ceph's rjenkins string
+//! hash) → PG (the pool's stable mod over pg_num) → acting set and primary
+//! OSD (from the PG map). Pure functions and parsers; the cluster is asked
+//! by [`crate::probe`].
+#![forbid(unsafe_code)]
+
+use serde_json::Value;
+
+/// Bob Jenkins' 96-bit mix, as in Ceph's `src/common/ceph_hash.cc`.
+#[inline]
+fn mix(a: &mut u32, b: &mut u32, c: &mut u32) {
+    *a = a.wrapping_sub(*b).wrapping_sub(*c) ^ (*c >> 13);
+    *b = b.wrapping_sub(*c).wrapping_sub(*a) ^ (*a << 8);
+    *c = c.wrapping_sub(*a).wrapping_sub(*b) ^ (*b >> 13);
+    *a = a.wrapping_sub(*b).wrapping_sub(*c) ^ (*c >> 12);
+    *b = b.wrapping_sub(*c).wrapping_sub(*a) ^ (*a << 16);
+    *c = c.wrapping_sub(*a).wrapping_sub(*b) ^ (*b >> 5);
+    *a = a.wrapping_sub(*b).wrapping_sub(*c) ^ (*c >> 3);
+    *b = b.wrapping_sub(*c).wrapping_sub(*a) ^ (*a << 10);
+    *c = c.wrapping_sub(*a).wrapping_sub(*b) ^ (*b >> 15);
+}
+
+fn word(k: &[u8]) -> u32 {
+    u32::from(k[0]) | u32::from(k[1]) << 8 | u32::from(k[2]) << 16 | u32::from(k[3]) << 24
+}
+
+/// `ceph_str_hash_rjenkins`: the placement seed of an object key.
+pub fn str_hash_rjenkins(key: &[u8]) -> u32 {
+    let (mut a, mut b, mut c) = (0x9e37_79b9u32, 0x9e37_79b9u32, 0u32);
+    let mut k = key;
+    while k.len() >= 12 {
+        a = a.wrapping_add(word(&k[0..4]));
+        b = b.wrapping_add(word(&k[4..8]));
+        c = c.wrapping_add(word(&k[8..12]));
+        mix(&mut a, &mut b, &mut c);
+        k = &k[12..];
+    }
+    c = c.wrapping_add(key.len() as u32);
+    let byte = |i: usize, shift: u32| u32::from(k[i]) << shift;
+    // The C switch falls through from the longest tail down.
+    let n = k.len();
+    if n >= 11 {
+        c = c.wrapping_add(byte(10, 24));
+    }
+    if n >= 10 {
+        c = c.wrapping_add(byte(9, 16));
+    }
+    if n >= 9 {
+        c = c.wrapping_add(byte(8, 8));
+    }
+    if n >= 8 {
+        b = b.wrapping_add(byte(7, 24));
+    }
+    if n >= 7 {
+        b = b.wrapping_add(byte(6, 16));
+    }
+    if n >= 6 {
+        b = b.wrapping_add(byte(5, 8));
+    }
+    if n >= 5 {
+        b = b.wrapping_add(byte(4, 0));
+    }
+    if n >= 4 {
+        a = a.wrapping_add(byte(3, 24));
+    }
+    if n >= 3 {
+        a = a.wrapping_add(byte(2, 16));
+    }
+    if n >= 2 {
+        a = a.wrapping_add(byte(1, 8));
+    }
+    if n >= 1 {
+        a = a.wrapping_add(byte(0, 0));
+    }
+    mix(&mut a, &mut b, &mut c);
+    c
+}
+
+/// The placement seed of an object: the hash of its name, or of
+/// `namespace + '\x1f' + name` when it has a namespace.
+pub fn object_seed(namespace: &str, name: &str) -> u32 {
+    if namespace.is_empty() {
+        str_hash_rjenkins(name.as_bytes())
+    } else {
+        let mut key = Vec::with_capacity(namespace.len() + 1 + name.len());
+        key.extend_from_slice(namespace.as_bytes());
+        key.push(0x1f);
+        key.extend_from_slice(name.as_bytes());
+        str_hash_rjenkins(&key)
+    }
+}
+
+/// `ceph_stable_mod`: folds a seed into `0..pg_num` so that growing pg_num
+/// splits PGs instead of reshuffling them.
+pub fn stable_mod(x: u32, pg_num: u32) -> u32 {
+    let mask = pg_num_mask(pg_num);
+    if x & mask < pg_num {
+        x & mask
+    } else {
+        x & (mask >> 1)
+    }
+}
+
+/// `(1 << bits(pg_num - 1)) - 1`, as `pg_pool_t::calc_pg_masks`.
+pub fn pg_num_mask(pg_num: u32) -> u32 {
+    let n = pg_num.saturating_sub(1);
+    if n == 0 {
+        0
+    } else {
+        u32::MAX >> n.leading_zeros()
+    }
+}
+
+/// Where one pool's PGs live, as of one osdmap epoch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PoolPlacement {
+    /// The pool id.
+    pub pool: i64,
+    /// Its pg_num.
+    pub pg_num: u32,
+    /// Acting set of each PG (index = PG seed), primary first.
+    pub acting: Vec<Vec<i32>>,
+    /// The osdmap epoch this was read at.
+    pub epoch: u64,
+}
+
+impl PoolPlacement {
+    /// The PG seed of an object.
+    pub fn pg_of(&self, namespace: &str, name: &str) -> u32 {
+        stable_mod(object_seed(namespace, name), self.pg_num)
+    }
+
+    /// The primary OSD of an object (`None` if its PG has no acting set).
+    pub fn primary_of(&self, namespace: &str, name: &str) -> Option<i32> {
+        self.primary_of_pg(self.pg_of(namespace, name))
+    }
+
+    /// The primary OSD of a PG.
+    pub fn primary_of_pg(&self, pg: u32) -> Option<i32> {
+        self.acting
+            .get(pg as usize)
+            .and_then(|a| a.first().copied())
+    }
+
+    /// Every OSD that serves the pool, sorted.
+    pub fn osds(&self) -> Vec<i32> {
+        let mut v: Vec<i32> = self.acting.iter().flatten().copied().collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+}
+
+/// Maps objects to a dense slot per primary OSD, for per-OSD histograms on
+/// the I/O path (no allocation, a hash and a binary search per op).
+#[derive(Debug, Clone)]
+pub struct OsdSlots {
+    placement: PoolPlacement,
+    osds: Vec<i32>,
+}
+
+impl OsdSlots {
+    /// Slots for every OSD serving the pool.
+    pub fn new(placement: PoolPlacement) -> Self {
+        let osds = placement.osds();
+        OsdSlots { placement, osds }
+    }
+
+    /// The OSD id of each slot.
+    pub fn osds(&self) -> &[i32] {
+        &self.osds
+    }
+
+    /// The placement the slots were built from.
+    pub fn placement(&self) -> &PoolPlacement {
+        &self.placement
+    }
+
+    /// The slot of the primary OSD of the object named `name` (default namespace).
+    #[inline]
+    pub fn slot_of(&self, name: &[u8]) -> Option<u16> {
+        let pg = stable_mod(str_hash_rjenkins(name), self.placement.pg_num);
+        let primary = self.placement.primary_of_pg(pg)?;
+        self.osds.binary_search(&primary).ok().map(|i| i as u16)
+    }
+}
+
+/// A Ceph JSON document that did not have the expected shape.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unexpected {what} output: {why}")]
+pub struct ShapeError {
+    /// Which document.
+    pub what: &'static str,
+    /// What was missing or wrong.
+    pub why: String,
+}
+
+fn shape(what: &'static str, why: impl Into<String>) -> ShapeError {
+    ShapeError {
+        what,
+        why: why.into(),
+    }
+}
+
+/// Reads pool `pool`'s pg_num and the epoch from `ceph osd dump -f json`.
+pub fn parse_osd_dump_pool(doc: &Value, pool: i64) -> Result<(u32, u64), ShapeError> {
+    let epoch = doc
+        .get("epoch")
+        .and_then(Value::as_u64)
+        .ok_or_else(|| shape("osd dump", "no epoch"))?;
+    let pools = doc
+        .get("pools")
+        .and_then(Value::as_array)
+        .ok_or_else(|| shape("osd dump", "no pools array"))?;
+    let p = pools
+        .iter()
+        .find(|p| p.get("pool").and_then(Value::as_i64) == Some(pool))
+        .ok_or_else(|| shape("osd dump", format!("pool {pool} not listed")))?;
+    let pg_num = p
+        .get("pg_num")
+        .and_then(Value::as_u64)
+        .filter(|n| *n > 0 && *n <= u64::from(u32::MAX))
+        .ok_or_else(|| shape("osd dump", format!("pool {pool} has no valid pg_num")))?;
+    Ok((pg_num as u32, epoch))
+}
+
+/// Builds a pool's placement from `pg dump pgs_brief` (mgr) output, which
+/// is an array (octopus and older) or `{"pg_stats": [...]}` (pacific on).
+pub fn parse_pgs_brief(
+    doc: &Value,
+    pool: i64,
+    pg_num: u32,
+    epoch: u64,
+) -> Result<PoolPlacement, ShapeError> {
+    const W: &str = "pg dump pgs_brief";
+    let list = doc
+        .as_array()
+        .or_else(|| doc.get("pg_stats").and_then(Value::as_array))
+        .ok_or_else(|| shape(W, "neither an array nor {pg_stats: [...]}"))?;
+    let mut acting = vec![Vec::new(); pg_num as usize];
+    for entry in list {
+        let pgid = entry
+            .get("pgid")
+            .and_then(Value::as_str)
+            .ok_or_else(|| shape(W, "entry without pgid"))?;
+        let (p, seed) = pgid
+            .split_once('.')
+            .ok_or_else(|| shape(W, format!("bad pgid '{pgid}'")))?;
+        if p.parse::<i64>().ok() != Some(pool) {
+            continue;
+        }
+        let seed =
+            u32::from_str_radix(seed, 16).map_err(|_| shape(W, format!("bad pgid '{pgid}'")))?;
+        let set: Vec<i32> = entry
+            .get("acting")
+            .and_then(Value::as_array)
+            .ok_or_else(|| shape(W, format!("pg {pgid} without acting set")))?
+            .iter()
+            .filter_map(Value::as_i64)
+            .filter(|o| *o >= 0 && *o < i64::from(i32::MAX))
+            .map(|o| o as i32)
+            .collect();
+        let primary = entry
+            .get("acting_primary")
+            .and_then(Value::as_i64)
+            .map(|o| o as i32);
+        let mut ordered = set;
+        if let Some(p) = primary {
+            if let Some(i) = ordered.iter().position(|o| *o == p) {
+                ordered.swap(0, i);
+            }
+        }
+        if let Some(slot) = acting.get_mut(seed as usize) {
+            *slot = ordered;
+        }
+    }
+    Ok(PoolPlacement {
+        pool,
+        pg_num,
+        acting,
+        epoch,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Seeds printed by `ceph osd map POOL NAME` ("pg 2.<seed> (...)") on a
+    /// pacific cluster: an independent source for the hash.
+    const VECTORS: &[(&str, u32)] = include!("placement_vectors.in");
+
+    #[test]
+    fn hash_matches_ceph_osd_map() {
+        for (name, want) in VECTORS {
+            assert_eq!(str_hash_rjenkins(name.as_bytes()), *want, "{name:?}");
+        }
+    }
+
+    #[test]
+    fn stable_mod_splits_rather_than_reshuffles() {
+        assert_eq!(pg_num_mask(1), 0);
+        assert_eq!(pg_num_mask(8), 7);
+        assert_eq!(pg_num_mask(12), 15);
+        assert_eq!(stable_mod(0xdead_beef, 8), 0xdead_beef & 7);
+        // pg_num 12: seeds with (x & 15) >= 12 fold into x & 7.
+        assert_eq!(stable_mod(13, 12), 5);
+        assert_eq!(stable_mod(11, 12), 11);
+        for x in 0..1000u32 {
+            assert!(stable_mod(x, 12) < 12);
+            assert!(stable_mod(x, 1) == 0);
+        }
+    }
+
+    #[test]
+    fn namespace_changes_the_key() {
+        assert_ne!(object_seed("ns", "obj"), object_seed("", "obj"));
+        assert_eq!(object_seed("ns", "obj"), str_hash_rjenkins(b"ns\x1fobj"));
+    }
+
+    #[test]
+    fn parses_both_pgs_brief_shapes() {
+        let pacific = serde_json::json!({"pg_ready": true, "pg_stats": [
+            {"pgid": "3.0", "state": "active+clean", "up": [1, 0, 2], "up_primary": 1, "acting": [1, 0, 2], "acting_primary": 1},
+            {"pgid": "3.1", "state": "active+clean", "up": [2, 1, 0], "up_primary": 2, "acting": [0, 2, 1], "acting_primary": 2},
+            {"pgid": "4.0", "state": "active+clean", "up": [0], "up_primary": 0, "acting": [0], "acting_primary": 0}
+        ]});
+        let p = parse_pgs_brief(&pacific, 3, 2, 7).unwrap();
+        assert_eq!(p.acting, vec![vec![1, 0, 2], vec![2, 0, 1]]);
+        assert_eq!(p.primary_of_pg(1), Some(2));
+        assert_eq!(p.osds(), vec![0, 1, 2]);
+        let octopus = serde_json::json!([{"pgid": "3.0", "acting": [5], "acting_primary": 5}]);
+        assert_eq!(
+            parse_pgs_brief(&octopus, 3, 1, 1).unwrap().primary_of_pg(0),
+            Some(5)
+        );
+        assert!(parse_pgs_brief(&serde_json::json!({"x": 1}), 3, 1, 1).is_err());
+        assert!(parse_pgs_brief(&serde_json::json!([{"pgid": "zz"}]), 3, 1, 1).is_err());
+    }
+
+    #[test]
+    fn osd_dump_pool_lookup() {
+        let d = serde_json::json!({"epoch": 42, "pools": [{"pool": 3, "pool_name": "x", "pg_num": 32}]});
+        assert_eq!(parse_osd_dump_pool(&d, 3).unwrap(), (32, 42));
+        assert!(parse_osd_dump_pool(&d, 4).is_err());
+        assert!(parse_osd_dump_pool(&serde_json::json!({"epoch": 1}), 3).is_err());
+    }
+}
