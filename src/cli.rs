@@ -16,7 +16,13 @@ use cephbench::workload::rbd::RbdMode;
 
 /// A Ceph-native storage benchmark: RADOS workloads with HDR percentiles.
 #[derive(Debug, Parser)]
-#[command(name = "cephbench", version, about, max_term_width = 100)]
+#[command(
+    name = "cephbench",
+    version,
+    about,
+    max_term_width = 100,
+    args_override_self = true
+)]
 pub struct Cli {
     #[command(flatten)]
     pub conn: ConnArgs,

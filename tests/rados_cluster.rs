@@ -377,6 +377,7 @@ fn sigint_during_write_stops_quickly_reports_and_cleans_up() {
     let _g = serial();
     let p = pool(POOL);
     let bin = assert_cmd::cargo::cargo_bin("cephbench");
+    let spawned = Instant::now();
     let mut child = std::process::Command::new(bin)
         .arg("-c")
         .arg(common::conf())
@@ -451,5 +452,68 @@ fn sigint_during_write_stops_quickly_reports_and_cleans_up() {
         .find_map(|l| l.trim().strip_prefix("Total time run:"))
         .and_then(|v| v.trim().trim_end_matches(" s").parse().ok())
         .expect("total time in the summary");
-    assert!(elapsed < 60.0 - 5.0, "it ran on after SIGINT: {elapsed}");
+    // The measured window starts after the spawn, so if ops stopped within
+    // a second of SIGINT, the window is shorter than (SIGINT - spawn) + 1 s.
+    let bound = t.duration_since(spawned).as_secs_f64() + 1.0;
+    assert!(
+        elapsed <= bound,
+        "ran {elapsed:.3} s, SIGINT came {:.3} s after the spawn",
+        bound - 1.0
+    );
+}
+
+#[test]
+fn live_line_every_second_on_stderr() {
+    let _g = serial();
+    let p = pool(POOL);
+    let out = cephbench()
+        .args([
+            "--progress",
+            "always",
+            "rados",
+            "write",
+            "-p",
+            p,
+            "-b",
+            "4K",
+            "-t",
+            "4",
+            "-d",
+            "3",
+            "--run-name",
+            "live",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.lines().next().unwrap().contains("cur MiB/s"), "{err}");
+    let secs: Vec<u64> = err
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split_whitespace().next()?.parse().ok())
+        .collect();
+    assert!(secs.len() >= 3, "{err}");
+    assert!(secs.windows(2).all(|w| w[1] >= w[0]), "{secs:?}");
+    // Not a terminal and not asked for: no live line.
+    let quiet = cephbench()
+        .args([
+            "rados",
+            "write",
+            "-p",
+            p,
+            "-b",
+            "4K",
+            "--ops",
+            "20",
+            "--run-name",
+            "live",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        quiet.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&quiet.stderr)
+    );
 }

@@ -496,3 +496,97 @@ fn created_image_is_removed_after_sigint() {
         images()
     );
 }
+
+#[test]
+fn mixes_report_reads_and_writes_apart_and_numjobs_merge() {
+    let _g = serial();
+    pool();
+    let v = ok_json(&[
+        "rbd",
+        "-p",
+        POOL,
+        "--size",
+        "64M",
+        "--rw",
+        "randrw",
+        "--rwmix-read",
+        "70",
+        "--bs",
+        "4K",
+        "--iodepth",
+        "8",
+        "--numjobs",
+        "2",
+        "-d",
+        "2s",
+        "--image-features",
+        "layering",
+    ]);
+    let w = &v["workload"];
+    assert_eq!(
+        (w["numjobs"].as_u64(), w["features"].as_u64()),
+        (Some(2), Some(1))
+    );
+    let jobs = v["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 2, "a read row and a write row");
+    let reads = jobs.iter().find(|j| j["op"] == "read").unwrap()["ops"]
+        .as_u64()
+        .unwrap();
+    let writes = jobs.iter().find(|j| j["op"] == "write").unwrap()["ops"]
+        .as_u64()
+        .unwrap();
+    let share = reads as f64 / (reads + writes) as f64;
+    assert!(
+        (0.62..0.78).contains(&share),
+        "read share {share:.3} for --rwmix-read 70"
+    );
+    // Per-OSD client rows add up to the job totals (both jobs merged).
+    let per_osd_reads: u64 = v["osds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|o| o["client"].as_array().unwrap().iter())
+        .filter(|r| r["op"] == "read")
+        .map(|r| r["ops"].as_u64().unwrap())
+        .sum();
+    assert_eq!(per_osd_reads, reads);
+}
+
+#[test]
+fn rbd_cache_mode_is_stated() {
+    let _g = serial();
+    pool();
+    let v = ok_json(&[
+        "rbd",
+        "-p",
+        POOL,
+        "--size",
+        "32M",
+        "--rw",
+        "randwrite",
+        "-d",
+        "1s",
+        "--rbd-cache",
+        "on",
+        "--no-precondition",
+    ]);
+    assert_eq!(v["workload"]["rbd_cache"], true);
+    assert!(v["warnings"].to_string().contains("client RAM"));
+    let out = cephbench()
+        .args([
+            "rbd",
+            "-p",
+            POOL,
+            "--size",
+            "32M",
+            "--rw",
+            "randwrite",
+            "-d",
+            "1s",
+            "--no-precondition",
+        ])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout)
+        .contains("rbd cache off (writes acknowledged by the OSDs)"));
+}

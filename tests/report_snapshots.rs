@@ -180,3 +180,15 @@ fn schema_rejects_a_result_missing_its_latency() {
         "the schema must catch a missing field"
     );
 }
+
+#[test]
+fn csv_report() {
+    let text = render(Format::Csv, &fixture());
+    assert_eq!(text.lines().next().unwrap(), cephbench::report::CSV_HEADER);
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn markdown_report() {
+    insta::assert_snapshot!(render(Format::Markdown, &fixture()));
+}

@@ -1,14 +1,18 @@
 //! Report formats: each is one file behind the [`Reporter`] trait.
 #![forbid(unsafe_code)]
 
+mod csv;
 mod json;
+mod markdown;
 mod text;
 
 use std::io;
 
-use crate::result::BenchResult;
+use crate::result::{BenchResult, Workload};
 
+pub use csv::{Csv, HEADER as CSV_HEADER};
 pub use json::Json;
+pub use markdown::Markdown;
 pub use text::Text;
 
 /// Renders a finished result.
@@ -24,6 +28,10 @@ pub enum Format {
     Text,
     /// One JSON document (see `schema/result.schema.json`).
     Json,
+    /// One CSV line per job, with a header line.
+    Csv,
+    /// A Markdown table.
+    Markdown,
 }
 
 impl Format {
@@ -32,6 +40,38 @@ impl Format {
         match self {
             Format::Text => Box::new(Text),
             Format::Json => Box::new(Json),
+            Format::Csv => Box::new(Csv),
+            Format::Markdown => Box::new(Markdown),
         }
+    }
+}
+
+/// A short name of the workload (`rados write 4 KiB QD16`, `rbd randread
+/// 4 KiB QD32x1`) and the pool (`pool` or `pool/image`).
+pub(crate) fn workload_label(r: &BenchResult) -> (String, String) {
+    use crate::units::fmt_bytes;
+    match &r.workload {
+        Workload::Rados(w) => (
+            format!(
+                "rados {} {} QD{}",
+                w.mode,
+                fmt_bytes(w.block_size),
+                w.concurrent_ios
+            ),
+            w.pool.clone(),
+        ),
+        Workload::Rbd(w) => (
+            format!(
+                "rbd {} {} QD{}x{}{}",
+                w.rw,
+                fmt_bytes(w.bs),
+                w.iodepth,
+                w.numjobs,
+                w.fsync_every
+                    .map(|n| format!(" fsync={n}"))
+                    .unwrap_or_default()
+            ),
+            format!("{}/{}", w.pool, w.image),
+        ),
     }
 }

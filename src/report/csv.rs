@@ -1,0 +1,58 @@
+//! `--format csv`: one header line, then one line per job (op kind), for
+//! spreadsheets. Latencies in milliseconds, bandwidth in MiB/s.
+#![forbid(unsafe_code)]
+
+use std::io;
+
+use super::{workload_label, Reporter};
+use crate::result::BenchResult;
+
+/// The CSV reporter.
+pub struct Csv;
+
+/// The columns, in order.
+pub const HEADER: &str = "workload,pool,job,op,ops,errors,elapsed_s,iops,mib_per_s,\
+lat_min_ms,lat_mean_ms,lat_stddev_ms,lat_p50_ms,lat_p90_ms,lat_p99_ms,lat_p99_9_ms,lat_max_ms,stop_reason";
+
+/// Quotes a field if it needs it (RFC 4180).
+fn field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+impl Reporter for Csv {
+    fn render(&self, r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
+        writeln!(out, "{HEADER}")?;
+        let (workload, pool) = workload_label(r);
+        let ms = |ns: f64| format!("{:.3}", ns / 1e6);
+        for j in &r.jobs {
+            let l = &j.latency_ns;
+            writeln!(
+                out,
+                "{},{},{},{},{},{},{:.3},{:.1},{:.3},{},{},{},{},{},{},{},{},{}",
+                field(&workload),
+                field(&pool),
+                field(&j.name),
+                j.op,
+                j.ops,
+                j.errors,
+                j.elapsed_s,
+                j.iops,
+                j.bytes_per_sec / f64::from(1u32 << 20),
+                ms(l.min as f64),
+                ms(l.mean),
+                ms(l.stddev),
+                ms(l.p50 as f64),
+                ms(l.p90 as f64),
+                ms(l.p99 as f64),
+                ms(l.p99_9 as f64),
+                ms(l.max as f64),
+                j.stop_reason
+            )?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,64 @@
+//! `--format markdown`: the summary as a Markdown table, for issues, wikis
+//! and forum posts.
+#![forbid(unsafe_code)]
+
+use std::io;
+
+use super::{workload_label, Reporter};
+use crate::result::BenchResult;
+
+/// The Markdown reporter.
+pub struct Markdown;
+
+impl Reporter for Markdown {
+    fn render(&self, r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
+        let (workload, pool) = workload_label(r);
+        writeln!(
+            out,
+            "### cephbench {}: {workload} on `{pool}`",
+            r.tool.version
+        )?;
+        writeln!(out)?;
+        writeln!(
+            out,
+            "Cluster `{}` ({}); latency is {}.",
+            r.cluster.fsid,
+            r.cluster
+                .ceph_version
+                .as_deref()
+                .unwrap_or("version unknown"),
+            r.latency_definition
+        )?;
+        for w in &r.warnings {
+            writeln!(out, "\n> **Warning:** {w}")?;
+        }
+        if r.interrupted {
+            writeln!(out, "\n> **Interrupted:** partial results.")?;
+        }
+        writeln!(out)?;
+        writeln!(
+            out,
+            "| job | op | ops | IOPS | MiB/s | mean ms | p50 ms | p99 ms | p99.9 ms | max ms |"
+        )?;
+        writeln!(out, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")?;
+        let ms = |ns: f64| format!("{:.3}", ns / 1e6);
+        for j in &r.jobs {
+            let l = &j.latency_ns;
+            writeln!(
+                out,
+                "| {} | {} | {} | {:.1} | {:.2} | {} | {} | {} | {} | {} |",
+                j.name.replace('|', "\\|"),
+                j.op,
+                j.ops,
+                j.iops,
+                j.bytes_per_sec / f64::from(1u32 << 20),
+                ms(l.mean),
+                ms(l.p50 as f64),
+                ms(l.p99 as f64),
+                ms(l.p99_9 as f64),
+                ms(l.max as f64)
+            )?;
+        }
+        Ok(())
+    }
+}
