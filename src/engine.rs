@@ -110,6 +110,8 @@ pub struct RunSpec {
     pub max_ops: Option<u64>,
     /// Stop issuing after this many bytes read+written in total (ramp included).
     pub max_bytes: Option<u64>,
+    /// Ops slower than this are counted as slow (a stall indicator).
+    pub slow_op: Duration,
 }
 
 /// Why a job stopped issuing ops.
@@ -186,6 +188,12 @@ pub struct JobOutcome {
     pub errors: u64,
     /// The first failure.
     pub first_error: Option<CephError>,
+    /// Failures by errno (0 when the error had none), sorted by errno.
+    pub errors_by_errno: Vec<(i32, u64)>,
+    /// Longest stretch of the measured window without a single completion.
+    pub longest_gap: Duration,
+    /// Measured ops slower than [`RunSpec::slow_op`].
+    pub slow_ops: u64,
     /// Ops whose data did not match (reads with verification).
     pub mismatches: u64,
     /// Ops issued in total (ramp included); all of them completed.
@@ -228,6 +236,11 @@ impl JobOutcome {
                 }
             }
             acc.errors += o.errors;
+            for (errno, n) in o.errors_by_errno {
+                count_errno(&mut acc.errors_by_errno, errno, n);
+            }
+            acc.longest_gap = acc.longest_gap.max(o.longest_gap);
+            acc.slow_ops += o.slow_ops;
             acc.mismatches += o.mismatches;
             acc.issued += o.issued;
             acc.elapsed = acc.elapsed.max(o.elapsed);
@@ -281,6 +294,9 @@ pub async fn run<T: Target, S: OpSource>(
         per_osd: Vec::new(),
         errors: 0,
         first_error: None,
+        errors_by_errno: Vec::new(),
+        longest_gap: Duration::ZERO,
+        slow_ops: 0,
         mismatches: 0,
         issued: 0,
         elapsed: Duration::ZERO,
@@ -357,6 +373,10 @@ pub async fn run<T: Target, S: OpSource>(
                     out.mismatches += 1;
                 }
                 if completed_at >= measure_start {
+                    out.longest_gap = out.longest_gap.max(completed_at.saturating_duration_since(last_completion));
+                    if lat_ns > spec.slow_op.as_nanos() as u64 {
+                        out.slow_ops += 1;
+                    }
                     out.kinds[op.kind.index()].record(lat_ns, bytes);
                     if let Some(slot) = op.osd {
                         let slot = usize::from(slot);
@@ -385,11 +405,33 @@ pub async fn run<T: Target, S: OpSource>(
         out.stop = StopReason::Error;
     }
     out.elapsed = last_completion.saturating_duration_since(measure_start);
+    if !stopped_by_time_or_limit(out.stop) {
+        // A job cut short by an error or interrupt may have stalled right up
+        // to its end: count the stretch from the last completion to the stop.
+        out.longest_gap = out
+            .longest_gap
+            .max(Instant::now().saturating_duration_since(last_completion.max(measure_start)));
+    }
     out
+}
+
+fn stopped_by_time_or_limit(s: StopReason) -> bool {
+    matches!(
+        s,
+        StopReason::Duration | StopReason::OpLimit | StopReason::Exhausted
+    )
+}
+
+fn count_errno(v: &mut Vec<(i32, u64)>, errno: i32, n: u64) {
+    match v.binary_search_by_key(&errno, |(e, _)| *e) {
+        Ok(i) => v[i].1 += n,
+        Err(i) => v.insert(i, (errno, n)),
+    }
 }
 
 fn record_error(out: &mut JobOutcome, progress: &mut WorkerProgress, e: CephError) {
     out.errors += 1;
+    count_errno(&mut out.errors_by_errno, e.errno().unwrap_or(0), 1);
     progress.failed();
     if out.first_error.is_none() {
         out.first_error = Some(e);
@@ -460,6 +502,7 @@ mod tests {
             ramp: Duration::ZERO,
             max_ops,
             max_bytes: None,
+            slow_op: Duration::from_millis(3),
         }
     }
 
@@ -509,7 +552,13 @@ mod tests {
         .await;
         assert_eq!(o.stop, StopReason::Error);
         assert_eq!(o.errors, 1);
-        assert!(o.first_error.unwrap().to_string().starts_with("op 10: (5)"));
+        assert!(o
+            .first_error
+            .as_ref()
+            .unwrap()
+            .to_string()
+            .starts_with("op 10: (5)"));
+        assert_eq!(o.errors_by_errno, vec![(5, 1)]);
         let ok: u64 = o.kinds.iter().map(|k| k.ops).sum();
         assert_eq!(ok + 1, o.issued, "every issued op completed");
     }
@@ -533,6 +582,48 @@ mod tests {
         assert_eq!(o.stop, StopReason::Interrupted);
         assert!(started.elapsed() < Duration::from_secs(1));
         assert!(o.elapsed < Duration::from_millis(500));
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn stalls_are_measured() {
+        // One op in 10 takes 50 ms instead of 1 ms: slow ops are counted and
+        // the longest completion gap is at least the stall.
+        struct Stally;
+        impl Target for Stally {
+            type Fut = std::pin::Pin<Box<dyn Future<Output = Result<Completed, CephError>>>>;
+            fn submit(&mut self, op: &mut Op) -> Result<Self::Fut, CephError> {
+                let d = Duration::from_millis(if op.index % 10 == 9 { 50 } else { 1 });
+                Ok(Box::pin(async move {
+                    tokio::time::sleep(d).await;
+                    Ok(Completed {
+                        ret: 0,
+                        completed_at: Instant::now(),
+                        buf: None,
+                    })
+                }))
+            }
+            fn complete(&mut self, _: &Op, _: Completed) -> bool {
+                true
+            }
+            fn describe(&self, _: &Op) -> String {
+                String::new()
+            }
+        }
+        let (_tx, rx) = watch::channel(false);
+        let mut sp = spec(Some(40), None);
+        sp.concurrency = 1;
+        let o = run(&mut Stally, &mut Count, &sp, rx, progress()).await;
+        assert_eq!(o.slow_ops, 4);
+        assert!(
+            o.longest_gap >= Duration::from_millis(50),
+            "{:?}",
+            o.longest_gap
+        );
+        assert!(
+            o.longest_gap < Duration::from_millis(200),
+            "{:?}",
+            o.longest_gap
+        );
     }
 
     #[test]

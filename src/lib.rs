@@ -16,6 +16,7 @@ pub mod probe;
 pub mod progress;
 pub mod report;
 pub mod result;
+pub mod secrets;
 pub mod stats;
 pub mod units;
 pub mod workload;

@@ -92,6 +92,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         .build()
         .context("starting the async runtime")?;
     let rados = Rados::connect(&conn)?;
+    if let Ok(k) = rados.conf_get("keyring") {
+        for w in cephbench::secrets::keyring_warnings(&k) {
+            eprintln!("cephbench: warning: {w}");
+        }
+    }
     rt.block_on(async move {
         match cli.command {
             Command::Rados(args) => {
@@ -118,7 +123,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Command::Cleanup(args) => {
                 let io = rados.ioctx(&args.pool)?;
                 let n = bench::cleanup(&io, args.run_name.as_deref(), 16).await?;
-                println!("removed {n} cephbench objects from pool '{}'", args.pool);
+                println!(
+                    "removed {n} cephbench objects and images from pool '{}'",
+                    args.pool
+                );
                 Ok(ExitCode::SUCCESS)
             }
         }

@@ -220,6 +220,15 @@ pub struct JobReport {
     pub verify_mismatches: Option<u64>,
     /// The first error, if any.
     pub first_error: Option<String>,
+    /// Failed ops by errno (0: no errno), e.g. `{"110": 3}`.
+    pub errors_by_errno: std::collections::BTreeMap<String, u64>,
+    /// Longest stretch of the measured window with no op completing, seconds
+    /// (a stall: an OSD down, peering, a full pool).
+    pub longest_gap_s: f64,
+    /// Measured ops slower than `slow_op_s`.
+    pub slow_ops: u64,
+    /// The threshold for `slow_ops`, seconds.
+    pub slow_op_s: f64,
     /// Per-second samples (ramp seconds flagged).
     pub timeline: Vec<Sample>,
 }

@@ -590,3 +590,43 @@ fn rbd_cache_mode_is_stated() {
     assert!(String::from_utf8_lossy(&out.stdout)
         .contains("rbd cache off (writes acknowledged by the OSDs)"));
 }
+
+#[test]
+fn cleanup_removes_kept_and_crashed_run_images_only() {
+    let _g = serial();
+    pool();
+    let _ = rbd(&["rm", "-p", POOL, "cbt-bystander"]);
+    assert!(
+        rbd(&["create", "-p", POOL, "--size", "8M", "cbt-bystander"])
+            .status
+            .success()
+    );
+    let v = ok_json(&[
+        "rbd",
+        "-p",
+        POOL,
+        "--size",
+        "16M",
+        "--keep",
+        "--rw",
+        "randwrite",
+        "-d",
+        "1s",
+        "--no-precondition",
+    ]);
+    let kept = v["workload"]["image"].as_str().unwrap().to_string();
+    assert!(images().contains(&kept), "--keep keeps the image");
+    let out = cephbench().args(["cleanup", "-p", POOL]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let left = images();
+    assert!(!left.contains(&kept), "cleanup removed {kept}: {left:?}");
+    assert!(
+        left.contains(&"cbt-bystander".to_string()),
+        "a foreign image stays"
+    );
+    rbd(&["rm", "-p", POOL, "cbt-bystander"]);
+}

@@ -64,6 +64,10 @@ fn fixture() -> BenchResult {
             stop_reason: "duration".into(),
             verify_mismatches: None,
             first_error: None,
+            errors_by_errno: Default::default(),
+            longest_gap_s: 0.052,
+            slow_ops: 0,
+            slow_op_s: 1.0,
             timeline: vec![
                 Sample {
                     t_s: 1.0,
@@ -153,6 +157,10 @@ fn text_report_interrupted_with_error() {
     r.interrupted = true;
     r.warnings.push("the write run 'x' did not finish".into());
     r.jobs[0].stop_reason = "interrupted".into();
+    r.jobs[0].errors_by_errno.insert("28".into(), 3);
+    r.jobs[0].errors = 3;
+    r.jobs[0].longest_gap_s = 4.25;
+    r.jobs[0].slow_ops = 16;
     r.jobs[0].first_error =
         Some("write cephbench_data.default.7 at offset 0: (28) No space left on device".into());
     insta::assert_snapshot!(render(Format::Text, &r));

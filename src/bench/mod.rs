@@ -27,6 +27,9 @@ pub use rbd::{run_rbd, ImageChoice, RbdConfig, IMAGE_PREFIX};
 pub const LATENCY_DEFINITION: &str =
     "completion latency: op submitted to librados/librbd -> its completion callback ran";
 
+/// Ops slower than this are counted as slow.
+pub const SLOW_OP: Duration = Duration::from_secs(1);
+
 /// Errors of a benchmark run.
 #[derive(Debug, thiserror::Error)]
 pub enum BenchError {
@@ -72,6 +75,16 @@ pub enum BenchError {
         image: String,
         /// What would write.
         why: String,
+    },
+    /// The client's caps do not allow I/O on the pool.
+    #[error("{entity} may not do I/O on pool '{pool}' ({refused}); grant it: ceph auth caps {entity} mon 'allow r' osd 'allow rw pool={pool}'")]
+    NoAccess {
+        /// The client.
+        entity: String,
+        /// The pool.
+        pool: String,
+        /// The refused call.
+        refused: Box<CephError>,
     },
     /// `--test-area` / `--bs` do not fit the image.
     #[error("{0}")]
@@ -162,6 +175,14 @@ pub fn job_report(
         stop_reason: out.stop.as_str().into(),
         verify_mismatches: verify.then_some(out.mismatches),
         first_error: out.first_error.as_ref().map(|e| e.to_string()),
+        errors_by_errno: out
+            .errors_by_errno
+            .iter()
+            .map(|(e, n)| (e.to_string(), *n))
+            .collect(),
+        longest_gap_s: out.longest_gap.as_secs_f64(),
+        slow_ops: out.slow_ops,
+        slow_op_s: SLOW_OP.as_secs_f64(),
         timeline,
     }
 }
@@ -268,6 +289,18 @@ impl Probes {
             pg_num: s.placement().pg_num,
             epoch: s.placement().epoch,
         })
+    }
+}
+
+/// Turns a refused data op (EPERM/EACCES) into an error naming the cap to add.
+pub(crate) fn data_access(e: CephError, rados: &Rados, pool: &str) -> BenchError {
+    match e.errno() {
+        Some(libc::EPERM | libc::EACCES) => BenchError::NoAccess {
+            entity: rados.entity().to_string(),
+            pool: pool.to_string(),
+            refused: Box::new(e),
+        },
+        _ => BenchError::Ceph(e),
     }
 }
 

@@ -129,7 +129,10 @@ pub async fn run_rados(
     let cluster = cluster_info(rados)?;
     let io = rados.ioctx(&cfg.pool)?;
     let started_unix = now_unix();
-    let existing = read_meta(&io, &cfg.run_name).await?;
+    let existing = match read_meta(&io, &cfg.run_name).await {
+        Err(BenchError::Ceph(e)) => return Err(super::data_access(e, rados, &cfg.pool)),
+        r => r?,
+    };
     let mut warnings = Vec::new();
 
     let (mut meta, available_ops) = match (cfg.mode, existing) {
@@ -194,6 +197,7 @@ pub async fn run_rados(
         ramp: cfg.ramp,
         max_ops,
         max_bytes: None,
+        slow_op: super::SLOW_OP,
     };
     let mut source = RadosSource::new(cfg.mode, layout, available_ops, cfg.wrap, meta.seed);
     let probes = Probes::before(rados, &cfg.pool, cfg.telemetry, &mut warnings);
@@ -275,8 +279,9 @@ pub async fn run_rados(
     })
 }
 
-/// Removes leftovers: every object of run `run` (or of every run), found by
-/// listing the pool for cephbench's own name prefixes.
+/// Removes leftovers: every object of run `run` (or of every run, and every
+/// image `cephbench rbd` created), found by listing the pool for
+/// cephbench's own name prefixes. Returns how many objects and images went.
 pub async fn cleanup(io: &IoCtx, run: Option<&str>, concurrency: usize) -> Result<u64, CephError> {
     let (data, meta) = match run {
         Some(r) => (objects::data_prefix(r), objects::meta_name(r)),
@@ -294,5 +299,17 @@ pub async fn cleanup(io: &IoCtx, run: Option<&str>, concurrency: usize) -> Resul
         .filter(|n| run.is_none() || *n == meta)
         .collect();
     let n = remove_objects(io, names.drain(..), concurrency).await?;
-    Ok(n + remove_objects(io, metas, concurrency).await?)
+    let m = remove_objects(io, metas, concurrency).await?;
+    // Images of `cephbench rbd --size` runs that died before removing them:
+    // each RBD image has an id object `rbd_id.<name>`.
+    let mut images = 0;
+    if run.is_none() {
+        let id_prefix = format!("rbd_id.{}", super::IMAGE_PREFIX);
+        for e in io.list_prefix(&id_prefix)? {
+            let name = &e.name["rbd_id.".len()..];
+            crate::ceph::remove_image(io, name)?;
+            images += 1;
+        }
+    }
+    Ok(n + m + images)
 }

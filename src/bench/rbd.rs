@@ -108,7 +108,8 @@ pub async fn run_rbd(rados: &Rados, cfg: &RbdConfig, stop: StopRx) -> Result<Out
                 })
                 .collect();
             let name = format!("{IMAGE_PREFIX}{host}.{}.{started_unix}", std::process::id());
-            ceph::create_image(&io, &name, *size, *features)?;
+            ceph::create_image(&io, &name, *size, *features)
+                .map_err(|e| super::data_access(e, rados, &cfg.pool))?;
             (name, true)
         }
     };
@@ -208,6 +209,7 @@ async fn run_on_image(
             ramp: Duration::ZERO,
             max_ops: None,
             max_bytes: Some(area),
+            slow_op: super::SLOW_OP,
         };
         let counters = Arc::new(Counters::default());
         let job = engine::run(
@@ -262,6 +264,7 @@ async fn run_on_image(
         ramp: cfg.ramp,
         max_ops: None,
         max_bytes: cfg.io_total,
+        slow_op: super::SLOW_OP,
     };
     let (outcome, timeline) = if interrupted {
         (None, Vec::new())

@@ -124,6 +124,21 @@ fn render_job(j: &JobReport, latency_definition: &str, out: &mut dyn io::Write) 
     if let Some(e) = &j.first_error {
         writeln!(out, "  First error:         {e}")?;
     }
+    if !j.errors_by_errno.is_empty() {
+        let by: Vec<String> = j
+            .errors_by_errno
+            .iter()
+            .map(|(e, n)| format!("{n} x errno {e}"))
+            .collect();
+        writeln!(out, "  Errors by errno:     {}", by.join(", "))?;
+    }
+    if j.slow_ops > 0 || j.longest_gap_s >= 1.0 {
+        writeln!(
+            out,
+            "  STALLS:              longest gap without a completion {:.3} s; {} ops slower than {} s",
+            j.longest_gap_s, j.slow_ops, j.slow_op_s
+        )?;
+    }
     let l = &j.latency_ns;
     writeln!(out, "  Latency ({latency_definition}), ms:")?;
     writeln!(

@@ -66,12 +66,18 @@ pub fn pool(name: &'static str) -> &'static str {
 
 /// Like [`pool`], for RBD: the `rbd` application enabled and `rbd pool init` run.
 pub fn pool_for(name: &'static str, app: &str) -> &'static str {
+    pool_sized(name, app, 1)
+}
+
+/// Like [`pool_for`], with replication `size` (min_size = size - 1, at least 1).
+pub fn pool_sized(name: &'static str, app: &str, size: u32) -> &'static str {
     static CREATED: OnceLock<Mutex<Vec<String>>> = OnceLock::new();
     let created = CREATED.get_or_init(|| Mutex::new(Vec::new()));
     let mut c = created.lock().unwrap_or_else(|e| e.into_inner());
     if !c.iter().any(|p| p == name) {
-        // Size 1, so that per-OSD figures of the client and of the OSDs'
-        // counters can be matched op for op (each op touches one OSD).
+        // Size 1 by default, so that per-OSD figures of the client and of
+        // the OSDs' counters can be matched op for op (each op touches one OSD).
+        let (size, min) = (size.to_string(), size.saturating_sub(1).max(1).to_string());
         ceph(&["osd", "pool", "create", name, "16", "16"]);
         ceph(&[
             "osd",
@@ -79,10 +85,10 @@ pub fn pool_for(name: &'static str, app: &str) -> &'static str {
             "set",
             name,
             "size",
-            "1",
+            &size,
             "--yes-i-really-mean-it",
         ]);
-        ceph(&["osd", "pool", "set", name, "min_size", "1"]);
+        ceph(&["osd", "pool", "set", name, "min_size", &min]);
         ceph(&["osd", "pool", "application", "enable", name, app]);
         if app == "rbd" {
             let out = run(Command::new("timeout")

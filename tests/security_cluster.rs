@@ -1,0 +1,182 @@
+//! Least privilege and secrets, against the real cluster.
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use common::{ceph, cephbench, conf, pool, serial};
+use serde_json::Value;
+
+const POOL: &str = "cbt-sec";
+
+fn admin_keyring() -> PathBuf {
+    conf().parent().unwrap().join("ceph.client.admin.keyring")
+}
+
+fn key_of(keyring: &Path) -> String {
+    std::fs::read_to_string(keyring)
+        .unwrap()
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("key = ").map(str::to_string))
+        .expect("a key line")
+}
+
+/// A keyring for a new user with exactly `caps`.
+fn user(dir: &Path, id: &str, caps: &[&str]) -> PathBuf {
+    let entity = format!("client.{id}");
+    let _ = std::process::Command::new("ceph")
+        .arg("-c")
+        .arg(conf())
+        .args(["auth", "rm", &entity])
+        .output();
+    let mut args = vec!["auth", "get-or-create", entity.as_str()];
+    args.extend_from_slice(caps);
+    let out = ceph(&args);
+    let path = dir.join(format!("{id}.keyring"));
+    std::fs::write(&path, out).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    path
+}
+
+fn run_as(id: &str, keyring: &Path, extra: &[&str]) -> std::process::Output {
+    cephbench()
+        .args(["--id", id, "--keyring"])
+        .arg(keyring)
+        .args(["--format", "json"])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn data_path_caps_suffice_and_missing_caps_are_named() {
+    let _g = serial();
+    let p = pool(POOL);
+    let dir = tempfile::tempdir().unwrap();
+    let write = ["rados", "write", "-p", p, "-b", "4K", "--ops", "50"];
+
+    // Exactly the data-path caps: the run works; the per-OSD view is
+    // missing and the warning names the cap that would give it.
+    let data_cap = format!("allow rw pool={p}");
+    let k = user(
+        dir.path(),
+        "cbt-data",
+        &["mon", "allow r", "osd", &data_cap],
+    );
+    let out = run_as("cbt-data", &k, &write);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["jobs"][0]["ops"], 50);
+    assert_eq!(v["cluster"]["entity"], "client.cbt-data");
+    let w = v["warnings"].to_string();
+    assert!(w.contains("mgr 'allow r'"), "{w}");
+
+    // Add the mgr cap: the PG map works, the OSD counters name theirs.
+    let k = user(
+        dir.path(),
+        "cbt-mgr",
+        &["mon", "allow r", "mgr", "allow r", "osd", &data_cap],
+    );
+    let out = run_as("cbt-mgr", &k, &write);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["placement"].is_object());
+    assert!(
+        v["warnings"].to_string().contains("osd 'allow *'"),
+        "{}",
+        v["warnings"]
+    );
+
+    // Less than the data path: one line naming the cap to add.
+    let k = user(dir.path(), "cbt-none", &["mon", "allow r"]);
+    let out = run_as("cbt-none", &k, &write);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains(&format!("osd 'allow rw pool={p}'")), "{err}");
+    let out = run_as(
+        "cbt-none",
+        &k,
+        &["rbd", "-p", p, "--size", "16M", "-d", "1s"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("osd 'allow rw pool="));
+    for id in ["cbt-data", "cbt-mgr", "cbt-none"] {
+        ceph(&["auth", "rm", &format!("client.{id}")]);
+    }
+}
+
+#[test]
+fn keys_never_appear_in_anything_the_tool_prints() {
+    let _g = serial();
+    let p = pool(POOL);
+    let key = key_of(&admin_keyring());
+    let mut printed = Vec::new();
+    for args in [
+        vec!["rados", "write", "-p", p, "-b", "4K", "--ops", "20"],
+        vec![
+            "--format", "json", "rados", "write", "-p", p, "-b", "4K", "--ops", "20",
+        ],
+        vec![
+            "--progress",
+            "always",
+            "rados",
+            "write",
+            "-p",
+            p,
+            "-b",
+            "4K",
+            "-d",
+            "1",
+        ],
+        vec!["rados", "write", "-p", "no-such-pool", "-b", "4K"],
+        vec!["rados", "seq", "-p", p, "--run-name", "none"],
+        vec![
+            "rbd", "-p", p, "--size", "16M", "-d", "1s", "--format", "json",
+        ],
+        vec!["cleanup", "-p", p],
+    ] {
+        let out = cephbench().args(&args).output().unwrap();
+        printed.push(out.stdout);
+        printed.push(out.stderr);
+    }
+    // A keyring readable by others: warned about, and the key still never printed.
+    let dir = tempfile::tempdir().unwrap();
+    let open = dir.path().join("open.keyring");
+    std::fs::copy(admin_keyring(), &open).unwrap();
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let out = cephbench()
+        .arg("--keyring")
+        .arg(&open)
+        .args(["rados", "write", "-p", p, "-b", "4K", "--ops", "5"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("readable by group/others") && err.contains("chmod 600"),
+        "{err}"
+    );
+    printed.push(out.stdout);
+    printed.push(out.stderr);
+    let all: Vec<u8> = printed.concat();
+    assert!(!all.is_empty());
+    let text = String::from_utf8_lossy(&all);
+    assert!(!text.contains(&key), "the key was printed");
+    assert!(!text.contains(&key[..16]), "part of the key was printed");
+    // The private admin keyring draws no warning.
+    let out = cephbench()
+        .args(["rados", "write", "-p", p, "-b", "4K", "--ops", "5"])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("readable"));
+}
