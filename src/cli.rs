@@ -91,6 +91,8 @@ pub enum Command {
     Rbd(RbdArgs),
     /// Remove objects left behind by cephbench runs (only cephbench's own).
     Cleanup(CleanupArgs),
+    /// Compare result files (from --format json) side by side, with a Diff % column.
+    Compare(CompareArgs),
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -340,6 +342,14 @@ impl RbdArgs {
             telemetry: true,
         })
     }
+}
+
+/// `cephbench compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Result files; the first is the baseline of the Diff columns.
+    #[arg(required = true, num_args = 2.., value_name = "RESULT.json")]
+    pub files: Vec<PathBuf>,
 }
 
 /// `cephbench cleanup`.

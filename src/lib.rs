@@ -8,6 +8,7 @@
 
 pub mod bench;
 pub mod ceph;
+pub mod compare;
 pub mod counters;
 pub mod engine;
 pub mod objects;

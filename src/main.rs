@@ -66,6 +66,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Progress::Auto => std::io::stderr().is_terminal(),
     };
     // Validate everything before touching the cluster.
+    if let Command::Compare(args) = &cli.command {
+        return compare(&args.files, cli.format);
+    }
     let mut conn = cli.conn.options();
     let (rados_cfg, rbd_cfg) = match &cli.command {
         Command::Rados(a) => {
@@ -80,6 +83,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             conn.overrides.push(("rbd_cache".into(), cache.into()));
             (None, Some(cfg))
         }
+        Command::Compare(_) => unreachable!("handled above"),
         Command::Cleanup(a) => {
             if let Some(r) = &a.run_name {
                 cephbench::objects::validate_run_name(r).map_err(UsageError)?;
@@ -120,6 +124,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 let outcome = bench::run_rbd(&rados, &cfg, stop).await?;
                 finish(outcome, cli.format)
             }
+            Command::Compare(_) => unreachable!("handled above"),
             Command::Cleanup(args) => {
                 let io = rados.ioctx(&args.pool)?;
                 let n = bench::cleanup(&io, args.run_name.as_deref(), 16).await?;
@@ -131,6 +136,39 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
         }
     })
+}
+
+/// `cephbench compare`: no cluster involved.
+fn compare(files: &[std::path::PathBuf], format: Format) -> anyhow::Result<ExitCode> {
+    let mut results = Vec::new();
+    for f in files {
+        let text = std::fs::read(f).with_context(|| format!("cannot read {}", f.display()))?;
+        let r: cephbench::result::BenchResult = serde_json::from_slice(&text).map_err(|e| {
+            anyhow::anyhow!(
+                "{} is not a cephbench result (make one with --format json): {e}",
+                f.display()
+            )
+        })?;
+        results.push(r);
+    }
+    let c = cephbench::compare::compare(&results);
+    let mut out = std::io::stdout().lock();
+    match format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut out, &c)?;
+            writeln!(out)?;
+        }
+        Format::Markdown => cephbench::compare::render(&c, true, &mut out)?,
+        Format::Text => cephbench::compare::render(&c, false, &mut out)?,
+        Format::Csv => {
+            return Err(UsageError(
+                "compare prints text, markdown or json; --format csv is for single results".into(),
+            )
+            .into())
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Prints the report and turns the outcome into an exit code.

@@ -517,3 +517,64 @@ fn live_line_every_second_on_stderr() {
         String::from_utf8_lossy(&quiet.stderr)
     );
 }
+
+/// Two pools of one cluster, compared: each figure side by side with a Diff
+/// column, and the noise verdict from the per-second samples.
+#[test]
+fn compare_two_pools() {
+    let _g = serial();
+    let a = pool(POOL);
+    let b = pool("cbt-rados-b");
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for (p, qd) in [(a, "16"), (b, "1")] {
+        let v = json_run(&[
+            "rados",
+            "write",
+            "-p",
+            p,
+            "-b",
+            "4K",
+            "-t",
+            qd,
+            "-d",
+            "4",
+            "--run-name",
+            "cmp",
+        ]);
+        let f = dir.path().join(format!("{p}.json"));
+        std::fs::write(&f, serde_json::to_vec(&v).unwrap()).unwrap();
+        files.push(f);
+    }
+    let out = cephbench()
+        .args(["--format", "json", "compare"])
+        .args(&files)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let c: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let labels = c["labels"].to_string();
+    assert!(
+        labels.contains("cbt-rados-b") && labels.contains("QD16") && labels.contains("QD1"),
+        "{labels}"
+    );
+    let iops = c["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["figure"] == "IOPS")
+        .unwrap();
+    let (va, vb) = (
+        iops["values"][0].as_f64().unwrap(),
+        iops["values"][1].as_f64().unwrap(),
+    );
+    let d = iops["diff_pct"][1].as_f64().unwrap();
+    assert!((d - (vb - va) / va * 100.0).abs() < 1e-6);
+    // QD1 against QD16 on the same cluster: far apart, and said to be real.
+    assert!(d < -40.0, "QD1 vs QD16 IOPS diff {d}");
+    assert_eq!(iops["significant"][1], true);
+}

@@ -200,3 +200,58 @@ fn csv_report() {
 fn markdown_report() {
     insta::assert_snapshot!(render(Format::Markdown, &fixture()));
 }
+
+#[test]
+fn compare_two_result_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = fixture();
+    let mut b = fixture();
+    b.jobs[0].iops *= 2.0;
+    b.jobs[0].bytes_per_sec *= 2.0;
+    b.jobs[0].latency_ns.mean /= 2.0;
+    for s in &mut b.jobs[0].timeline {
+        s.ops *= 2;
+    }
+    let (pa, pb) = (dir.path().join("a.json"), dir.path().join("b.json"));
+    std::fs::write(&pa, serde_json::to_vec(&a).unwrap()).unwrap();
+    std::fs::write(&pb, serde_json::to_vec(&b).unwrap()).unwrap();
+    let out = assert_cmd::Command::cargo_bin("cephbench")
+        .unwrap()
+        .arg("compare")
+        .arg(&pa)
+        .arg(&pb)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    insta::assert_snapshot!(text);
+    let out = assert_cmd::Command::cargo_bin("cephbench")
+        .unwrap()
+        .args(["compare", "--format", "markdown"])
+        .arg(&pa)
+        .arg(&pb)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout)
+        .contains("| write/write | IOPS | 1200 | 2400 | +100.0%"));
+
+    // Not a result file: one line, non-zero, nothing on stdout.
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, b"{\"jobs\": 3}").unwrap();
+    let out = assert_cmd::Command::cargo_bin("cephbench")
+        .unwrap()
+        .arg("compare")
+        .arg(&pa)
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("is not a cephbench result"), "{err}");
+    assert!(out.stdout.is_empty());
+}

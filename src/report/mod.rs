@@ -48,7 +48,7 @@ impl Format {
 
 /// A short name of the workload (`rados write 4 KiB QD16`, `rbd randread
 /// 4 KiB QD32x1`) and the pool (`pool` or `pool/image`).
-pub(crate) fn workload_label(r: &BenchResult) -> (String, String) {
+pub fn workload_label(r: &BenchResult) -> (String, String) {
     use crate::units::fmt_bytes;
     match &r.workload {
         Workload::Rados(w) => (

@@ -1,0 +1,386 @@
+//! `cephbench compare`: result files side by side, with a Diff % column per
+//! figure against the first file and a verdict on whether the difference is
+//! larger than the run-to-run noise.
+//!
+//! Noise method (stated in the output): each figure's per-second samples in
+//! the measured window (ramp seconds excluded) give a mean and a standard
+//! error (sd / sqrt(n)); a difference counts as real when it exceeds twice
+//! the combined standard error, sqrt(se_a² + se_b²). Per-second samples are
+//! serially correlated, so this under-states the noise of short runs; repeat
+//! runs give a better estimate. Percentiles have no per-second samples and
+//! get no verdict.
+#![forbid(unsafe_code)]
+
+use std::io;
+
+use serde::Serialize;
+
+use crate::report::workload_label;
+use crate::result::{BenchResult, JobReport};
+
+/// One figure of one job across the files.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Row {
+    /// `job/op`, e.g. `randwrite/write`.
+    pub job: String,
+    /// The figure, e.g. `IOPS`.
+    pub figure: &'static str,
+    /// Its value in each file (`None` if a file lacks the job).
+    pub values: Vec<Option<f64>>,
+    /// Diff % of each file against the first.
+    pub diff_pct: Vec<Option<f64>>,
+    /// Whether each difference exceeds the noise (`None`: no estimate).
+    pub significant: Vec<Option<bool>>,
+}
+
+/// The whole comparison.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Comparison {
+    /// A label per file (workload on pool).
+    pub labels: Vec<String>,
+    /// The rows.
+    pub rows: Vec<Row>,
+    /// The noise method, in words.
+    pub method: &'static str,
+}
+
+/// How noise is judged, as printed.
+pub const METHOD: &str =
+    "difference counted as real (*) when larger than 2 x sqrt(se_a^2 + se_b^2), \
+se = standard error of the per-second samples of the measured window; percentiles get no verdict";
+
+#[derive(Clone, Copy)]
+enum Fig {
+    Iops,
+    MibS,
+    Mean,
+    P50,
+    P99,
+    P999,
+}
+
+const FIGURES: [(Fig, &str); 6] = [
+    (Fig::Iops, "IOPS"),
+    (Fig::MibS, "MiB/s"),
+    (Fig::Mean, "mean lat ms"),
+    (Fig::P50, "p50 lat ms"),
+    (Fig::P99, "p99 lat ms"),
+    (Fig::P999, "p99.9 lat ms"),
+];
+
+fn value(j: &JobReport, f: Fig) -> f64 {
+    let l = &j.latency_ns;
+    match f {
+        Fig::Iops => j.iops,
+        Fig::MibS => j.bytes_per_sec / f64::from(1u32 << 20),
+        Fig::Mean => l.mean / 1e6,
+        Fig::P50 => l.p50 as f64 / 1e6,
+        Fig::P99 => l.p99 as f64 / 1e6,
+        Fig::P999 => l.p99_9 as f64 / 1e6,
+    }
+}
+
+/// Mean and standard error of a figure from the per-second samples: rates
+/// are normalised by each sample's interval, and the short last interval
+/// (the job ending between two ticks) is left out.
+fn noise(j: &JobReport, f: Fig) -> Option<(f64, f64)> {
+    let mut prev_t = 0.0;
+    let mut samples = Vec::new();
+    for s in &j.timeline {
+        let dt = s.t_s - prev_t;
+        prev_t = s.t_s;
+        if s.ramp || s.ops == 0 || dt < 0.5 {
+            continue;
+        }
+        samples.push(match f {
+            Fig::Iops => s.ops as f64 / dt,
+            Fig::MibS => s.bytes as f64 / f64::from(1u32 << 20) / dt,
+            Fig::Mean => s.mean_latency_ns / 1e6,
+            _ => return None,
+        });
+    }
+    let n = samples.len();
+    if n < 3 {
+        return None;
+    }
+    let mean = samples.iter().sum::<f64>() / n as f64;
+    let var = samples.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+    Some((mean, (var / n as f64).sqrt()))
+}
+
+/// Builds the comparison of `results` (the first is the baseline).
+pub fn compare(results: &[BenchResult]) -> Comparison {
+    let labels = results
+        .iter()
+        .map(|r| {
+            let (w, p) = workload_label(r);
+            format!("{w} on {p}")
+        })
+        .collect();
+    let mut keys: Vec<String> = Vec::new();
+    for r in results {
+        for j in &r.jobs {
+            let k = format!("{}/{}", j.name, j.op);
+            if !keys.contains(&k) {
+                keys.push(k);
+            }
+        }
+    }
+    let find = |r: &BenchResult, key: &str| -> Option<JobReport> {
+        r.jobs
+            .iter()
+            .find(|j| format!("{}/{}", j.name, j.op) == key)
+            .cloned()
+    };
+    let mut rows = Vec::new();
+    for key in &keys {
+        let jobs: Vec<Option<JobReport>> = results.iter().map(|r| find(r, key)).collect();
+        for (fig, name) in FIGURES {
+            let values: Vec<Option<f64>> = jobs
+                .iter()
+                .map(|j| j.as_ref().map(|j| value(j, fig)))
+                .collect();
+            let base = values[0];
+            let diff_pct = values
+                .iter()
+                .map(|v| match (base, v) {
+                    (Some(b), Some(v)) if b != 0.0 => Some((v - b) / b * 100.0),
+                    _ => None,
+                })
+                .collect();
+            let base_noise = jobs[0].as_ref().and_then(|j| noise(j, fig));
+            let significant = jobs
+                .iter()
+                .map(|j| {
+                    let (_, se_b) = noise(j.as_ref()?, fig)?;
+                    let (_, se_a) = base_noise?;
+                    let (a, b) = (base?, value(j.as_ref()?, fig));
+                    Some((b - a).abs() > 2.0 * (se_a * se_a + se_b * se_b).sqrt())
+                })
+                .collect();
+            rows.push(Row {
+                job: key.clone(),
+                figure: name,
+                values,
+                diff_pct,
+                significant,
+            });
+        }
+    }
+    Comparison {
+        labels,
+        rows,
+        method: METHOD,
+    }
+}
+
+fn cell(v: Option<f64>) -> String {
+    match v {
+        None => "-".into(),
+        Some(x) if x.abs() >= 100.0 => format!("{x:.0}"),
+        Some(x) => format!("{x:.3}"),
+    }
+}
+
+fn diff(d: Option<f64>, sig: Option<bool>) -> String {
+    match d {
+        None => "-".into(),
+        Some(d) => format!(
+            "{d:+.1}%{}",
+            match sig {
+                Some(true) => " *",
+                Some(false) => " ~",
+                None => "",
+            }
+        ),
+    }
+}
+
+/// Renders the comparison as a text or Markdown table.
+pub fn render(c: &Comparison, markdown: bool, out: &mut dyn io::Write) -> io::Result<()> {
+    for (i, l) in c.labels.iter().enumerate() {
+        writeln!(
+            out,
+            "{}{}: {l}",
+            if markdown { "- " } else { "" },
+            letter(i)
+        )?;
+    }
+    writeln!(out)?;
+    let mut head = vec!["job".to_string(), "figure".to_string()];
+    for i in 0..c.labels.len() {
+        head.push(letter(i));
+        if i > 0 {
+            head.push(format!("Diff {}", letter(i)));
+        }
+    }
+    let mut lines = vec![head];
+    for r in &c.rows {
+        let mut line = vec![r.job.clone(), r.figure.to_string()];
+        for i in 0..r.values.len() {
+            line.push(cell(r.values[i]));
+            if i > 0 {
+                line.push(diff(r.diff_pct[i], r.significant[i]));
+            }
+        }
+        lines.push(line);
+    }
+    if markdown {
+        for (n, l) in lines.iter().enumerate() {
+            writeln!(out, "| {} |", l.join(" | "))?;
+            if n == 0 {
+                let seps: Vec<&str> = l
+                    .iter()
+                    .enumerate()
+                    .map(|(i, _)| if i < 2 { "---" } else { "---:" })
+                    .collect();
+                writeln!(out, "| {} |", seps.join(" | "))?;
+            }
+        }
+    } else {
+        let cols = lines[0].len();
+        let widths: Vec<usize> = (0..cols)
+            .map(|i| {
+                lines
+                    .iter()
+                    .map(|l| l[i].chars().count())
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        for l in &lines {
+            let cells: Vec<String> = l
+                .iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    if i < 2 {
+                        format!("{s:<w$}", w = widths[i])
+                    } else {
+                        format!("{s:>w$}", w = widths[i])
+                    }
+                })
+                .collect();
+            writeln!(out, "{}", cells.join("  ").trim_end())?;
+        }
+    }
+    writeln!(out)?;
+    writeln!(out, "* = {}; ~ = within the noise.", c.method)
+}
+
+fn letter(i: usize) -> String {
+    char::from(b'A' + (i % 26) as u8).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::progress::Sample;
+    use crate::stats::LatencySummary;
+
+    fn job(iops_per_sec: &[u64], mean_ms: f64) -> JobReport {
+        let ops: u64 = iops_per_sec.iter().sum();
+        let secs = iops_per_sec.len() as f64;
+        JobReport {
+            name: "write".into(),
+            op: "write".into(),
+            ops,
+            errors: 0,
+            bytes: ops * 4096,
+            elapsed_s: secs,
+            iops: ops as f64 / secs,
+            bytes_per_sec: ops as f64 * 4096.0 / secs,
+            latency_ns: LatencySummary {
+                mean: mean_ms * 1e6,
+                p99: (mean_ms * 3e6) as u64,
+                ..Default::default()
+            },
+            stop_reason: "duration".into(),
+            verify_mismatches: None,
+            first_error: None,
+            errors_by_errno: Default::default(),
+            longest_gap_s: 0.0,
+            slow_ops: 0,
+            slow_op_s: 1.0,
+            timeline: iops_per_sec
+                .iter()
+                .enumerate()
+                .map(|(i, o)| Sample {
+                    t_s: i as f64 + 1.0,
+                    ramp: false,
+                    ops: *o,
+                    bytes: o * 4096,
+                    mean_latency_ns: mean_ms * 1e6,
+                    in_flight: 16,
+                    errors: 0,
+                })
+                .collect(),
+        }
+    }
+
+    fn result_with(j: JobReport) -> BenchResult {
+        use crate::result::*;
+        BenchResult {
+            schema_version: SCHEMA_VERSION,
+            tool: ToolInfo {
+                name: "cephbench".into(),
+                version: "t".into(),
+            },
+            cluster: ClusterInfo {
+                fsid: "f".into(),
+                ceph_version: None,
+                librados_version: "3.0.0".into(),
+                client_host: "h".into(),
+                entity: "client.admin".into(),
+            },
+            started_unix: 0,
+            workload: Workload::Rados(RadosWorkload {
+                mode: "write".into(),
+                pool: "p".into(),
+                block_size: 4096,
+                object_size: 4096,
+                concurrent_ios: 16,
+                duration_s: Some(5.0),
+                ramp_s: 0.0,
+                max_ops: None,
+                run_name: "default".into(),
+                verify: false,
+                no_cleanup: false,
+            }),
+            latency_kind: "completion".into(),
+            latency_definition: String::new(),
+            jobs: vec![j],
+            osds: vec![],
+            placement: None,
+            interrupted: false,
+            warnings: vec![],
+        }
+    }
+
+    #[test]
+    fn diff_and_noise_verdicts() {
+        let a = job(&[1000, 1010, 990, 1005, 995], 16.0);
+        let b_same = job(&[1001, 1012, 989, 1004, 996], 16.0);
+        let b_faster = job(&[2000, 2010, 1990, 2005, 1995], 8.0);
+        let noisy = job(&[500, 1500, 700, 1400, 900], 16.0);
+        for (b, sig, pct) in [(b_same, false, 0.04), (b_faster, true, 100.0)] {
+            let ra = result_with(a.clone());
+            let rb = result_with(b);
+            let c = compare(&[ra, rb]);
+            let iops = c.rows.iter().find(|r| r.figure == "IOPS").unwrap();
+            assert!((iops.diff_pct[1].unwrap() - pct).abs() < 0.5, "{iops:?}");
+            assert_eq!(iops.significant[1], Some(sig), "{iops:?}");
+            let p99 = c.rows.iter().find(|r| r.figure == "p99 lat ms").unwrap();
+            assert_eq!(p99.significant[1], None, "percentiles get no verdict");
+        }
+        let c = compare(&[
+            result_with(noisy),
+            result_with(job(&[1100, 1100, 1100, 1100, 1100], 16.0)),
+        ]);
+        let iops = c.rows.iter().find(|r| r.figure == "IOPS").unwrap();
+        assert_eq!(
+            iops.significant[1],
+            Some(false),
+            "+10% inside a noisy baseline: {iops:?}"
+        );
+    }
+}
