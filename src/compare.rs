@@ -351,6 +351,7 @@ mod tests {
             jobs: vec![j],
             osds: vec![],
             placement: None,
+            network: None,
             interrupted: false,
             warnings: vec![],
         }

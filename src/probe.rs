@@ -6,7 +6,9 @@ use serde_json::Value;
 
 use crate::ceph::{CephError, Rados};
 use crate::counters::{self, Snapshot};
+use crate::network::{self, HeartbeatRtt};
 use crate::placement::{self, PoolPlacement, ShapeError};
+use std::net::SocketAddr;
 
 /// A probe that failed.
 #[derive(Debug, thiserror::Error)]
@@ -29,17 +31,33 @@ fn json(out: &[u8], what: &'static str) -> Result<Value, ShapeError> {
 /// Where pool `pool`'s PGs live now: `osd dump` (mon) for pg_num and the
 /// epoch, `pg dump pgs_brief` (mgr) for the acting sets.
 pub fn placement(rados: &Rados, pool: &str) -> Result<PoolPlacement, ProbeError> {
+    cluster_map(rados, pool).map(|(p, _)| p)
+}
+
+/// The placement and every OSD's public address, from one `osd dump`.
+pub fn cluster_map(
+    rados: &Rados,
+    pool: &str,
+) -> Result<(PoolPlacement, Vec<(i32, SocketAddr)>), ProbeError> {
     let id = rados.pool_id(pool)?;
     let dump = rados.mon_command(r#"{"prefix":"osd dump","format":"json"}"#)?;
-    let (pg_num, epoch) = placement::parse_osd_dump_pool(&json(&dump.out, "osd dump")?, id)?;
+    let dump = json(&dump.out, "osd dump")?;
+    let (pg_num, epoch) = placement::parse_osd_dump_pool(&dump, id)?;
+    let addrs = network::parse_osd_addrs(&dump)?;
     let pgs = rados
         .mgr_command(r#"{"prefix":"pg dump","dumpcontents":["pgs_brief"],"format":"json"}"#)?;
-    Ok(placement::parse_pgs_brief(
-        &json(&pgs.out, "pg dump pgs_brief")?,
-        id,
-        pg_num,
-        epoch,
-    )?)
+    let p = placement::parse_pgs_brief(&json(&pgs.out, "pg dump pgs_brief")?, id, pg_num, epoch)?;
+    Ok((p, addrs))
+}
+
+/// The heartbeat round trips one OSD reports to its peers (all of them:
+/// threshold 0).
+pub fn osd_network(rados: &Rados, osd: i32) -> Result<Vec<HeartbeatRtt>, ProbeError> {
+    let out = rados.osd_command(osd, r#"{"prefix":"dump_osd_network","value":0}"#)?;
+    Ok(network::parse_osd_network(&json(
+        &out.out,
+        "dump_osd_network",
+    )?)?)
 }
 
 /// One OSD's perf counters now.

@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::counters::OsdCounters;
+use crate::network::{ClientRtt, HeartbeatRtt};
 use crate::progress::Sample;
 use crate::stats::LatencySummary;
 
@@ -36,6 +37,8 @@ pub struct BenchResult {
     pub osds: Vec<OsdReport>,
     /// Where the pool's PGs were during the run, if probed.
     pub placement: Option<PlacementInfo>,
+    /// Round trips to the OSDs during the run, if probed.
+    pub network: Option<NetworkReport>,
     /// Whether the run was cut short by SIGINT/SIGTERM.
     pub interrupted: bool,
     /// Things the reader must know to trust the numbers.
@@ -65,6 +68,16 @@ pub struct OsdClientRow {
     pub mean_ns: f64,
     /// 99th percentile (2 significant digits), ns.
     pub p99_ns: u64,
+}
+
+/// Round trips measured during the run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NetworkReport {
+    /// The client's own RTT to each serving OSD's public address.
+    pub client_rtt: Vec<ClientRtt>,
+    /// OSD↔OSD heartbeat RTTs on the front and back networks, as the OSDs
+    /// report them (empty until an OSD has been up for a minute).
+    pub heartbeat: Vec<HeartbeatRtt>,
 }
 
 /// The pool's placement as probed at the start of the run.

@@ -128,6 +128,31 @@ fn per_osd_counts_match_the_osds_own_counters() {
         osd_total += op_w;
     }
     assert_eq!(client_total, ops, "every op is attributed to one OSD");
+
+    // The client's RTT to every serving OSD, at the address the mons list.
+    let dump: Value = serde_json::from_str(&common::ceph(&["osd", "dump", "-f", "json"])).unwrap();
+    let rtt = v["network"]["client_rtt"].as_array().unwrap();
+    assert_eq!(rtt.len(), osds.len(), "{rtt:?}");
+    for r in rtt {
+        let id = r["osd"].as_i64().unwrap();
+        let listed = dump["osds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["osd"].as_i64() == Some(id))
+            .unwrap();
+        assert!(
+            listed["public_addrs"]
+                .to_string()
+                .contains(r["addr"].as_str().unwrap()),
+            "{r} vs {listed}"
+        );
+        assert!(r["samples"].as_u64().unwrap() >= 1, "{r}");
+        assert_eq!(r["failures"], 0);
+        // Loopback: well under a millisecond, but never zero.
+        let mean = r["mean_us"].as_f64().unwrap();
+        assert!(mean > 0.0 && mean < 5_000.0, "{r}");
+    }
     assert!(osd_total >= ops && osd_total <= ops + 2 * osds.len() as u64);
 }
 

@@ -4,8 +4,10 @@
 mod common;
 
 use cephbench::counters::{AvgDelta, OsdCounters};
+use cephbench::network::ClientRtt;
 use cephbench::progress::Sample;
 use cephbench::report::Format;
+use cephbench::result::NetworkReport;
 use cephbench::result::{
     BenchResult, ClusterInfo, JobReport, OsdClientRow, OsdReport, PlacementInfo, RadosWorkload,
     ToolInfo, Workload,
@@ -134,6 +136,19 @@ fn fixture() -> BenchResult {
             pool_id: 2,
             pg_num: 8,
             epoch: 17,
+        }),
+        network: Some(NetworkReport {
+            client_rtt: vec![ClientRtt {
+                osd: 0,
+                addr: "127.0.0.20:6802".into(),
+                method: "tcp_connect".into(),
+                samples: 10,
+                failures: 0,
+                min_us: 31.5,
+                mean_us: 44.25,
+                max_us: 90.0,
+            }],
+            heartbeat: vec![],
         }),
         interrupted: false,
         warnings: vec![],

@@ -13,11 +13,13 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use crate::ceph::{CephError, Rados};
 use crate::counters::{self, Snapshot};
 use crate::engine::{JobOutcome, OpKind};
+use crate::network::RttProbe;
 use crate::placement::OsdSlots;
 use crate::probe;
 use crate::progress::{Counters, Sample, Sampler};
 use crate::result::{
-    BenchResult, ClusterInfo, JobReport, OsdClientRow, OsdReport, PlacementInfo, ToolInfo,
+    BenchResult, ClusterInfo, JobReport, NetworkReport, OsdClientRow, OsdReport, PlacementInfo,
+    ToolInfo,
 };
 
 pub use rados::{cleanup, read_meta, remove_objects, remove_run, run_rados, RadosConfig};
@@ -193,6 +195,7 @@ pub struct Probes {
     /// Object → primary OSD slot map, if the placement could be read.
     pub slots: Option<OsdSlots>,
     before: Vec<(i32, Snapshot)>,
+    rtt: Option<RttProbe>,
 }
 
 impl Probes {
@@ -203,10 +206,24 @@ impl Probes {
             return Probes {
                 slots: None,
                 before: Vec::new(),
+                rtt: None,
             };
         }
-        let slots = match probe::placement(rados, pool) {
-            Ok(p) => Some(OsdSlots::new(p)),
+        let mut rtt = None;
+        let slots = match probe::cluster_map(rados, pool) {
+            Ok((p, addrs)) => {
+                let serving = p.osds();
+                let targets = addrs
+                    .into_iter()
+                    .filter(|(o, _)| serving.contains(o))
+                    .collect();
+                rtt = Some(RttProbe::start(
+                    targets,
+                    Duration::from_secs(1),
+                    Duration::from_secs(1),
+                ));
+                Some(OsdSlots::new(p))
+            }
             Err(e) => {
                 warnings.push(format!(
                     "no per-OSD view: cannot read the PG map ({e}); it needs mon 'allow r' and mgr 'allow r'"
@@ -226,7 +243,22 @@ impl Probes {
             },
             None => Vec::new(),
         };
-        Probes { slots, before }
+        Probes { slots, before, rtt }
+    }
+
+    /// Stops the RTT probe and reads the OSDs' heartbeat round trips.
+    pub fn network(&mut self, rados: &Rados) -> Option<NetworkReport> {
+        let client_rtt = self.rtt.take()?.finish();
+        let mut heartbeat = Vec::new();
+        for (osd, _) in &self.before {
+            if let Ok(h) = probe::osd_network(rados, *osd) {
+                heartbeat.extend(h);
+            }
+        }
+        Some(NetworkReport {
+            client_rtt,
+            heartbeat,
+        })
     }
 
     /// Probes again after the job and builds the per-OSD reports.

@@ -200,7 +200,7 @@ pub async fn run_rados(
         slow_op: super::SLOW_OP,
     };
     let mut source = RadosSource::new(cfg.mode, layout, available_ops, cfg.wrap, meta.seed);
-    let probes = Probes::before(rados, &cfg.pool, cfg.telemetry, &mut warnings);
+    let mut probes = Probes::before(rados, &cfg.pool, cfg.telemetry, &mut warnings);
     let mut target = RadosTarget::new(
         &io,
         layout,
@@ -269,6 +269,7 @@ pub async fn run_rados(
         jobs: vec![report],
         osds,
         placement: probes.placement_info(),
+        network: probes.network(rados),
         interrupted,
         warnings,
     };

@@ -247,7 +247,7 @@ async fn run_on_image(
         );
     }
 
-    let probes = Probes::before(
+    let mut probes = Probes::before(
         rados,
         &cfg.pool,
         cfg.telemetry && !interrupted,
@@ -371,6 +371,7 @@ async fn run_on_image(
         jobs,
         osds,
         placement: probes.placement_info(),
+        network: probes.network(rados),
         interrupted,
         warnings,
     };

@@ -164,7 +164,39 @@ fn opt_ms(d: Option<crate::counters::AvgDelta>) -> String {
     d.and_then(|d| d.mean_ns).map_or_else(|| "-".into(), ms)
 }
 
+fn render_network(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
+    let Some(n) = &r.network else {
+        return Ok(());
+    };
+    if !n.client_rtt.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "Network: client -> OSD round trip (TCP connect to the public address, sampled 1/s), µs:")?;
+        for c in &n.client_rtt {
+            writeln!(
+                out,
+                "  osd.{:<4} {:<22} min {:>8.1}  mean {:>8.1}  max {:>8.1}  ({} samples, {} failed)",
+                c.osd, c.addr, c.min_us, c.mean_us, c.max_us, c.samples, c.failures
+            )?;
+        }
+    }
+    if !n.heartbeat.is_empty() {
+        writeln!(
+            out,
+            "  OSD heartbeats, 1-min average ms (includes both OSDs' userspace):"
+        )?;
+        for h in &n.heartbeat {
+            writeln!(
+                out,
+                "  osd.{} -> osd.{} {:<5} {:.3}",
+                h.from, h.to, h.interface, h.avg_1min_ms
+            )?;
+        }
+    }
+    Ok(())
+}
+
 fn render_osds(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
+    render_network(r, out)?;
     if r.osds.is_empty() {
         return Ok(());
     }
