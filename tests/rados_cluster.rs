@@ -67,6 +67,14 @@ fn write_seq_rand_cleanup_round_trip_spares_foreign_objects() {
     assert!(ops > 100, "too few ops: {ops}");
     assert_eq!(job["errors"], 0);
     assert_eq!(job["stop_reason"], "duration");
+    // Without a ramp, the per-second timeline accounts for every op.
+    let per_second: u64 = job["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["ops"].as_u64().unwrap())
+        .sum();
+    assert_eq!(per_second, ops, "timeline total vs job total");
     // Four 4 KiB writes per 16 KiB object: the objects in the pool are what
     // the op count says, plus one metadata object.
     let data: Vec<String> = ours(p)

@@ -77,6 +77,11 @@ fn fio_conf(dir: &std::path::Path) -> std::path::PathBuf {
     p
 }
 
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
 struct Job {
     rw: &'static str,
     bs: &'static str,
@@ -212,18 +217,30 @@ fn parity_with_fio_rbd_engine_on_seed_002_jobs() {
             qd: 16,
         },
     ];
-    let secs = 4;
+    let secs = 3;
     let mut failures = Vec::new();
     for j in &jobs {
-        let (fi, fl) = fio(&fconf, image, j, secs);
-        let (ci, cl) = ours(image, j, secs);
-        let (fi2, fl2) = fio(&fconf, image, j, secs);
-        let (ci2, cl2) = ours(image, j, secs);
-        let iops = (ci + ci2) / (fi + fi2);
-        let lat = (cl + cl2) / (fl + fl2);
+        // Three alternated pairs; the median of the per-pair ratios (the
+        // machine's noise between two runs of one tool reaches ±30%).
+        let (mut iops, mut lat) = (Vec::new(), Vec::new());
+        for _ in 0..3 {
+            let (fi, fl) = fio(&fconf, image, j, secs);
+            let (ci, cl) = ours(image, j, secs);
+            eprintln!(
+                "{} {} QD{}: fio {fi:.0} IOPS clat {:.3} ms; cephbench {ci:.0} IOPS {:.3} ms",
+                j.rw,
+                j.bs,
+                j.qd,
+                fl / 1e6,
+                cl / 1e6
+            );
+            iops.push(ci / fi);
+            lat.push(cl / fl);
+        }
+        let (iops, lat) = (median(iops), median(lat));
         eprintln!(
-            "{} {} QD{}: fio {:.0} IOPS clat {:.3} ms; cephbench {:.0} IOPS {:.3} ms; ratios IOPS {iops:.3} latency {lat:.3}",
-            j.rw, j.bs, j.qd, (fi + fi2) / 2.0, (fl + fl2) / 2e6, (ci + ci2) / 2.0, (cl + cl2) / 2e6
+            "{} {} QD{}: median ratios IOPS {iops:.3} latency {lat:.3}",
+            j.rw, j.bs, j.qd
         );
         if !(0.75..=1.25).contains(&iops) || !(0.75..=1.25).contains(&lat) {
             failures.push(format!(
