@@ -7,17 +7,8 @@ mod common;
 use std::ffi::CString;
 use std::time::Duration;
 
-use cephbench::ceph::{self, ConnectOptions, Image, Rados};
-use common::{cephbench, conf, pool, pool_for, serial};
-
-fn connect() -> Rados {
-    Rados::connect(&ConnectOptions {
-        conf: Some(conf()),
-        connect_timeout: Duration::from_secs(10),
-        ..ConnectOptions::default()
-    })
-    .expect("connect")
-}
+use cephbench::ceph::{self, Image};
+use common::{cephbench, conf, connect, pool, pool_for, serial};
 
 fn rt() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()

@@ -4,24 +4,12 @@
 
 mod common;
 
-use std::time::Duration;
-
-use cephbench::ceph::{ConnectOptions, Rados};
 use cephbench::placement::{object_seed, stable_mod};
 use cephbench::probe;
-use common::{cephbench, conf, pool, serial, validate};
+use common::{cephbench, connect, pool, serial, validate};
 use serde_json::Value;
 
 const POOL: &str = "cbt-explain";
-
-fn connect() -> Rados {
-    Rados::connect(&ConnectOptions {
-        conf: Some(conf()),
-        connect_timeout: Duration::from_secs(10),
-        ..ConnectOptions::default()
-    })
-    .expect("connect to the test cluster")
-}
 
 #[test]
 fn local_mapping_matches_osd_map_for_hundreds_of_names() {

@@ -20,6 +20,16 @@ pub fn conf() -> PathBuf {
     PathBuf::from(p)
 }
 
+/// A library-level connection to the test cluster.
+pub fn connect() -> cephbench::ceph::Rados {
+    cephbench::ceph::Rados::connect(&cephbench::ceph::ConnectOptions {
+        conf: Some(conf()),
+        connect_timeout: std::time::Duration::from_secs(10),
+        ..Default::default()
+    })
+    .expect("connect to the test cluster")
+}
+
 /// Tests in one binary share one cluster; run them one at a time.
 pub fn serial() -> MutexGuard<'static, ()> {
     static LOCK: Mutex<()> = Mutex::new(());
