@@ -580,8 +580,8 @@ mod tests {
         };
         let (o, ()) = tokio::join!(job, stopper);
         assert_eq!(o.stop, StopReason::Interrupted);
-        assert!(started.elapsed() < Duration::from_secs(1));
-        assert!(o.elapsed < Duration::from_millis(500));
+        assert!(started.elapsed() < Duration::from_secs(5));
+        assert!(o.elapsed < Duration::from_secs(3));
     }
 
     #[tokio::test(flavor = "current_thread")]
@@ -612,6 +612,8 @@ mod tests {
         let (_tx, rx) = watch::channel(false);
         let mut sp = spec(Some(40), None);
         sp.concurrency = 1;
+        // Far from both op times, so a loaded machine cannot blur the count.
+        sp.slow_op = Duration::from_millis(40);
         let o = run(&mut Stally, &mut Count, &sp, rx, progress()).await;
         assert_eq!(o.slow_ops, 4);
         assert!(
@@ -620,7 +622,7 @@ mod tests {
             o.longest_gap
         );
         assert!(
-            o.longest_gap < Duration::from_millis(200),
+            o.longest_gap < Duration::from_secs(2),
             "{:?}",
             o.longest_gap
         );

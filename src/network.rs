@@ -263,11 +263,11 @@ mod tests {
             Duration::from_millis(50),
             Duration::from_secs(1),
         );
-        std::thread::sleep(Duration::from_millis(180));
+        std::thread::sleep(Duration::from_millis(600));
         let r = p.finish();
         assert!(r[0].samples >= 2, "{r:?}");
         assert_eq!(r[0].failures, 0);
-        assert!(r[0].mean_us > 0.0 && r[0].mean_us < 50_000.0, "{r:?}");
+        assert!(r[0].mean_us > 0.0 && r[0].mean_us < 1_000_000.0, "{r:?}");
         assert!(r[0].min_us <= r[0].mean_us && r[0].mean_us <= r[0].max_us);
         assert_eq!(r[1].samples, 0);
         assert!(r[1].failures >= 2);
