@@ -9,10 +9,27 @@ use cephbench::progress::Sample;
 use cephbench::report::Format;
 use cephbench::result::NetworkReport;
 use cephbench::result::{
-    BenchResult, ClusterInfo, JobReport, OsdClientRow, OsdReport, PlacementInfo, RadosWorkload,
-    ToolInfo, Workload,
+    Attribution, BenchResult, ClusterInfo, JobReport, OsdClientRow, OsdReport, Part, PlacementInfo,
+    RadosWorkload, Share, ToolInfo, Workload,
 };
 use cephbench::stats::LatencySummary;
+
+/// A write split as a size-1 pool's would be (no replication share).
+fn attribution() -> Attribution {
+    let ms = |part, v: f64| Share { part, ns: v * 1e6 };
+    Attribution {
+        mean_ns: 13_301_250.5,
+        shares: vec![
+            ms(Part::Client, 0.35),
+            ms(Part::PublicNetwork, 0.12),
+            ms(Part::OsdQueue, 1.1),
+            ms(Part::OsdLocal, 8.0),
+            ms(Part::Replication, 0.0),
+            ms(Part::Unattributed, 3.73125),
+        ],
+        notes: vec!["size-1 pool: no replication share".into()],
+    }
+}
 
 fn fixture() -> BenchResult {
     BenchResult {
@@ -90,6 +107,8 @@ fn fixture() -> BenchResult {
                     errors: 0,
                 },
             ],
+            histogram: None,
+            attribution: Some(attribution()),
         }],
         osds: vec![OsdReport {
             osd: 0,
@@ -98,6 +117,7 @@ fn fixture() -> BenchResult {
                 ops: 12_000,
                 mean_ns: 13_301_250.5,
                 p99_ns: 22_000_000,
+                attribution: Some(attribution()),
             }],
             counters: Some(OsdCounters {
                 osd: 0,

@@ -186,6 +186,8 @@ pub fn job_report(
         slow_ops: out.slow_ops,
         slow_op_s: SLOW_OP.as_secs_f64(),
         timeline,
+        histogram: (k.ops > 0).then(|| crate::stats::encode_histogram(k.latency.histogram())),
+        attribution: None,
     }
 }
 
@@ -295,6 +297,7 @@ impl Probes {
                                 ops: ks.ops,
                                 mean_ns: s.mean,
                                 p99_ns: s.p99,
+                                attribution: None,
                             }
                         })
                     })
