@@ -323,6 +323,7 @@ impl Probes {
             pool_id: s.placement().pool,
             pg_num: s.placement().pg_num,
             epoch: s.placement().epoch,
+            size: s.placement().acting.iter().map(Vec::len).max().unwrap_or(0) as u32,
         })
     }
 }
