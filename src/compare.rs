@@ -354,6 +354,7 @@ mod tests {
             osds: vec![],
             placement: None,
             network: None,
+            tail: Vec::new(),
             interrupted: false,
             warnings: vec![],
         }

@@ -12,6 +12,7 @@ pub mod ceph;
 pub mod compare;
 pub mod counters;
 pub mod engine;
+pub mod historic;
 pub mod network;
 pub mod objects;
 pub mod placement;

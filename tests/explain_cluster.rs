@@ -170,8 +170,21 @@ fn no_telemetry_means_no_probes() {
     assert_eq!(v["placement"], Value::Null);
 }
 
+/// Runs its closure when dropped: undoes an injected fault even when the
+/// test fails halfway.
+struct Reset<F: Fn()>(F);
+impl<F: Fn()> Drop for Reset<F> {
+    fn drop(&mut self) {
+        (self.0)()
+    }
+}
+
 /// A short QD1 4 KiB write run on `pool`, as JSON.
 fn write_run(pool: &str, secs: &str) -> Value {
+    write_run_with(pool, secs, &[])
+}
+
+fn write_run_with(pool: &str, secs: &str, extra: &[&str]) -> Value {
     let out = cephbench()
         .args([
             "--format",
@@ -189,6 +202,7 @@ fn write_run(pool: &str, secs: &str) -> Value {
             "--ramp",
             "1",
         ])
+        .args(extra)
         .output()
         .unwrap();
     assert!(
@@ -314,12 +328,6 @@ fn an_injected_osd_delay_lands_in_that_osds_queue_share() {
             common::ceph(&["tell", &format!("osd.{target}"), "config", "set", k, val]);
         }
     };
-    struct Reset<F: Fn()>(F);
-    impl<F: Fn()> Drop for Reset<F> {
-        fn drop(&mut self) {
-            (self.0)()
-        }
-    }
     let _reset = Reset(|| set("0", "0.1"));
     let base = write_run(p, "4");
     set("1", "0.004");
@@ -352,4 +360,63 @@ fn an_injected_osd_delay_lands_in_that_osds_queue_share() {
             "osd.{osd} queue moved by {dq:.3} ms ({mb:.3} -> {m:.3})"
         );
     }
+}
+
+/// The tail: 4 MiB writes, 16 in flight — the slowest ops this cluster has
+/// seen lately, so each OSD keeps them in its history (its 20 slowest of
+/// the last 10 minutes). The client's slowest ops must be found in their
+/// primary's record, and the OSD's times must fit inside the client's.
+#[test]
+fn the_slowest_ops_are_joined_to_the_osds_records() {
+    let _g = serial();
+    let p = pool(POOL);
+    let out = cephbench()
+        .args([
+            "--format", "json", "rados", "write", "-p", p, "-b", "4M", "-t", "16",
+        ])
+        .args(["--duration", "3", "--ramp", "0"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    validate(&v);
+    let tail = v["tail"].as_array().expect("a tail section");
+    assert_eq!(tail.len(), 10, "the 10 slowest ops: {tail:?}");
+    let mut joined = 0;
+    for t in tail {
+        let client = t["latency_ns"].as_f64().unwrap() / 1e6;
+        let osd = &t["osd"];
+        if osd.is_null() {
+            eprintln!("not in the OSD's history: {t}");
+            continue;
+        }
+        joined += 1;
+        let ms = |k: &str| osd[k].as_f64().unwrap() / 1e6;
+        let inside = ms("receive_ns") + ms("queue_ns") + ms("local_ns");
+        assert!(inside <= ms("total_ns") + 0.01, "{osd}");
+        assert!(
+            ms("total_ns") <= client + 0.5,
+            "OSD {} ms > client {client} ms",
+            ms("total_ns")
+        );
+        let outside = t["outside_osd_ns"].as_f64().unwrap() / 1e6;
+        assert!((outside - (client - ms("total_ns"))).abs() < 1e-6);
+        // The OSD that recorded it is the one the tool mapped the object to.
+        let primary = v["osds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|o| o["osd"] == osd["osd"] && o["client"][0]["ops"].as_u64() > Some(0));
+        assert!(primary, "{t}");
+    }
+    assert!(
+        joined >= 5,
+        "only {joined} of the 10 slowest ops joined: {tail:?}"
+    );
+    let text = common::render_text(&v);
+    assert!(text.contains("Slowest ops, joined"), "{text}");
 }

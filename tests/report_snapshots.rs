@@ -174,6 +174,7 @@ fn fixture() -> BenchResult {
             }],
             heartbeat: vec![],
         }),
+        tail: Vec::new(),
         interrupted: false,
         warnings: vec![],
     }

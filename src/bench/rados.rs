@@ -221,6 +221,7 @@ pub async fn run_rados(
     let (out, timeline) = super::sampled(worker, vec![counters], cfg.ramp, cfg.live).await;
     drop(target);
     let osds = probes.after(rados, Some(&out), &mut warnings);
+    let tail = probes.tail(rados, Some(&out), &mut warnings);
 
     let mut cleaned = None;
     if cfg.mode.is_write() {
@@ -270,6 +271,7 @@ pub async fn run_rados(
         osds,
         placement: probes.placement_info(),
         network: probes.network(rados),
+        tail,
         interrupted,
         warnings,
     };

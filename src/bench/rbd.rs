@@ -317,6 +317,7 @@ async fn run_on_image(
         (JobOutcome::merge(outs), timeline)
     };
     let osds = probes.after(rados, outcome.as_ref(), &mut warnings);
+    let tail = probes.tail(rados, outcome.as_ref(), &mut warnings);
 
     let mut jobs = Vec::new();
     let mut error = None;
@@ -372,6 +373,7 @@ async fn run_on_image(
         osds,
         placement: probes.placement_info(),
         network: probes.network(rados),
+        tail,
         interrupted,
         warnings,
     };

@@ -314,5 +314,54 @@ fn render_osds(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
         "  (OSD columns are the OSD's own perf counters over the run: op_w/op_r receive->reply, \
          w_proc dequeue->reply, commit = BlueStore commit_lat, subop_w = as a replica)"
     )?;
-    render_osd_attribution(r, out)
+    render_osd_attribution(r, out)?;
+    render_tail(r, out)
+}
+
+/// The slowest ops, with their primary OSD's own record of them.
+fn render_tail(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
+    if r.tail.is_empty() {
+        return Ok(());
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "Slowest ops, joined to the OSDs' records (dump_historic_ops_by_duration), ms:"
+    )?;
+    writeln!(
+        out,
+        "  {:<5} {:>8} {:<7} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}  object",
+        "op", "client", "osd", "in OSD", "receive", "queue", "local", "replic.", "outside"
+    )?;
+    for t in &r.tail {
+        let (osd, cols) = match &t.osd {
+            Some(s) => (
+                format!("osd.{}", s.osd),
+                format!(
+                    "{:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+                    ms(s.total_ns),
+                    ms(s.receive_ns),
+                    ms(s.queue_ns),
+                    ms(s.local_ns),
+                    ms(s.replication_ns),
+                    t.outside_osd_ns.map_or_else(|| "-".into(), ms)
+                ),
+            ),
+            None => (
+                "-".into(),
+                format!("{:<53}", "  (not in the OSD's kept history)"),
+            ),
+        };
+        writeln!(
+            out,
+            "  {:<5} {:>8} {osd:<7} {cols}  {}",
+            t.op,
+            ms(t.latency_ns as f64),
+            t.object
+        )?;
+    }
+    writeln!(
+        out,
+        "  (outside = client latency − the OSD's receive→reply: network both ways + client)"
+    )
 }
