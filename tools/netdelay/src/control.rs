@@ -109,7 +109,9 @@ pub fn parse_line(line: &str) -> Result<Option<Command>, ParseError> {
     let cmd = match words.as_slice() {
         ["delay", src, dst, us] => {
             let micros: u64 = us.parse().map_err(|_| {
-                ParseError(format!("bad delay '{us}': want whole microseconds, e.g. 1000"))
+                ParseError(format!(
+                    "bad delay '{us}': want whole microseconds, e.g. 1000"
+                ))
             })?;
             if micros > MAX_DELAY_US {
                 return Err(ParseError(format!(

@@ -4,12 +4,15 @@
 
 mod control;
 mod links;
+mod probe;
 mod switch;
 mod sys;
 mod table;
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 
@@ -59,6 +62,39 @@ enum Cmd {
         #[arg(required = true)]
         lines: Vec<String>,
     },
+    /// Echo TCP and UDP on ADDR:PORT until killed (run it inside a namespace).
+    Echo {
+        /// Address to listen on, e.g. 0.0.0.0:7777.
+        #[arg(long)]
+        listen: SocketAddr,
+    },
+    /// TCP round-trip time to an `echo` server: prints `rtt_us min=.. median=.. mean=..`.
+    Rtt {
+        /// The echo server.
+        #[arg(long)]
+        to: SocketAddr,
+        /// Measured round trips.
+        #[arg(long, default_value_t = 200)]
+        count: usize,
+    },
+    /// Numbered UDP datagrams to an `echo` server; prints `sent=.. received=.. out_of_order=..`.
+    Burst {
+        /// The echo server.
+        #[arg(long)]
+        to: SocketAddr,
+        /// Datagrams to send.
+        #[arg(long, default_value_t = 1000)]
+        count: usize,
+        /// Spacing between datagrams, µs.
+        #[arg(long, default_value_t = 50)]
+        gap_us: u64,
+        /// A switch control socket to send --midway lines to, halfway through.
+        #[arg(long)]
+        ctl: Option<PathBuf>,
+        /// Control lines sent halfway through (e.g. 'delay * * 0').
+        #[arg(long)]
+        midway: Vec<String>,
+    },
 }
 
 fn parse_port(s: &str) -> Result<table::PortSpec, String> {
@@ -82,6 +118,22 @@ fn main() -> ExitCode {
             queue_limit: queue_limit as usize,
         }),
         Cmd::Ctl { ctl, lines } => switch::control(&ctl, &lines).map(|out| print!("{out}")),
+        Cmd::Echo { listen } => probe::echo(listen),
+        Cmd::Rtt { to, count } => probe::rtt(to, count).map(|(min, median, mean)| {
+            println!("rtt_us min={min:.1} median={median:.1} mean={mean:.1}")
+        }),
+        Cmd::Burst {
+            to,
+            count,
+            gap_us,
+            ctl,
+            midway,
+        } => probe::burst(to, count, Duration::from_micros(gap_us), ctl, &midway).map(|b| {
+            println!(
+                "sent={} received={} out_of_order={}",
+                b.sent, b.received, b.out_of_order
+            )
+        }),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,

@@ -72,9 +72,11 @@ struct Switch {
 }
 
 fn send(tap: &File, frame: &[u8], c: &mut Counters) {
+    // A TAP write takes one whole frame or fails (EIO while the interface is down: the frame
+    // is lost, as on a dead link).
     match (&*tap).write(frame) {
-        Ok(_) => c.frames_out += 1,
-        Err(_) => c.write_errors += 1, // EIO while the interface is down, like a dead link
+        Ok(n) if n == frame.len() => c.frames_out += 1,
+        _ => c.write_errors += 1,
     }
 }
 
@@ -251,7 +253,10 @@ pub fn run(cfg: Config) -> Result<()> {
     if let Ok(meta) = std::fs::symlink_metadata(&cfg.ctl) {
         use std::os::unix::fs::FileTypeExt;
         if !meta.file_type().is_socket() {
-            bail!("{} exists and is not a socket; remove it or pick another --ctl", cfg.ctl.display());
+            bail!(
+                "{} exists and is not a socket; remove it or pick another --ctl",
+                cfg.ctl.display()
+            );
         }
         std::fs::remove_file(&cfg.ctl)?;
     }
@@ -346,13 +351,15 @@ pub fn run(cfg: Config) -> Result<()> {
                     match listener.accept() {
                         Ok((stream, _)) => {
                             stream.set_nonblocking(true)?;
-                            let slot = conns.iter().position(Option::is_none).unwrap_or_else(|| {
-                                conns.push(None);
-                                conns.len() - 1
-                            });
+                            let slot =
+                                conns.iter().position(Option::is_none).unwrap_or_else(|| {
+                                    conns.push(None);
+                                    conns.len() - 1
+                                });
                             epoll.add(
                                 stream.as_raw_fd(),
-                                (libc::EPOLLIN | libc::EPOLLOUT | libc::EPOLLRDHUP | libc::EPOLLET) as u32,
+                                (libc::EPOLLIN | libc::EPOLLOUT | libc::EPOLLRDHUP | libc::EPOLLET)
+                                    as u32,
                                 CONN_BASE + slot as u64,
                             )?;
                             let mut conn = Conn {
@@ -393,7 +400,10 @@ pub fn run(cfg: Config) -> Result<()> {
 /// cannot be reached or any line was refused (`err ...`).
 pub fn control(ctl: &std::path::Path, lines: &[String]) -> Result<String> {
     let mut s = UnixStream::connect(ctl).with_context(|| {
-        format!("cannot connect to {} (is the switch running?)", ctl.display())
+        format!(
+            "cannot connect to {} (is the switch running?)",
+            ctl.display()
+        )
     })?;
     s.set_read_timeout(Some(Duration::from_secs(10)))?;
     s.set_write_timeout(Some(Duration::from_secs(10)))?;

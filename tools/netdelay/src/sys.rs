@@ -19,7 +19,10 @@ struct IfReqFlags {
 /// network namespace and returns its non-blocking file. The device lives as long as the file.
 pub fn create_tap(name: &str) -> io::Result<File> {
     if name.is_empty() || name.len() >= libc::IFNAMSIZ {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, "bad interface name"));
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "bad interface name",
+        ));
     }
     let file = OpenOptions::new()
         .read(true)
@@ -35,7 +38,13 @@ pub fn create_tap(name: &str) -> io::Result<File> {
     // SAFETY: TUNSETIFF reads (and may write back the name into) a struct ifreq; `req` is a
     // properly laid out, NUL-terminated ifreq of the full size that outlives the call, and
     // the fd is a valid open /dev/net/tun.
-    let rc = unsafe { libc::ioctl(file.as_raw_fd(), libc::TUNSETIFF, &mut req as *mut IfReqFlags) };
+    let rc = unsafe {
+        libc::ioctl(
+            file.as_raw_fd(),
+            libc::TUNSETIFF,
+            &mut req as *mut IfReqFlags,
+        )
+    };
     if rc < 0 {
         return Err(io::Error::last_os_error());
     }
@@ -104,7 +113,11 @@ impl Epoll {
         };
         if n < 0 {
             let e = io::Error::last_os_error();
-            return if e.kind() == io::ErrorKind::Interrupted { Ok(()) } else { Err(e) };
+            return if e.kind() == io::ErrorKind::Interrupted {
+                Ok(())
+            } else {
+                Err(e)
+            };
         }
         for ev in &self.events[..n as usize] {
             let (token, events) = (ev.u64, ev.events);
@@ -124,9 +137,14 @@ impl Timer {
     pub fn new() -> io::Result<Self> {
         // SAFETY: plain syscall with no pointer arguments.
         let fd = owned(unsafe {
-            libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_NONBLOCK | libc::TFD_CLOEXEC)
+            libc::timerfd_create(
+                libc::CLOCK_MONOTONIC,
+                libc::TFD_NONBLOCK | libc::TFD_CLOEXEC,
+            )
         })?;
-        Ok(Self { file: File::from(fd) })
+        Ok(Self {
+            file: File::from(fd),
+        })
     }
 
     /// The descriptor, for epoll.
@@ -136,18 +154,22 @@ impl Timer {
 
     /// Fires once after `after` (at least 1 ns); `None` disarms.
     pub fn set(&self, after: Option<Duration>) -> io::Result<()> {
-        let d = after.map(|d| d.max(Duration::from_nanos(1))).unwrap_or_default();
+        let d = after
+            .map(|d| d.max(Duration::from_nanos(1)))
+            .unwrap_or_default();
         let spec = libc::itimerspec {
-            it_interval: libc::timespec { tv_sec: 0, tv_nsec: 0 },
+            it_interval: libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            },
             it_value: libc::timespec {
                 tv_sec: d.as_secs() as libc::time_t,
                 tv_nsec: d.subsec_nanos() as libc::c_long,
             },
         };
         // SAFETY: `spec` is a valid itimerspec for the call; the old-value pointer may be null.
-        let rc = unsafe {
-            libc::timerfd_settime(self.file.as_raw_fd(), 0, &spec, std::ptr::null_mut())
-        };
+        let rc =
+            unsafe { libc::timerfd_settime(self.file.as_raw_fd(), 0, &spec, std::ptr::null_mut()) };
         if rc < 0 {
             return Err(io::Error::last_os_error());
         }

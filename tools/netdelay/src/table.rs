@@ -171,10 +171,16 @@ mod tests {
     use super::*;
 
     fn ports() -> Vec<PortSpec> {
-        ["cli=t-cli@pub", "osd0=t-p0@pub", "osd1=t-p1@pub", "osd0c=t-c0@clu", "osd1c=t-c1@clu"]
-            .iter()
-            .map(|s| parse_port_spec(s).unwrap())
-            .collect()
+        [
+            "cli=t-cli@pub",
+            "osd0=t-p0@pub",
+            "osd1=t-p1@pub",
+            "osd0c=t-c0@clu",
+            "osd1c=t-c1@clu",
+        ]
+        .iter()
+        .map(|s| parse_port_spec(s).unwrap())
+        .collect()
     }
 
     #[test]
@@ -188,8 +194,20 @@ mod tests {
             }
         );
         let p = parse_port_spec("tap2").unwrap();
-        assert_eq!((p.name.as_str(), p.ifname.as_str(), p.segment.as_str()), ("tap2", "tap2", "default"));
-        for bad in ["", "a=", "a=b@", "=b", "a=0123456789abcdef", "a=b.c", "a b=c", "a=b@s/t"] {
+        assert_eq!(
+            (p.name.as_str(), p.ifname.as_str(), p.segment.as_str()),
+            ("tap2", "tap2", "default")
+        );
+        for bad in [
+            "",
+            "a=",
+            "a=b@",
+            "=b",
+            "a=0123456789abcdef",
+            "a=b.c",
+            "a b=c",
+            "a=b@s/t",
+        ] {
             assert!(parse_port_spec(bad).is_err(), "{bad}");
         }
         assert!(parse_port_spec("a=0123456789abcde").is_ok());
@@ -206,12 +224,22 @@ mod tests {
         let mut t = DelayTable::new(&ports(), 5).unwrap();
         assert_eq!(t.delay_ns(0, 1), 5000);
         // Within one segment, both directions, never self or cross-segment pairs.
-        assert_eq!(t.set(&Selector::Segment("clu".into()), &Selector::Segment("clu".into()), 1000), Ok(2));
+        assert_eq!(
+            t.set(
+                &Selector::Segment("clu".into()),
+                &Selector::Segment("clu".into()),
+                1000
+            ),
+            Ok(2)
+        );
         assert_eq!(t.delay_ns(3, 4), 1_000_000);
         assert_eq!(t.delay_ns(4, 3), 1_000_000);
         assert_eq!(t.delay_ns(1, 2), 5000);
         // One direction only.
-        assert_eq!(t.set(&Selector::Port("cli".into()), &Selector::All, 250), Ok(2));
+        assert_eq!(
+            t.set(&Selector::Port("cli".into()), &Selector::All, 250),
+            Ok(2)
+        );
         assert_eq!(t.delay_ns(0, 1), 250_000);
         assert_eq!(t.delay_ns(0, 2), 250_000);
         assert_eq!(t.delay_ns(1, 0), 5000);
@@ -221,8 +249,23 @@ mod tests {
         assert_eq!(t.lines().len(), 8);
         assert!(t.lines().iter().all(|l| l.ends_with(" 0")));
         // Errors name the fix.
-        assert!(t.set(&Selector::Port("nope".into()), &Selector::All, 1).unwrap_err().contains("ports: cli"));
-        assert!(t.set(&Selector::Port("cli".into()), &Selector::Port("osd0c".into()), 1).is_err());
-        assert!(t.set(&Selector::Port("cli".into()), &Selector::Port("cli".into()), 1).is_err());
+        assert!(t
+            .set(&Selector::Port("nope".into()), &Selector::All, 1)
+            .unwrap_err()
+            .contains("ports: cli"));
+        assert!(t
+            .set(
+                &Selector::Port("cli".into()),
+                &Selector::Port("osd0c".into()),
+                1
+            )
+            .is_err());
+        assert!(t
+            .set(
+                &Selector::Port("cli".into()),
+                &Selector::Port("cli".into()),
+                1
+            )
+            .is_err());
     }
 }
