@@ -314,6 +314,8 @@ mod tests {
                     errors: 0,
                 })
                 .collect(),
+            histogram: None,
+            attribution: None,
         }
     }
 

@@ -68,6 +68,74 @@ pub struct OsdClientRow {
     pub mean_ns: f64,
     /// 99th percentile (2 significant digits), ns.
     pub p99_ns: u64,
+    /// Where this OSD's mean went, if the counters allow saying.
+    #[serde(default)]
+    pub attribution: Option<Attribution>,
+}
+
+/// Where a client-observed mean latency went. The shares, `unattributed`
+/// included, add up to `mean_ns`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Attribution {
+    /// The client-observed mean completion latency the shares split, ns.
+    pub mean_ns: f64,
+    /// The shares, in path order (client, network, OSD, replication), then
+    /// `unattributed`.
+    pub shares: Vec<Share>,
+    /// What each share rests on and what could not be measured.
+    pub notes: Vec<String>,
+}
+
+/// One part of an [`Attribution`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Share {
+    /// Which part of the path.
+    pub part: Part,
+    /// Its share of the mean, ns (may be negative for `unattributed` when the
+    /// measured parts overlap; never hidden).
+    pub ns: f64,
+}
+
+/// The parts of an op's path a share can belong to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Part {
+    /// The client: librados/librbd, its messenger threads, this process.
+    Client,
+    /// The public network: the client↔primary round trip plus payload transfer.
+    PublicNetwork,
+    /// Waiting in the primary OSD's queue (op latency − process latency).
+    OsdQueue,
+    /// The primary's own work and local commit.
+    OsdLocal,
+    /// The primary waiting for its replicas (cluster network + replica commit).
+    Replication,
+    /// What the measurements do not explain.
+    Unattributed,
+}
+
+impl Part {
+    /// Every part, in report order.
+    pub const ALL: [Part; 6] = [
+        Part::Client,
+        Part::PublicNetwork,
+        Part::OsdQueue,
+        Part::OsdLocal,
+        Part::Replication,
+        Part::Unattributed,
+    ];
+
+    /// Name in reports.
+    pub fn label(self) -> &'static str {
+        match self {
+            Part::Client => "client",
+            Part::PublicNetwork => "public network",
+            Part::OsdQueue => "OSD queue",
+            Part::OsdLocal => "OSD local + commit",
+            Part::Replication => "replication",
+            Part::Unattributed => "unattributed",
+        }
+    }
 }
 
 /// Round trips measured during the run.
@@ -89,6 +157,9 @@ pub struct PlacementInfo {
     pub pg_num: u32,
     /// osdmap epoch.
     pub epoch: u64,
+    /// Copies per object: the longest acting set (0: unknown).
+    #[serde(default)]
+    pub size: u32,
 }
 
 /// Tool identity.
@@ -244,4 +315,12 @@ pub struct JobReport {
     pub slow_op_s: f64,
     /// Per-second samples (ramp seconds flagged).
     pub timeline: Vec<Sample>,
+    /// The job's completion latencies (ns) as an HDR histogram, so results can
+    /// be merged and re-analysed: HdrHistogram's V2 compressed encoding, base64
+    /// (`stats::decode_histogram`).
+    #[serde(default)]
+    pub histogram: Option<String>,
+    /// Where the mean went, if the probes could say.
+    #[serde(default)]
+    pub attribution: Option<Attribution>,
 }

@@ -2,6 +2,8 @@
 //! merged at the end of a run.
 #![forbid(unsafe_code)]
 
+use base64::Engine as _;
+use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
@@ -126,6 +128,31 @@ impl LatencyRecorder {
     }
 }
 
+/// A histogram string in a result file that could not be decoded.
+#[derive(Debug, thiserror::Error)]
+#[error("not an HdrHistogram V2 (deflate, base64) histogram: {0}")]
+pub struct HistogramDecodeError(String);
+
+/// Encodes a latency histogram (ns) the way HdrHistogram's own tools write
+/// them in logs: the V2 compressed (deflate) encoding, base64.
+pub fn encode_histogram(hist: &Histogram<u64>) -> String {
+    let mut bytes = Vec::new();
+    V2DeflateSerializer::new()
+        .serialize(hist, &mut bytes)
+        .expect("serializing to a Vec cannot fail for u64 counts");
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+/// Decodes what [`encode_histogram`] wrote.
+pub fn decode_histogram(text: &str) -> Result<Histogram<u64>, HistogramDecodeError> {
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(text.trim())
+        .map_err(|e| HistogramDecodeError(e.to_string()))?;
+    Deserializer::new()
+        .deserialize(&mut bytes.as_slice())
+        .map_err(|e| HistogramDecodeError(format!("{e:?}")))
+}
+
 /// Latency statistics in nanoseconds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct LatencySummary {
@@ -199,6 +226,20 @@ mod tests {
             let err = (got as f64 - want as f64).abs() / want as f64;
             assert!(err <= 0.001, "q{q}: got {got}, want {want}");
         }
+    }
+
+    #[test]
+    fn histograms_survive_encoding() {
+        let mut r = LatencyRecorder::new();
+        for i in 1..=10_000u64 {
+            r.record(i * 997);
+        }
+        let text = encode_histogram(r.histogram());
+        let back = decode_histogram(&text).unwrap();
+        assert_eq!(back.len(), 10_000);
+        assert_eq!(&back, r.histogram());
+        assert!(decode_histogram("not base64!").is_err());
+        assert!(decode_histogram("AAAA").is_err());
     }
 
     #[test]

@@ -9,10 +9,30 @@ use cephbench::progress::Sample;
 use cephbench::report::Format;
 use cephbench::result::NetworkReport;
 use cephbench::result::{
-    BenchResult, ClusterInfo, JobReport, OsdClientRow, OsdReport, PlacementInfo, RadosWorkload,
-    ToolInfo, Workload,
+    Attribution, BenchResult, ClusterInfo, JobReport, OsdClientRow, OsdReport, Part, PlacementInfo,
+    RadosWorkload, Share, ToolInfo, Workload,
 };
 use cephbench::stats::LatencySummary;
+
+/// A write split as a size-1 pool's would be (no replication share).
+fn attribution() -> Attribution {
+    let ms = |part, v: f64| Share { part, ns: v * 1e6 };
+    Attribution {
+        mean_ns: 13_301_250.5,
+        shares: vec![
+            ms(Part::PublicNetwork, 0.12),
+            ms(Part::OsdQueue, 1.1),
+            ms(Part::OsdLocal, 8.0),
+            ms(Part::Replication, 0.0),
+            ms(Part::Unattributed, 4.08125),
+        ],
+        notes: vec![
+            "client (librados/librbd) time is not measured on its own: it is part of unattributed"
+                .into(),
+            "size-1 pool: no replication share".into(),
+        ],
+    }
+}
 
 fn fixture() -> BenchResult {
     BenchResult {
@@ -90,6 +110,8 @@ fn fixture() -> BenchResult {
                     errors: 0,
                 },
             ],
+            histogram: None,
+            attribution: Some(attribution()),
         }],
         osds: vec![OsdReport {
             osd: 0,
@@ -98,6 +120,7 @@ fn fixture() -> BenchResult {
                 ops: 12_000,
                 mean_ns: 13_301_250.5,
                 p99_ns: 22_000_000,
+                attribution: Some(attribution()),
             }],
             counters: Some(OsdCounters {
                 osd: 0,
@@ -136,6 +159,7 @@ fn fixture() -> BenchResult {
             pool_id: 2,
             pg_num: 8,
             epoch: 17,
+            size: 1,
         }),
         network: Some(NetworkReport {
             client_rtt: vec![ClientRtt {
