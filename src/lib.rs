@@ -11,6 +11,8 @@ pub mod ceph;
 pub mod compare;
 pub mod counters;
 pub mod engine;
+pub mod fio;
+pub mod input;
 pub mod network;
 pub mod objects;
 pub mod placement;

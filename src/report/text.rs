@@ -3,7 +3,7 @@
 
 use std::io;
 
-use super::Reporter;
+use super::{wrap, Reporter, TEXT_WIDTH};
 use crate::result::{BenchResult, JobReport, Workload};
 use crate::units::fmt_bytes;
 
@@ -16,6 +16,15 @@ fn ms(ns: f64) -> String {
 
 impl Reporter for Text {
     fn render(&self, r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
+        let mut buf = Vec::new();
+        self.render_unwrapped(r, &mut buf)?;
+        out.write_all(wrap(&String::from_utf8_lossy(&buf), TEXT_WIDTH).as_bytes())
+    }
+}
+
+impl Text {
+    /// The report before long lines are wrapped to [`TEXT_WIDTH`].
+    fn render_unwrapped(&self, r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
         match &r.workload {
             Workload::Rados(w) => {
                 writeln!(
