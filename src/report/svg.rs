@@ -138,9 +138,19 @@ fn y_axis(out: &mut String, label: &str, ymax: f64, h: f64) -> f64 {
     top
 }
 
-fn legend(out: &mut String, names: &[String], y: f64) {
+/// Lays the legend out from `y` on, wrapping to new rows of 16 px; returns
+/// the rows used.
+fn legend(out: &mut String, names: &[String], y: f64) -> usize {
     let mut x = LEFT;
+    let mut y = y;
+    let mut rows = 1;
     for (i, n) in names.iter().enumerate() {
+        let w = 24.0 + 6.5 * n.chars().count() as f64;
+        if x > LEFT && x + w > W - RIGHT {
+            x = LEFT;
+            y += 16.0;
+            rows += 1;
+        }
         let _ = write!(
             out,
             "<rect x=\"{x}\" y=\"{ry}\" width=\"10\" height=\"10\" fill=\"{f}\"/>\
@@ -152,8 +162,14 @@ fn legend(out: &mut String, names: &[String], y: f64) {
             y = c(y),
             n = esc(n)
         );
-        x += 24.0 + 6.5 * n.chars().count() as f64;
+        x += w;
     }
+    rows
+}
+
+/// The rows [`legend`] will use for `names`.
+fn legend_rows(names: &[String]) -> usize {
+    legend(&mut String::new(), names, 0.0)
 }
 
 /// Renders a line chart.
@@ -352,7 +368,8 @@ pub fn bar_chart(ch: &BarChart) -> String {
         b = c(bottom),
         t = c(TOP),
     );
-    legend(&mut out, &ch.series, H - 12.0);
+    let rows = legend_rows(&ch.series) as f64;
+    legend(&mut out, &ch.series, H - 12.0 - 16.0 * (rows - 1.0));
     out.push_str("</svg>");
     out
 }
@@ -385,7 +402,7 @@ pub struct StackedChart {
 pub fn stacked_bars(ch: &StackedChart) -> String {
     const ROW: f64 = 34.0;
     const LABEL: f64 = 120.0;
-    let h = TOP + ROW * ch.rows.len().max(1) as f64 + 64.0;
+    let h = TOP + ROW * ch.rows.len().max(1) as f64 + 48.0 + 16.0 * legend_rows(&ch.parts) as f64;
     let mut out = String::new();
     open(&mut out, &ch.title, h);
     let xmax = ch
@@ -461,7 +478,7 @@ pub fn stacked_bars(ch: &StackedChart) -> String {
         ly = c(axis_y + 30.0),
         xl = esc(&ch.x_label)
     );
-    legend(&mut out, &ch.parts, h - 8.0);
+    legend(&mut out, &ch.parts, axis_y + 48.0);
     out.push_str("</svg>");
     out
 }

@@ -220,7 +220,7 @@ fn render_osds(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
     }
     writeln!(
         out,
-        "  {:<7} {:<6} {:>8} {:>9} {:>9} | {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+        "  {:<7} {:<6} {:>8} {:>8} {:>8} | {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
         "osd", "op", "ops", "mean", "p99", "op_w", "w_proc", "op_r", "commit", "subop_w", "OSD ops"
     )?;
     for o in &r.osds {
@@ -242,14 +242,14 @@ fn render_osds(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
         if o.client.is_empty() {
             writeln!(
                 out,
-                "  {name:<7} {:<6} {:>8} {:>9} {:>9} | {osd_side}",
+                "  {name:<7} {:<6} {:>8} {:>8} {:>8} | {osd_side}",
                 "-", 0, "-", "-"
             )?;
         }
         for row in &o.client {
             writeln!(
                 out,
-                "  {name:<7} {:<6} {:>8} {:>9} {:>9} | {osd_side}",
+                "  {name:<7} {:<6} {:>8} {:>8} {:>8} | {osd_side}",
                 row.op,
                 row.ops,
                 ms(row.mean_ns),
