@@ -345,9 +345,12 @@ fn percentile_chart(j: &JobReport, curve: &[(f64, u64)], from_hist: bool) -> Str
     })
 }
 
+/// (x, y) points of a plot.
+pub type Points = Vec<(f64, f64)>;
+
 /// Per-second (t, IOPS) and (t, mean latency ms) points, and the end of the
 /// ramp-up (the last ramp sample's time), if any.
-pub fn timelines(j: &JobReport) -> (Vec<(f64, f64)>, Vec<(f64, f64)>, Option<f64>) {
+pub fn timelines(j: &JobReport) -> (Points, Points, Option<f64>) {
     let (mut iops, mut lat, mut ramp) = (Vec::new(), Vec::new(), None);
     let mut prev = 0.0;
     for s in &j.timeline {

@@ -461,11 +461,21 @@ pub fn stacked_bars(ch: &StackedChart) -> String {
             let _ = write!(
                 out,
                 "<line x1=\"{x}\" x2=\"{x}\" y1=\"{y0}\" y2=\"{y1}\" class=\"m\"/>\
-                 <text x=\"{tx}\" y=\"{ty}\" class=\"s\">{l}</text>",
+                 <text x=\"{tx}\" y=\"{ty}\" class=\"s\" text-anchor=\"{anchor}\">{l}</text>",
                 x = c(px(*m)),
                 y0 = c(y - 3.0),
                 y1 = c(y + 25.0),
-                tx = c(px(*m) + 3.0),
+                // Labels right of the middle end at the marker, so they stay inside.
+                anchor = if px(*m) > LABEL + plot_w / 2.0 {
+                    "end"
+                } else {
+                    "start"
+                },
+                tx = c(if px(*m) > LABEL + plot_w / 2.0 {
+                    px(*m) - 3.0
+                } else {
+                    px(*m) + 3.0
+                }),
                 ty = c(y - 1.0),
                 l = esc(label)
             );
