@@ -266,7 +266,10 @@ fn html_report_renders_in_headless_chromium() {
     ] {
         let want = hex(c);
         let n = px.iter().filter(|p| **p == want).count();
-        eprintln!("screenshot: {n} pixels of {c}, {inked} of {} not white", px.len());
+        eprintln!(
+            "screenshot: {n} pixels of {c}, {inked} of {} not white",
+            px.len()
+        );
         assert!(n > 2000, "plot colour {c} on only {n} pixels");
     }
 }
