@@ -246,7 +246,7 @@ pub async fn run_rados(
             out.mismatches
         ));
     }
-    let result = BenchResult {
+    let mut result = BenchResult {
         schema_version: SCHEMA_VERSION,
         tool: super::tool_info(),
         cluster,
@@ -273,6 +273,8 @@ pub async fn run_rados(
         interrupted,
         warnings,
     };
+    crate::attribution::attribute(&mut result);
+
     Ok(Outcome {
         result,
         error: out.first_error,

@@ -340,7 +340,7 @@ async fn run_on_image(
         error = out.first_error;
     }
 
-    let result = BenchResult {
+    let mut result = BenchResult {
         schema_version: SCHEMA_VERSION,
         tool: super::tool_info(),
         cluster,
@@ -375,6 +375,8 @@ async fn run_on_image(
         interrupted,
         warnings,
     };
+    crate::attribution::attribute(&mut result);
+
     Ok(Outcome {
         result,
         error,

@@ -374,18 +374,31 @@ fn attribution(h: &mut String, r: &BenchResult) {
     if jobs.is_empty() {
         return;
     }
+    // The parts any job has a share for (e.g. no `client` when it is not
+    // measured on its own), in path order.
+    let parts: Vec<Part> = Part::ALL
+        .into_iter()
+        .filter(|p| {
+            jobs.iter().any(|j| {
+                j.attribution
+                    .iter()
+                    .flat_map(|a| &a.shares)
+                    .any(|s| s.part == *p)
+            })
+        })
+        .collect();
     h.push_str("<h3>Where the mean completion latency went</h3>");
     let mut rows = Vec::new();
     let mut notes = Vec::new();
     h.push_str("<table><tr><th>job</th><th>mean ms</th>");
-    for p in Part::ALL {
+    for p in &parts {
         h.push_str(&format!("<th>{} ms</th>", esc(p.label())));
     }
     h.push_str("</tr>");
     for j in &jobs {
         let a = j.attribution.as_ref().expect("filtered");
         let label = format!("{}/{}", j.name, j.op);
-        let by_part: Vec<f64> = Part::ALL
+        let by_part: Vec<f64> = parts
             .iter()
             .map(|p| {
                 a.shares
@@ -404,7 +417,7 @@ fn attribution(h: &mut String, r: &BenchResult) {
             h.push_str(&format!("<td class=\"n\">{v:.3}</td>"));
         }
         h.push_str("</tr>");
-        for (p, v) in Part::ALL.iter().zip(&by_part) {
+        for (p, v) in parts.iter().zip(&by_part) {
             if *v < 0.0 {
                 notes.push(format!(
                     "{label}: {} is {v:.3} ms (negative: the measured parts add up to \
@@ -426,7 +439,7 @@ fn attribution(h: &mut String, r: &BenchResult) {
     h.push_str(&svg::stacked_bars(&svg::StackedChart {
         title: "Attribution of the mean completion latency".into(),
         x_label: "completion latency, ms".into(),
-        parts: Part::ALL.iter().map(|p| p.label().to_string()).collect(),
+        parts: parts.iter().map(|p| p.label().to_string()).collect(),
         rows,
     }));
     if !notes.is_empty() {
