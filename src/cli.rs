@@ -100,6 +100,8 @@ pub enum Command {
     Cleanup(CleanupArgs),
     /// Compare result files (from --format json) side by side, with a Diff % column.
     Compare(CompareArgs),
+    /// Re-render saved result files (from --format json) in any format, without a cluster.
+    Report(ReportArgs),
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -354,9 +356,20 @@ impl RbdArgs {
 /// `cephbench compare`.
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// Result files; the first is the baseline of the Diff columns.
+    /// Result files or fio JSON outputs; the first is the baseline of the Diff columns.
     #[arg(required = true, num_args = 2.., value_name = "RESULT.json")]
     pub files: Vec<PathBuf>,
+}
+
+/// `cephbench report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Result files (from --format json); html puts them all on one page with comparison bars.
+    #[arg(required = true, num_args = 1.., value_name = "RESULT.json")]
+    pub files: Vec<PathBuf>,
+    /// Write the report to this file instead of stdout (only if every input is valid).
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 /// `cephbench cleanup`.

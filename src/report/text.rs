@@ -3,7 +3,7 @@
 
 use std::io;
 
-use super::{share_ns, Reporter, SHARE_COLUMNS};
+use super::{share_ns, wrap, Reporter, SHARE_COLUMNS, TEXT_WIDTH};
 use crate::result::{Attribution, BenchResult, JobReport, Workload};
 use crate::units::fmt_bytes;
 
@@ -16,6 +16,15 @@ fn ms(ns: f64) -> String {
 
 impl Reporter for Text {
     fn render(&self, r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
+        let mut buf = Vec::new();
+        self.render_unwrapped(r, &mut buf)?;
+        out.write_all(wrap(&String::from_utf8_lossy(&buf), TEXT_WIDTH).as_bytes())
+    }
+}
+
+impl Text {
+    /// The report before long lines are wrapped to [`TEXT_WIDTH`].
+    fn render_unwrapped(&self, r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
         match &r.workload {
             Workload::Rados(w) => {
                 writeln!(
@@ -272,7 +281,7 @@ fn render_osds(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
     }
     writeln!(
         out,
-        "  {:<7} {:<6} {:>8} {:>9} {:>9} | {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+        "  {:<7} {:<6} {:>8} {:>8} {:>8} | {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
         "osd", "op", "ops", "mean", "p99", "op_w", "w_proc", "op_r", "commit", "subop_w", "OSD ops"
     )?;
     for o in &r.osds {
@@ -294,14 +303,14 @@ fn render_osds(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
         if o.client.is_empty() {
             writeln!(
                 out,
-                "  {name:<7} {:<6} {:>8} {:>9} {:>9} | {osd_side}",
+                "  {name:<7} {:<6} {:>8} {:>8} {:>8} | {osd_side}",
                 "-", 0, "-", "-"
             )?;
         }
         for row in &o.client {
             writeln!(
                 out,
-                "  {name:<7} {:<6} {:>8} {:>9} {:>9} | {osd_side}",
+                "  {name:<7} {:<6} {:>8} {:>8} {:>8} | {osd_side}",
                 row.op,
                 row.ops,
                 ms(row.mean_ns),
