@@ -338,6 +338,7 @@ impl RbdArgs {
             fsync_every: self.fsync_every,
             rbd_cache: self.rbd_cache == OnOff::On,
             precondition: !self.no_precondition,
+            prior_precondition: None,
             live,
             telemetry: true,
         })

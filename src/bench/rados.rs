@@ -134,6 +134,7 @@ pub async fn run_rados(
         r => r?,
     };
     let mut warnings = Vec::new();
+    let pool_settings = super::pool_settings(rados, &cfg.pool, &mut warnings);
 
     let (mut meta, available_ops) = match (cfg.mode, existing) {
         (RadosMode::Write, Some(m)) => {
@@ -272,6 +273,7 @@ pub async fn run_rados(
         network: probes.network(rados),
         interrupted,
         warnings,
+        pool: pool_settings,
     };
     Ok(Outcome {
         result,
