@@ -366,17 +366,23 @@ pub fn render_table(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> 
     let b = if markdown { "- " } else { "" };
     match (&doc.pool_settings, doc.summary.memory_held_bytes) {
         (Some(p), Some(m)) => {
-            let per: Vec<String> = p
-                .osd_memory_target
-                .iter()
-                .map(|o| format!("osd.{} {}", o.osd, crate::units::fmt_bytes(o.bytes)))
-                .collect();
+            let each: Vec<u64> = p.osd_memory_target.iter().map(|o| o.bytes).collect();
+            let lo = each.iter().copied().min().unwrap_or(0);
+            let hi = each.iter().copied().max().unwrap_or(0);
+            let per = if lo == hi {
+                format!("{} x {}", each.len(), crate::units::fmt_bytes(lo))
+            } else {
+                format!(
+                    "{} OSDs of {} to {}",
+                    each.len(),
+                    crate::units::fmt_bytes(lo),
+                    crate::units::fmt_bytes(hi)
+                )
+            };
             writeln!(
                 out,
-                "{b}Cost: the pool's {} OSDs are configured to hold {} of RAM (osd_memory_target: {}); IOPS/GiB = IOPS / that.",
-                p.osds.len(),
+                "{b}Cost: the pool's OSDs hold {} of RAM (osd_memory_target {per}); IOPS/GiB = IOPS / that.",
                 crate::units::fmt_bytes(m),
-                per.join(", ")
             )?;
         }
         _ => writeln!(
