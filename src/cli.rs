@@ -107,7 +107,12 @@ pub struct SuiteArgs {
     #[arg(short = 'p', long, required_unless_present = "pools")]
     pub pool: Option<String>,
     /// Run it on each of these pools in turn and compare them (the first is the baseline).
-    #[arg(long, value_delimiter = ',', conflicts_with = "pool", value_name = "A,B")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        conflicts_with = "pool",
+        value_name = "A,B"
+    )]
     pub pools: Option<Vec<String>>,
     /// Runs of every job [default: the suite's, 2 for the built-ins].
     #[arg(long, value_name = "N")]

@@ -79,7 +79,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             .into());
         }
         conn.overrides.push(("rbd_cache".into(), "false".into()));
-        return run_suite(&conn, &s, &opts, cli.format, cli.progress != Progress::Never);
+        return run_suite(
+            &conn,
+            &s,
+            &opts,
+            cli.format,
+            cli.progress != Progress::Never,
+        );
     }
     let (rados_cfg, rbd_cfg) = match &cli.command {
         Command::Rados(a) => {
@@ -190,7 +196,10 @@ fn run_suite(
     rt.block_on(async move {
         let stop = install_signal_handlers(format!(
             "cephbench cleanup -p {}",
-            opts.iter().map(|o| o.pool.as_str()).collect::<Vec<_>>().join(" / -p ")
+            opts.iter()
+                .map(|o| o.pool.as_str())
+                .collect::<Vec<_>>()
+                .join(" / -p ")
         ));
         let mut docs = Vec::new();
         let mut failure = None;
