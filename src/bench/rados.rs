@@ -247,7 +247,7 @@ pub async fn run_rados(
             out.mismatches
         ));
     }
-    let result = BenchResult {
+    let mut result = BenchResult {
         schema_version: SCHEMA_VERSION,
         tool: super::tool_info(),
         cluster,
@@ -275,6 +275,8 @@ pub async fn run_rados(
         warnings,
         pool: pool_settings,
     };
+    crate::attribution::attribute(&mut result);
+
     Ok(Outcome {
         result,
         error: out.first_error,

@@ -346,7 +346,7 @@ async fn run_on_image(
         error = out.first_error;
     }
 
-    let result = BenchResult {
+    let mut result = BenchResult {
         schema_version: SCHEMA_VERSION,
         tool: super::tool_info(),
         cluster,
@@ -382,6 +382,8 @@ async fn run_on_image(
         warnings,
         pool: pool_settings,
     };
+    crate::attribution::attribute(&mut result);
+
     Ok(Outcome {
         result,
         error,
