@@ -102,6 +102,88 @@ pub enum Command {
     Compare(CompareArgs),
     /// Re-render saved result files (from --format json) in any format, without a cluster.
     Report(ReportArgs),
+    /// Run a suite of jobs (built-in lab, cdm, rados, or a TOML file), each --runs times.
+    Suite(SuiteArgs),
+}
+
+/// `cephbench suite`.
+#[derive(Debug, Args)]
+pub struct SuiteArgs {
+    /// A built-in suite (`lab`, `cdm`, `rados`) or a suite file (TOML, see examples/suite.toml).
+    #[arg(value_name = "NAME|FILE")]
+    pub suite: String,
+    /// Pool to run it on.
+    #[arg(short = 'p', long, required_unless_present = "pools")]
+    pub pool: Option<String>,
+    /// Run it on each of these pools in turn and compare them (the first is the baseline).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        conflicts_with = "pool",
+        value_name = "A,B"
+    )]
+    pub pools: Option<Vec<String>>,
+    /// Runs of every job [default: the suite's, 2 for the built-ins].
+    #[arg(long, value_name = "N")]
+    pub runs: Option<u32>,
+    /// Measured time of every run [default: the suite's: lab 20s, cdm 5s, rados 60s].
+    #[arg(long, value_parser = dur, value_name = "DURATION")]
+    pub runtime: Option<Duration>,
+    /// Ramp-up of every run, excluded from the figures [default: the suite's].
+    #[arg(long, value_parser = dur, value_name = "DURATION")]
+    pub ramp: Option<Duration>,
+    /// Size of the RBD image the rbd jobs share [default: lab 8G, cdm 1G].
+    #[arg(long, value_parser = size, value_name = "SIZE")]
+    pub image_size: Option<u64>,
+    /// Bytes of the image used, preconditioned once [default: lab 2G, cdm 1G].
+    #[arg(long, value_parser = size, value_name = "SIZE")]
+    pub test_area: Option<u64>,
+}
+
+impl SuiteArgs {
+    /// The suite to run and the pools, validated (nothing sent to the cluster yet).
+    pub fn plan(
+        &self,
+        telemetry: bool,
+        progress: bool,
+    ) -> Result<(cephbench::suite::Suite, Vec<cephbench::suite::SuiteOptions>), UsageError> {
+        use cephbench::suite;
+        let path = std::path::Path::new(&self.suite);
+        let base = if suite::BUILTINS.contains(&self.suite.as_str()) && !path.is_file() {
+            suite::builtin(&self.suite).expect("a built-in")
+        } else if path.is_file() {
+            suite::load(path).map_err(|e| UsageError(e.to_string()))?
+        } else {
+            return Err(UsageError(format!(
+                "no suite '{}': use a built-in (lab, cdm, rados) or the path of a TOML suite file",
+                self.suite
+            )));
+        };
+        let pools = match (&self.pool, &self.pools) {
+            (Some(p), None) => vec![p.clone()],
+            (None, Some(ps)) if ps.len() >= 2 && ps.iter().all(|p| !p.is_empty()) => ps.clone(),
+            _ => {
+                return Err(UsageError(
+                    "give -p POOL, or --pools A,B with at least two pools".into(),
+                ))
+            }
+        };
+        let opts: Vec<suite::SuiteOptions> = pools
+            .into_iter()
+            .map(|pool| suite::SuiteOptions {
+                pool,
+                runs: self.runs,
+                runtime: self.runtime,
+                ramp: self.ramp,
+                image_size: self.image_size,
+                test_area: self.test_area,
+                telemetry,
+                progress,
+            })
+            .collect();
+        let s = base.with_options(&opts[0]).map_err(UsageError)?;
+        Ok((s, opts))
+    }
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -347,6 +429,7 @@ impl RbdArgs {
             fsync_every: self.fsync_every,
             rbd_cache: self.rbd_cache == OnOff::On,
             precondition: !self.no_precondition,
+            prior_precondition: None,
             live,
             telemetry: true,
         })

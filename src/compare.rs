@@ -403,6 +403,7 @@ mod tests {
             tail: Vec::new(),
             interrupted: false,
             warnings: vec![],
+            pool: None,
         }
     }
 

@@ -120,12 +120,21 @@ pub fn load_result(path: &Path) -> Result<BenchResult, LoadError> {
     check_result(path, &bytes, &v)
 }
 
-/// Loads a comparison input: a cephbench result or fio's JSON output
-/// (detected by its `fio version` key).
+/// Loads a comparison input: a cephbench result, a suite result (its
+/// per-job medians), or fio's JSON output (detected by its `fio version` key).
 pub fn load_source(path: &Path) -> Result<Source, LoadError> {
     let (bytes, v) = read_json(path)?;
     if crate::fio::is_fio(&v) {
         return crate::fio::import(&v).map_err(|e| err(path, e.to_string()));
+    }
+    if v.get("suite_schema_version").is_some() {
+        let doc: crate::suite::SuiteDoc = serde_json::from_value(v)
+            .map_err(|e| err(path, format!("not a suite result: {}", one_line(e))))?;
+        let r = crate::suite::as_bench_result(&doc)
+            .ok_or_else(|| err(path, "a suite result without any run"))?;
+        let mut s = Source::from(&r);
+        s.label = format!("suite {} on {}", doc.suite, doc.pool);
+        return Ok(s);
     }
     Ok(Source::from(&check_result(path, &bytes, &v)?))
 }

@@ -24,5 +24,6 @@ pub mod report;
 pub mod result;
 pub mod secrets;
 pub mod stats;
+pub mod suite;
 pub mod units;
 pub mod workload;

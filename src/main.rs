@@ -73,6 +73,23 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         return report(&args.files, args.output.as_deref(), cli.format);
     }
     let mut conn = cli.conn.options();
+    if let Command::Suite(args) = &cli.command {
+        let (s, opts) = args.plan(!cli.no_telemetry, live)?;
+        if cli.format == Format::Csv {
+            return Err(UsageError(
+                "suite prints text, markdown or json; --format csv is for single results".into(),
+            )
+            .into());
+        }
+        conn.overrides.push(("rbd_cache".into(), "false".into()));
+        return run_suite(
+            &conn,
+            &s,
+            &opts,
+            cli.format,
+            cli.progress != Progress::Never,
+        );
+    }
     let (rados_cfg, rbd_cfg) = match &cli.command {
         Command::Rados(a) => {
             let mut cfg = a.config(live)?;
@@ -86,7 +103,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             conn.overrides.push(("rbd_cache".into(), cache.into()));
             (None, Some(cfg))
         }
-        Command::Compare(_) | Command::Report(_) => unreachable!("handled above"),
+        Command::Compare(_) | Command::Report(_) | Command::Suite(_) => {
+            unreachable!("handled above")
+        }
         Command::Cleanup(a) => {
             if let Some(r) = &a.run_name {
                 cephbench::objects::validate_run_name(r).map_err(UsageError)?;
@@ -132,7 +151,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 let outcome = bench::run_rbd(&rados, &cfg, stop).await?;
                 finish(outcome, cli.format)
             }
-            Command::Compare(_) | Command::Report(_) => unreachable!("handled above"),
+            Command::Compare(_) | Command::Report(_) | Command::Suite(_) => {
+                unreachable!("handled above")
+            }
             Command::Cleanup(args) => {
                 let io = rados.ioctx(&args.pool)?;
                 let n = bench::cleanup(&io, args.run_name.as_deref(), 16).await?;
@@ -143,6 +164,101 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 Ok(ExitCode::SUCCESS)
             }
         }
+    })
+}
+
+/// `cephbench suite`: runs the suite on each pool in turn, prints each
+/// table and, for several pools, their comparison.
+fn run_suite(
+    conn: &cephbench::ceph::ConnectOptions,
+    suite: &cephbench::suite::Suite,
+    opts: &[cephbench::suite::SuiteOptions],
+    format: Format,
+    announce: bool,
+) -> anyhow::Result<ExitCode> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let rados = Rados::connect(conn)?;
+    if let Ok(k) = rados.conf_get("keyring") {
+        for w in cephbench::secrets::keyring_warnings(&k) {
+            eprintln!("cephbench: warning: {w}");
+        }
+    }
+    if announce {
+        let per_pool = suite.expected();
+        eprintln!(
+            "suite {}: {} jobs x {} runs on {} pool(s), expected {} of measuring{}",
+            suite.name,
+            suite.jobs.len(),
+            suite.runs,
+            opts.len(),
+            cephbench::suite::clock(per_pool * opts.len() as u32),
+            if suite.uses_image() {
+                format!(
+                    ", plus writing the {} test area once per pool",
+                    cephbench::units::fmt_bytes(suite.test_area)
+                )
+            } else {
+                String::new()
+            }
+        );
+    }
+    rt.block_on(async move {
+        let stop = install_signal_handlers(format!(
+            "cephbench cleanup -p {}",
+            opts.iter()
+                .map(|o| o.pool.as_str())
+                .collect::<Vec<_>>()
+                .join(" / -p ")
+        ));
+        let mut docs = Vec::new();
+        let mut failure = None;
+        for o in opts {
+            let out = cephbench::suite::run_suite(&rados, suite, o, stop.clone()).await?;
+            let stopped = out.doc.interrupted;
+            docs.push(out.doc);
+            if let Some(e) = out.error {
+                failure = Some(e);
+            }
+            if stopped {
+                break;
+            }
+        }
+        let mut out = std::io::stdout().lock();
+        match format {
+            Format::Json if docs.len() == 1 => {
+                serde_json::to_writer_pretty(&mut out, &docs[0])?;
+                writeln!(out)?;
+            }
+            Format::Json => {
+                let c = cephbench::suite::compare_suites(&docs);
+                let v = serde_json::json!({"suites": docs, "comparison": c});
+                serde_json::to_writer_pretty(&mut out, &v)?;
+                writeln!(out)?;
+            }
+            _ => {
+                let md = format == Format::Markdown;
+                for d in &docs {
+                    cephbench::suite::render_table(d, md, &mut out)?;
+                    writeln!(out)?;
+                }
+                if docs.len() > 1 {
+                    let c = cephbench::suite::compare_suites(&docs);
+                    cephbench::compare::render(&c, md, &mut out)?;
+                }
+            }
+        }
+        out.flush()?;
+        if let Some(e) = failure {
+            return Err(anyhow::Error::new(e).context("the suite stopped on a failed job"));
+        }
+        Ok(if docs.iter().any(|d| d.interrupted) {
+            ExitCode::from(EXIT_INTERRUPTED)
+        } else {
+            ExitCode::SUCCESS
+        })
     })
 }
 

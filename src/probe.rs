@@ -8,6 +8,7 @@ use crate::ceph::{CephError, Rados};
 use crate::counters::{self, Snapshot};
 use crate::network::{self, HeartbeatRtt};
 use crate::placement::{self, PoolPlacement, ShapeError};
+use crate::result::{OsdMemory, PoolSettings};
 use std::net::SocketAddr;
 
 /// A probe that failed.
@@ -85,4 +86,197 @@ pub fn perf_dumps(rados: &Rados, osds: &[i32]) -> Result<Vec<(i32, Snapshot)>, P
     osds.iter()
         .map(|o| perf_dump(rados, *o).map(|s| (*o, s)))
         .collect()
+}
+
+/// The pool's settings (`osd pool get POOL all`), the OSDs and device
+/// classes its CRUSH rule draws from (`osd crush rule dump`, `osd crush tree
+/// --show-shadow`) and those OSDs' `osd_memory_target` (`config get`).
+/// Needs only `mon 'allow r'`. A memory target that cannot be read leaves
+/// `memory_held_bytes` null rather than failing.
+pub fn pool_settings(rados: &Rados, pool: &str) -> Result<PoolSettings, ProbeError> {
+    let q =
+        serde_json::json!({"prefix": "osd pool get", "pool": pool, "var": "all", "format": "json"});
+    let get = json(&rados.mon_command(&q.to_string())?.out, "osd pool get")?;
+    let rules = rados.mon_command(r#"{"prefix":"osd crush rule dump","format":"json"}"#)?;
+    let rules = json(&rules.out, "osd crush rule dump")?;
+    let tree = rados
+        .mon_command(r#"{"prefix":"osd crush tree","shadow":"--show-shadow","format":"json"}"#)?;
+    let tree = json(&tree.out, "osd crush tree")?;
+    let mut s = parse_pool_settings(&get, &rules, &tree)?;
+    let mut mem = Vec::new();
+    for &osd in &s.osds {
+        match osd_memory_target(rados, osd) {
+            Ok(b) => mem.push(OsdMemory { osd, bytes: b }),
+            Err(_) => {
+                mem.clear();
+                break;
+            }
+        }
+    }
+    if !mem.is_empty() {
+        s.memory_held_bytes = Some(mem.iter().map(|m| m.bytes).sum());
+    }
+    s.osd_memory_target = mem;
+    Ok(s)
+}
+
+/// `config get osd.N osd_memory_target`, bytes.
+pub fn osd_memory_target(rados: &Rados, osd: i32) -> Result<u64, ProbeError> {
+    let q = serde_json::json!({"prefix": "config get", "who": format!("osd.{osd}"),
+        "key": "osd_memory_target", "format": "json"});
+    let out = rados.mon_command(&q.to_string())?;
+    parse_config_u64(&out.out).ok_or_else(|| {
+        ProbeError::Shape(ShapeError {
+            what: "config get",
+            why: format!(
+                "osd_memory_target is not a number: {}",
+                String::from_utf8_lossy(&out.out).trim()
+            ),
+        })
+    })
+}
+
+/// A `config get` answer holding a number: JSON number, JSON string or plain text.
+pub fn parse_config_u64(out: &[u8]) -> Option<u64> {
+    let text = String::from_utf8_lossy(out);
+    let t = text.trim().trim_matches('"');
+    t.parse::<u64>().ok().or_else(|| {
+        serde_json::from_str::<Value>(text.trim())
+            .ok()
+            .and_then(|v| v.as_u64())
+    })
+}
+
+fn shape(what: &'static str, why: impl Into<String>) -> ShapeError {
+    ShapeError {
+        what,
+        why: why.into(),
+    }
+}
+
+/// Builds [`PoolSettings`] (memory left empty) from the JSON of `osd pool get
+/// POOL all`, `osd crush rule dump` and `osd crush tree --show-shadow`.
+pub fn parse_pool_settings(
+    get: &Value,
+    rules: &Value,
+    tree: &Value,
+) -> Result<PoolSettings, ShapeError> {
+    const W: &str = "osd pool get";
+    let u = |k: &str| -> Result<u64, ShapeError> {
+        get.get(k)
+            .and_then(Value::as_u64)
+            .ok_or_else(|| shape(W, format!("no number '{k}'")))
+    };
+    let name = get
+        .get("pool")
+        .and_then(Value::as_str)
+        .ok_or_else(|| shape(W, "no 'pool'"))?
+        .to_string();
+    let rule_name = get
+        .get("crush_rule")
+        .and_then(Value::as_str)
+        .ok_or_else(|| shape(W, "no 'crush_rule'"))?
+        .to_string();
+    let rule = rules
+        .as_array()
+        .and_then(|a| {
+            a.iter()
+                .find(|r| r.get("rule_name").and_then(Value::as_str) == Some(&rule_name))
+        })
+        .ok_or_else(|| shape("osd crush rule dump", format!("no rule '{rule_name}'")))?;
+    let nodes = tree
+        .get("nodes")
+        .and_then(Value::as_array)
+        .ok_or_else(|| shape("osd crush tree", "no 'nodes'"))?;
+    let mut osds = Vec::new();
+    let mut classes = Vec::new();
+    let steps = rule
+        .get("steps")
+        .and_then(Value::as_array)
+        .ok_or_else(|| shape("osd crush rule dump", "no 'steps'"))?;
+    for step in steps {
+        if step.get("op").and_then(Value::as_str) != Some("take") {
+            continue;
+        }
+        let item = step.get("item").and_then(Value::as_i64);
+        let mut stack: Vec<i64> = item.into_iter().collect();
+        let mut seen = 0;
+        while let Some(id) = stack.pop() {
+            seen += 1;
+            if seen > 100_000 {
+                return Err(shape("osd crush tree", "cycle"));
+            }
+            let Some(n) = nodes
+                .iter()
+                .find(|n| n.get("id").and_then(Value::as_i64) == Some(id))
+            else {
+                continue;
+            };
+            if id >= 0 {
+                osds.push(id as i32);
+                if let Some(c) = n.get("device_class").and_then(Value::as_str) {
+                    classes.push(c.to_string());
+                }
+            } else if let Some(ch) = n.get("children").and_then(Value::as_array) {
+                stack.extend(ch.iter().filter_map(Value::as_i64));
+            }
+        }
+    }
+    osds.sort_unstable();
+    osds.dedup();
+    classes.sort();
+    classes.dedup();
+    Ok(PoolSettings {
+        name,
+        id: u("pool_id")? as i64,
+        size: u("size")? as u32,
+        min_size: u("min_size")? as u32,
+        pg_num: u("pg_num")? as u32,
+        crush_rule: rule_name,
+        device_classes: classes,
+        osds,
+        osd_memory_target: Vec::new(),
+        memory_held_bytes: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pool_settings_follow_the_rule_into_the_shadow_tree() {
+        let get = serde_json::json!({"pool":"fast","pool_id":4,"size":3,"min_size":2,"pg_num":32,
+            "crush_rule":"ssd_rule"});
+        let rules = serde_json::json!([
+            {"rule_id":0,"rule_name":"replicated_rule","steps":[{"op":"take","item":-1,"item_name":"default"}]},
+            {"rule_id":1,"rule_name":"ssd_rule","steps":[{"op":"take","item":-3,"item_name":"default~ssd"},
+              {"op":"chooseleaf_firstn","num":0,"type":"host"},{"op":"emit"}]}]);
+        let tree = serde_json::json!({"nodes":[
+            {"id":-1,"name":"default","type":"root","children":[-2]},
+            {"id":-2,"name":"h0","type":"host","children":[0,1]},
+            {"id":-3,"name":"default~ssd","device_class":"ssd","type":"root","children":[-4]},
+            {"id":-4,"name":"h0~ssd","device_class":"ssd","type":"host","children":[1]},
+            {"id":0,"name":"osd.0","device_class":"hdd","type":"osd"},
+            {"id":1,"name":"osd.1","device_class":"ssd","type":"osd"}]});
+        let s = parse_pool_settings(&get, &rules, &tree).unwrap();
+        assert_eq!((s.size, s.min_size, s.pg_num, s.id), (3, 2, 32, 4));
+        assert_eq!(s.crush_rule, "ssd_rule");
+        assert_eq!(s.osds, vec![1]);
+        assert_eq!(s.device_classes, vec!["ssd".to_string()]);
+        let get = serde_json::json!({"pool":"all","pool_id":1,"size":1,"min_size":1,"pg_num":8,
+            "crush_rule":"replicated_rule"});
+        let s = parse_pool_settings(&get, &rules, &tree).unwrap();
+        assert_eq!(s.osds, vec![0, 1]);
+        assert_eq!(s.device_classes, vec!["hdd".to_string(), "ssd".to_string()]);
+        let bad = serde_json::json!({"pool":"x","crush_rule":"nope"});
+        assert!(parse_pool_settings(&bad, &rules, &tree).is_err());
+    }
+
+    #[test]
+    fn config_numbers_in_every_shape() {
+        assert_eq!(parse_config_u64(b"4294967296\n"), Some(4294967296));
+        assert_eq!(parse_config_u64(b"\"8589934592\""), Some(8589934592));
+        assert_eq!(parse_config_u64(b"4G"), None);
+    }
 }

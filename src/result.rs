@@ -47,6 +47,48 @@ pub struct BenchResult {
     pub interrupted: bool,
     /// Things the reader must know to trust the numbers.
     pub warnings: Vec<String>,
+    /// The pool's settings at the start of the run, if they could be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool: Option<PoolSettings>,
+}
+
+/// A pool's settings, as the mons report them: what makes two results
+/// comparable (or not).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PoolSettings {
+    /// Pool name.
+    pub name: String,
+    /// Pool id.
+    pub id: i64,
+    /// Replicas (`size`).
+    pub size: u32,
+    /// `min_size`.
+    pub min_size: u32,
+    /// `pg_num`.
+    pub pg_num: u32,
+    /// The CRUSH rule's name.
+    pub crush_rule: String,
+    /// Device classes of the OSDs the rule can choose from (sorted).
+    pub device_classes: Vec<String>,
+    /// The OSDs the rule can choose from (sorted).
+    pub osds: Vec<i32>,
+    /// `osd_memory_target` of each of those OSDs (`config get osd.N`), bytes;
+    /// empty if it could not be read.
+    #[serde(default)]
+    pub osd_memory_target: Vec<OsdMemory>,
+    /// The RAM those OSDs are configured to hold: the sum of their
+    /// `osd_memory_target`, bytes (null if it could not be read).
+    #[serde(default)]
+    pub memory_held_bytes: Option<u64>,
+}
+
+/// One OSD's configured memory target.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OsdMemory {
+    /// The OSD id.
+    pub osd: i32,
+    /// Its `osd_memory_target`, bytes.
+    pub bytes: u64,
 }
 
 /// One OSD, as the client saw the ops it was primary for and as its own

@@ -177,6 +177,7 @@ fn fixture() -> BenchResult {
         tail: Vec::new(),
         interrupted: false,
         warnings: vec![],
+        pool: None,
     }
 }
 

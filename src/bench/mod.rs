@@ -404,6 +404,31 @@ pub(crate) fn data_access(e: CephError, rados: &Rados, pool: &str) -> BenchError
     }
 }
 
+/// The pool's settings for the result document; a failed probe becomes a
+/// warning (the run goes on).
+pub fn pool_settings(
+    rados: &Rados,
+    pool: &str,
+    warnings: &mut Vec<String>,
+) -> Option<crate::result::PoolSettings> {
+    match probe::pool_settings(rados, pool) {
+        Ok(s) => {
+            if s.memory_held_bytes.is_none() {
+                warnings.push(
+                    "no osd_memory_target: `config get osd.N osd_memory_target` failed; the cost line is missing".into(),
+                );
+            }
+            Some(s)
+        }
+        Err(e) => {
+            warnings.push(format!(
+                "no pool settings: reading them from the mons failed ({e}); it needs mon 'allow r'"
+            ));
+            None
+        }
+    }
+}
+
 /// This tool's identity for the result document.
 pub fn tool_info() -> ToolInfo {
     ToolInfo {

@@ -134,6 +134,7 @@ pub async fn run_rados(
         r => r?,
     };
     let mut warnings = Vec::new();
+    let pool_settings = super::pool_settings(rados, &cfg.pool, &mut warnings);
 
     let (mut meta, available_ops) = match (cfg.mode, existing) {
         (RadosMode::Write, Some(m)) => {
@@ -274,6 +275,7 @@ pub async fn run_rados(
         tail,
         interrupted,
         warnings,
+        pool: pool_settings,
     };
     crate::attribution::attribute(&mut result);
 

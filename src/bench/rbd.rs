@@ -72,6 +72,9 @@ pub struct RbdConfig {
     pub rbd_cache: bool,
     /// Precondition the test area (unless `--no-precondition`).
     pub precondition: bool,
+    /// The test area was already written by an earlier run on the same image
+    /// (a suite's first job): skip preconditioning and record this pass.
+    pub prior_precondition: Option<Precondition>,
     /// Live line on stderr.
     pub live: bool,
     /// Probe placement and OSD counters around the run.
@@ -190,9 +193,12 @@ async fn run_on_image(
             }
         );
     let mut warnings = Vec::new();
+    let pool_settings = super::pool_settings(rados, &cfg.pool, &mut warnings);
     let mut precondition = None;
     let mut interrupted = false;
-    if cfg.precondition && may_write {
+    if let Some(p) = &cfg.prior_precondition {
+        precondition = Some(p.clone());
+    } else if cfg.precondition && may_write {
         let pbs = precondition_bs(area, cfg.bs);
         if cfg.live {
             eprintln!(
@@ -376,6 +382,7 @@ async fn run_on_image(
         tail,
         interrupted,
         warnings,
+        pool: pool_settings,
     };
     crate::attribution::attribute(&mut result);
 

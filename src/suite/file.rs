@@ -1,0 +1,537 @@
+//! User suites from TOML files. Every error names the file, the line and
+//! the fix, on one line; nothing is run before the whole file is valid.
+#![forbid(unsafe_code)]
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::{JobKind, Suite, SuiteJob};
+use crate::units::{fmt_bytes, parse_duration, parse_size};
+use crate::workload::rados::RadosMode;
+use crate::workload::rbd::RbdMode;
+
+/// A suite file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[error("{file}: line {line}: {message}")]
+pub struct SuiteFileError {
+    /// The file.
+    pub file: String,
+    /// 1-based line of the problem (1 when the file as a whole is wrong).
+    pub line: usize,
+    /// What is wrong and how to fix it (one line).
+    pub message: String,
+}
+
+const FORMAT_HINT: &str = "the format is in the README (User suites) and examples/suite.toml";
+
+/// A number or a string with a unit (`4096`, `"4K"`, `20`, `"3s"`).
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum Quantity {
+    Int(u64),
+    Float(f64),
+    Text(String),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct FileSuite {
+    name: Option<String>,
+    runs: Option<Spanned<i64>>,
+    duration: Option<Spanned<Quantity>>,
+    ramp: Option<Spanned<Quantity>>,
+    image_size: Option<Spanned<Quantity>>,
+    test_area: Option<Spanned<Quantity>>,
+    #[serde(default)]
+    job: Vec<Spanned<FileJob>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct FileJob {
+    command: Spanned<String>,
+    name: Option<String>,
+    duration: Option<Spanned<Quantity>>,
+    ramp: Option<Spanned<Quantity>>,
+    // rbd
+    rw: Option<Spanned<String>>,
+    bs: Option<Spanned<Quantity>>,
+    iodepth: Option<Spanned<i64>>,
+    numjobs: Option<Spanned<i64>>,
+    rwmix_read: Option<Spanned<i64>>,
+    fsync_every: Option<Spanned<i64>>,
+    // rados
+    mode: Option<Spanned<String>>,
+    block_size: Option<Spanned<Quantity>>,
+    object_size: Option<Spanned<Quantity>>,
+    concurrent_ios: Option<Spanned<i64>>,
+}
+
+/// Reads and validates a suite file.
+pub fn load(path: &Path) -> Result<Suite, SuiteFileError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| SuiteFileError {
+        file: file.clone(),
+        line: 1,
+        message: format!(
+            "cannot read it ({e}); give a built-in suite (lab, cdm, rados) or a readable TOML file"
+        ),
+    })?;
+    parse(&text, &file)
+}
+
+/// Parses and validates the text of a suite file named `file`.
+pub fn parse(text: &str, file: &str) -> Result<Suite, SuiteFileError> {
+    let line_of = |offset: usize| -> usize {
+        text.get(..offset.min(text.len()))
+            .map_or(1, |t| t.matches('\n').count() + 1)
+    };
+    let err = |offset: usize, message: String| SuiteFileError {
+        file: file.to_string(),
+        line: line_of(offset),
+        message: one_line(&message),
+    };
+    let raw: FileSuite = toml::from_str(text).map_err(|e| {
+        let at = e.span().map_or(0, |s| s.start);
+        let msg = e.message().trim_end_matches('.').to_string();
+        let fix = if msg.contains("unknown field") {
+            "use one of the expected keys".to_string()
+        } else if msg.contains("missing field `command`") {
+            "give every [[job]] a `command = \"rbd\"` or `command = \"rados\"`".to_string()
+        } else {
+            FORMAT_HINT.to_string()
+        };
+        err(at, format!("{msg}; {fix}"))
+    })?;
+
+    let dur = |q: &Spanned<Quantity>, key: &str| -> Result<Duration, SuiteFileError> {
+        let d = match q.get_ref() {
+            Quantity::Int(n) => Ok(Duration::from_secs(*n)),
+            Quantity::Float(f) if f.is_finite() && *f >= 0.0 && *f < 1e9 => {
+                Ok(Duration::from_secs_f64(*f))
+            }
+            Quantity::Float(_) => Err(format!("{key} is out of range")),
+            Quantity::Text(t) => parse_duration(t).map_err(|e| e.to_string()),
+        }
+        .map_err(|m| {
+            err(
+                q.span().start,
+                format!("{m}; write {key} as seconds or with a unit, e.g. {key} = \"20s\""),
+            )
+        })?;
+        Ok(d)
+    };
+    let size = |q: &Spanned<Quantity>, key: &str| -> Result<u64, SuiteFileError> {
+        let s = match q.get_ref() {
+            Quantity::Int(n) => Ok(*n),
+            Quantity::Float(_) => Err(format!("{key} must be a whole number of bytes")),
+            Quantity::Text(t) => parse_size(t).map_err(|e| e.to_string()),
+        }
+        .map_err(|m| {
+            err(
+                q.span().start,
+                format!("{m}; write {key} in bytes or with a binary unit, e.g. {key} = \"4K\""),
+            )
+        })?;
+        if s == 0 {
+            return Err(err(
+                q.span().start,
+                format!("{key} must be larger than 0, e.g. {key} = \"4K\""),
+            ));
+        }
+        Ok(s)
+    };
+    let int = |v: &Spanned<i64>, key: &str, min: i64, max: i64| -> Result<i64, SuiteFileError> {
+        let n = *v.get_ref();
+        if n < min || n > max {
+            return Err(err(
+                v.span().start,
+                format!("{key} = {n} is out of range; use {min} to {max}"),
+            ));
+        }
+        Ok(n)
+    };
+
+    let mut suite = super::Suite {
+        name: raw.name.clone().unwrap_or_else(|| {
+            Path::new(file)
+                .file_stem()
+                .map_or("suite".into(), |s| s.to_string_lossy().into_owned())
+        }),
+        source: file.to_string(),
+        runs: 2,
+        runtime: Duration::from_secs(20),
+        ramp: Duration::from_secs(3),
+        image_size: 8 << 30,
+        test_area: 2 << 30,
+        jobs: Vec::new(),
+    };
+    if let Some(r) = &raw.runs {
+        suite.runs = int(r, "runs", 1, 1000)? as u32;
+    }
+    if let Some(d) = &raw.duration {
+        suite.runtime = dur(d, "duration")?;
+        if suite.runtime.is_zero() {
+            return Err(err(d.span().start, "duration must be longer than 0".into()));
+        }
+    }
+    if let Some(d) = &raw.ramp {
+        suite.ramp = dur(d, "ramp")?;
+    }
+    if let Some(s) = &raw.image_size {
+        suite.image_size = size(s, "image-size")?;
+        suite.test_area = suite.test_area.min(suite.image_size);
+    }
+    if let Some(s) = &raw.test_area {
+        suite.test_area = size(s, "test-area")?;
+        if suite.test_area > suite.image_size {
+            return Err(err(
+                s.span().start,
+                format!(
+                    "test-area {} is larger than image-size {}; make image-size at least as large",
+                    fmt_bytes(suite.test_area),
+                    fmt_bytes(suite.image_size)
+                ),
+            ));
+        }
+    }
+    if raw.job.is_empty() {
+        return Err(err(
+            text.len(),
+            "the suite has no jobs; add at least one [[job]] table with a `command`".into(),
+        ));
+    }
+
+    let mut wrote = false;
+    for (i, spanned) in raw.job.iter().enumerate() {
+        let j = spanned.get_ref();
+        let at = spanned.span().start;
+        let only = |opt: bool, key: &str, cmd: &str| -> Result<(), SuiteFileError> {
+            if opt {
+                Err(err(
+                    at,
+                    format!(
+                        "job {}: `{key}` applies to command = \"{cmd}\" only; remove it",
+                        i + 1
+                    ),
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        let command = j.command.get_ref().as_str();
+        let kind = match command {
+            "rbd" => {
+                only(j.mode.is_some(), "mode", "rados")?;
+                only(j.block_size.is_some(), "block-size", "rados")?;
+                only(j.object_size.is_some(), "object-size", "rados")?;
+                only(j.concurrent_ios.is_some(), "concurrent-ios", "rados")?;
+                let rw = match &j.rw {
+                    None => RbdMode::Randread,
+                    Some(s) => match s.get_ref().as_str() {
+                        "read" => RbdMode::Read,
+                        "write" => RbdMode::Write,
+                        "randread" => RbdMode::Randread,
+                        "randwrite" => RbdMode::Randwrite,
+                        "readwrite" | "rw" => RbdMode::Readwrite,
+                        "randrw" => RbdMode::Randrw,
+                        other => {
+                            return Err(err(
+                                s.span().start,
+                                format!("rw = \"{other}\" is not a workload; use read, write, randread, randwrite, readwrite or randrw"),
+                            ))
+                        }
+                    },
+                };
+                let bs = match &j.bs {
+                    Some(q) => size(q, "bs")?,
+                    None => 4096,
+                };
+                if bs > 1 << 30 {
+                    return Err(err(at, "bs larger than 1 GiB is not supported".into()));
+                }
+                let rwmix_read = match &j.rwmix_read {
+                    Some(v) => int(v, "rwmix-read", 0, 100)? as u8,
+                    None => 50,
+                };
+                let fsync_every = match &j.fsync_every {
+                    Some(v) => Some(int(v, "fsync-every", 1, i64::MAX)? as u64),
+                    None => None,
+                };
+                let iodepth = match &j.iodepth {
+                    Some(v) => int(v, "iodepth", 1, 65536)? as usize,
+                    None if fsync_every.is_some() => 1,
+                    None => 32,
+                };
+                if fsync_every.is_some() && iodepth != 1 {
+                    return Err(err(
+                        at,
+                        format!(
+                            "job {}: fsync-every runs at iodepth 1; remove iodepth or set it to 1",
+                            i + 1
+                        ),
+                    ));
+                }
+                if fsync_every.is_some() && !rw.writes(rwmix_read) {
+                    return Err(err(
+                        at,
+                        format!(
+                            "job {}: fsync-every needs a workload that writes, not rw = \"{}\"",
+                            i + 1,
+                            rw.as_str()
+                        ),
+                    ));
+                }
+                let numjobs = match &j.numjobs {
+                    Some(v) => int(v, "numjobs", 1, 1024)? as usize,
+                    None => 1,
+                };
+                if suite.test_area % bs != 0 || suite.test_area / bs < numjobs as u64 {
+                    return Err(err(
+                        at,
+                        format!(
+                            "job {}: bs {} does not divide the test area {} into numjobs {} slices; change bs or test-area",
+                            i + 1,
+                            fmt_bytes(bs),
+                            fmt_bytes(suite.test_area),
+                            numjobs
+                        ),
+                    ));
+                }
+                JobKind::Rbd {
+                    rw,
+                    bs,
+                    iodepth,
+                    numjobs,
+                    rwmix_read,
+                    fsync_every,
+                }
+            }
+            "rados" => {
+                for (set, key) in [
+                    (j.rw.is_some(), "rw"),
+                    (j.bs.is_some(), "bs"),
+                    (j.iodepth.is_some(), "iodepth"),
+                    (j.numjobs.is_some(), "numjobs"),
+                    (j.rwmix_read.is_some(), "rwmix-read"),
+                    (j.fsync_every.is_some(), "fsync-every"),
+                ] {
+                    only(set, key, "rbd")?;
+                }
+                let mode = match &j.mode {
+                    None => RadosMode::Write,
+                    Some(s) => match s.get_ref().as_str() {
+                        "write" => RadosMode::Write,
+                        "seq" => RadosMode::Seq,
+                        "rand" => RadosMode::Rand,
+                        other => {
+                            return Err(err(
+                                s.span().start,
+                                format!("mode = \"{other}\" is not a rados workload; use write, seq or rand"),
+                            ))
+                        }
+                    },
+                };
+                if mode.is_write() {
+                    wrote = true;
+                } else if !wrote {
+                    return Err(err(
+                        at,
+                        format!("job {}: a rados {} job reads what a write job wrote; put a rados job with mode = \"write\" before it", i + 1, mode.as_str()),
+                    ));
+                }
+                let block_size = match &j.block_size {
+                    Some(q) => size(q, "block-size")?,
+                    None => 4 << 20,
+                };
+                let object_size = match &j.object_size {
+                    Some(q) => size(q, "object-size")?,
+                    None => block_size,
+                };
+                if object_size % block_size != 0 || block_size > 1 << 30 {
+                    return Err(err(
+                        at,
+                        format!(
+                            "job {}: object-size {} must be a multiple of block-size {} (at most 1 GiB)",
+                            i + 1,
+                            fmt_bytes(object_size),
+                            fmt_bytes(block_size)
+                        ),
+                    ));
+                }
+                if !mode.is_write() && (j.block_size.is_some() || j.object_size.is_some()) {
+                    return Err(err(
+                        at,
+                        format!("job {}: seq/rand use the write job's block and object size; remove block-size/object-size", i + 1),
+                    ));
+                }
+                let concurrent_ios = match &j.concurrent_ios {
+                    Some(v) => int(v, "concurrent-ios", 1, 65536)? as usize,
+                    None => 16,
+                };
+                JobKind::Rados {
+                    mode,
+                    block_size,
+                    object_size,
+                    concurrent_ios,
+                }
+            }
+            other => {
+                return Err(err(
+                    j.command.span().start,
+                    format!("command = \"{other}\" is not a benchmark; use \"rbd\" or \"rados\""),
+                ))
+            }
+        };
+        let runtime = match &j.duration {
+            Some(d) => {
+                let d = dur(d, "duration")?;
+                if d.is_zero() {
+                    return Err(err(at, "duration must be longer than 0".into()));
+                }
+                Some(d)
+            }
+            None => None,
+        };
+        let ramp = match &j.ramp {
+            Some(d) => Some(dur(d, "ramp")?),
+            None => None,
+        };
+        let name = j.name.clone().unwrap_or_else(|| default_name(&kind));
+        if suite.jobs.iter().any(|o: &SuiteJob| o.name == name) {
+            return Err(err(
+                at,
+                format!(
+                    "job {}: the name '{name}' is used twice; give each job its own `name`",
+                    i + 1
+                ),
+            ));
+        }
+        suite.jobs.push(SuiteJob {
+            name,
+            kind,
+            runtime,
+            ramp,
+        });
+    }
+    Ok(suite)
+}
+
+fn default_name(kind: &JobKind) -> String {
+    match kind {
+        JobKind::Rbd {
+            rw,
+            bs,
+            iodepth,
+            fsync_every,
+            ..
+        } => format!(
+            "{} {} QD{}{}",
+            rw.as_str(),
+            fmt_bytes(*bs).replace(' ', ""),
+            iodepth,
+            fsync_every
+                .map(|n| format!(" fsync={n}"))
+                .unwrap_or_default()
+        ),
+        JobKind::Rados {
+            mode,
+            block_size,
+            concurrent_ios,
+            ..
+        } => format!(
+            "rados {} {} QD{}",
+            mode.as_str(),
+            fmt_bytes(*block_size).replace(' ', ""),
+            concurrent_ios
+        ),
+    }
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EXAMPLE: &str = include_str!("../../examples/suite.toml");
+
+    #[test]
+    fn the_example_file_loads() {
+        let s = parse(EXAMPLE, "examples/suite.toml").unwrap();
+        assert!(!s.jobs.is_empty());
+        assert!(s.jobs.iter().any(|j| j.kind.is_rbd()));
+    }
+
+    #[test]
+    fn errors_name_file_line_and_fix() {
+        let e = parse(
+            "runs = 2\n[[job]]\ncommand = \"rbd\"\niodeph = 4\n",
+            "s.toml",
+        )
+        .unwrap_err();
+        let m = e.to_string();
+        assert_eq!(e.line, 4, "{m}");
+        assert!(
+            m.starts_with("s.toml: line 4: unknown field `iodeph`"),
+            "{m}"
+        );
+        assert!(m.contains("iodepth") && !m.contains('\n'), "{m}");
+
+        let e = parse("[[job]]\ncommand = \"rbd\"\nbs = \"4X\"\n", "s.toml").unwrap_err();
+        assert_eq!(e.line, 3, "{e}");
+        assert!(e.to_string().contains("e.g. bs = \"4K\""), "{e}");
+
+        let e = parse("[[job]]\ncommand = \"rados\"\nmode = \"seq\"\n", "s.toml").unwrap_err();
+        assert!(e.to_string().contains("mode = \"write\" before it"), "{e}");
+
+        let e = parse("[[job]]\ncommand = \"fio\"\n", "s.toml").unwrap_err();
+        assert_eq!(e.line, 2, "{e}");
+
+        let e = parse("[[job]]\ncommand = \"rbd\"\nmode = \"write\"\n", "s.toml").unwrap_err();
+        assert!(e.to_string().contains("remove it"), "{e}");
+
+        let e = parse("name = \"x\"\n", "s.toml").unwrap_err();
+        assert!(e.to_string().contains("no jobs"), "{e}");
+
+        let e = parse("[[job]\n", "s.toml").unwrap_err();
+        assert_eq!(e.line, 1, "{e}");
+        assert!(e.to_string().contains("README"), "{e}");
+    }
+
+    #[test]
+    fn defaults_are_the_commands_defaults() {
+        let s = parse(
+            "duration = \"2s\"\nramp = 0\n[[job]]\ncommand = \"rbd\"\nrw = \"randwrite\"\nfsync-every = 1\n[[job]]\ncommand = \"rados\"\n",
+            "x.toml",
+        )
+        .unwrap();
+        assert_eq!(s.name, "x");
+        assert_eq!(s.runtime, Duration::from_secs(2));
+        assert_eq!(
+            s.jobs[0].kind,
+            JobKind::Rbd {
+                rw: RbdMode::Randwrite,
+                bs: 4096,
+                iodepth: 1,
+                numjobs: 1,
+                rwmix_read: 50,
+                fsync_every: Some(1)
+            }
+        );
+        assert_eq!(
+            s.jobs[1].kind,
+            JobKind::Rados {
+                mode: RadosMode::Write,
+                block_size: 4 << 20,
+                object_size: 4 << 20,
+                concurrent_ios: 16
+            }
+        );
+    }
+}

@@ -1,0 +1,511 @@
+//! The suite result document, its summary table (one row per job and op:
+//! the median over runs and the spread between them) and its text and
+//! Markdown renderings.
+#![forbid(unsafe_code)]
+
+use std::io;
+
+use serde::{Deserialize, Serialize};
+
+use crate::compare::{self, Comparison};
+use crate::progress::Sample;
+use crate::result::{BenchResult, JobReport, PoolSettings};
+use crate::stats::LatencySummary;
+
+/// Layout version of [`SuiteDoc`].
+pub const SUITE_SCHEMA_VERSION: u32 = 1;
+
+/// A figure whose spread between runs is larger than this (percent) is flagged.
+pub const SPREAD_LIMIT_PCT: f64 = 10.0;
+
+/// What `cephbench suite --format json` prints (schema: `schema/suite.schema.json`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SuiteDoc {
+    /// Layout version ([`SUITE_SCHEMA_VERSION`]).
+    pub suite_schema_version: u32,
+    /// The suite's name.
+    pub suite: String,
+    /// `built-in` or the suite file's path.
+    pub source: String,
+    /// The pool it ran on.
+    pub pool: String,
+    /// The settings the suite ran with.
+    pub settings: SuiteSettings,
+    /// The pool's settings and its OSDs' memory targets, as probed before the first job.
+    pub pool_settings: Option<PoolSettings>,
+    /// When the suite started, seconds since the epoch.
+    pub started_unix: u64,
+    /// Wall time of the whole suite, seconds.
+    pub elapsed_s: f64,
+    /// Whether it was cut short by SIGINT/SIGTERM or a failed job.
+    pub interrupted: bool,
+    /// Every run's full result, in the order they ran.
+    pub runs: Vec<RunEntry>,
+    /// The table.
+    pub summary: Summary,
+}
+
+/// The options a suite ran with (after `--runs`, `--runtime`, `--ramp`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SuiteSettings {
+    /// Runs of every job.
+    pub runs: u32,
+    /// Measured seconds of each run (a job of a user suite may have its own).
+    pub runtime_s: f64,
+    /// Ramp-up seconds of each run.
+    pub ramp_s: f64,
+    /// Size of the shared RBD image (0: no RBD jobs).
+    pub image_size: u64,
+    /// Bytes of it used and preconditioned once.
+    pub test_area: u64,
+    /// Whether the per-OSD probes ran.
+    pub telemetry: bool,
+}
+
+/// One run of one job.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunEntry {
+    /// The suite job's name.
+    pub job: String,
+    /// 1-based run number.
+    pub run: u32,
+    /// The run's result document.
+    pub result: BenchResult,
+}
+
+/// The summary table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// How the figures are made, in words.
+    pub method: String,
+    /// Spread (percent) above which a figure is flagged.
+    pub spread_limit_pct: f64,
+    /// RAM the pool's OSDs are configured to hold (sum of `osd_memory_target`), bytes.
+    pub memory_held_bytes: Option<u64>,
+    /// One row per job and op kind.
+    pub rows: Vec<SummaryRow>,
+}
+
+/// One row: a job's op kind over its runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SummaryRow {
+    /// The suite job.
+    pub job: String,
+    /// `read`, `write` or `flush`.
+    pub op: String,
+    /// Row label (`job`, plus the op when the job has several).
+    pub label: String,
+    /// Runs that contributed.
+    pub runs: u32,
+    /// Ops per second.
+    pub iops: Figure,
+    /// Megabytes (10^6 bytes) per second.
+    pub mb_s: Figure,
+    /// Mean completion latency, ms.
+    pub mean_ms: Figure,
+    /// 99th percentile completion latency, ms.
+    pub p99_ms: Figure,
+    /// IOPS per GiB of `osd_memory_target` held by the pool's OSDs.
+    pub iops_per_gib: Option<f64>,
+    /// Whether any figure's spread exceeds the limit.
+    pub flagged: bool,
+}
+
+/// One figure over the runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Figure {
+    /// The median over runs (for two runs: their mean).
+    pub value: f64,
+    /// Half the range between runs, in percent of `value`: (max - min) / 2 / value.
+    pub spread_pct: f64,
+    /// Whether `spread_pct` exceeds the limit.
+    pub flagged: bool,
+    /// Each run's value.
+    pub runs: Vec<f64>,
+}
+
+/// The median (the mean of the middle two for an even count).
+pub fn median(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    let n = s.len();
+    if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        (s[n / 2 - 1] + s[n / 2]) / 2.0
+    }
+}
+
+impl Figure {
+    /// The figure of `runs`.
+    pub fn of(runs: Vec<f64>) -> Figure {
+        let value = median(&runs);
+        let max = runs.iter().copied().fold(f64::MIN, f64::max);
+        let min = runs.iter().copied().fold(f64::MAX, f64::min);
+        let spread_pct = if runs.len() > 1 && value != 0.0 {
+            (max - min) / 2.0 / value.abs() * 100.0
+        } else {
+            0.0
+        };
+        Figure {
+            value,
+            spread_pct,
+            flagged: spread_pct > SPREAD_LIMIT_PCT,
+            runs,
+        }
+    }
+}
+
+const METHOD: &str = "each figure is the median over runs (for two runs, their mean); \
+spread = (max - min) / 2 / median; flagged (!) above 10%; latencies are completion latencies; \
+MB/s = 10^6 bytes/s; IOPS/GiB = IOPS / (sum of osd_memory_target of the OSDs the pool's rule uses)";
+
+/// The job reports of one row, in run order.
+fn row_reports<'a>(runs: &'a [RunEntry], job: &str, op: &str) -> Vec<&'a JobReport> {
+    runs.iter()
+        .filter(|r| r.job == job)
+        .filter_map(|r| r.result.jobs.iter().find(|j| j.op == op))
+        .collect()
+}
+
+/// Builds the summary of `runs`, jobs in the order `job_order` gives.
+pub fn summarize(job_order: &[String], runs: &[RunEntry], memory: Option<u64>) -> Summary {
+    let mut rows = Vec::new();
+    for job in job_order {
+        let mut ops: Vec<String> = Vec::new();
+        for r in runs.iter().filter(|r| &r.job == job) {
+            for j in &r.result.jobs {
+                if !ops.contains(&j.op) {
+                    ops.push(j.op.clone());
+                }
+            }
+        }
+        for op in &ops {
+            let reps = row_reports(runs, job, op);
+            let fig =
+                |f: &dyn Fn(&JobReport) -> f64| Figure::of(reps.iter().map(|j| f(j)).collect());
+            let iops = fig(&|j| j.iops);
+            let per_gib = memory
+                .filter(|m| *m > 0)
+                .map(|m| iops.value / (m as f64 / f64::from(1u32 << 30)));
+            let row = SummaryRow {
+                job: job.clone(),
+                op: op.clone(),
+                label: if ops.len() > 1 {
+                    format!("{job} {op}")
+                } else {
+                    job.clone()
+                },
+                runs: reps.len() as u32,
+                mb_s: fig(&|j| j.bytes_per_sec / 1e6),
+                mean_ms: fig(&|j| j.latency_ns.mean / 1e6),
+                p99_ms: fig(&|j| j.latency_ns.p99 as f64 / 1e6),
+                iops_per_gib: per_gib,
+                flagged: false,
+                iops,
+            };
+            let flagged =
+                row.iops.flagged || row.mb_s.flagged || row.mean_ms.flagged || row.p99_ms.flagged;
+            rows.push(SummaryRow { flagged, ..row });
+        }
+    }
+    Summary {
+        method: METHOD.into(),
+        spread_limit_pct: SPREAD_LIMIT_PCT,
+        memory_held_bytes: memory,
+        rows,
+    }
+}
+
+fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A rate: whole numbers with thousands separators from 100 up.
+fn rate(x: f64) -> String {
+    if x >= 99.95 {
+        thousands(x.round() as u64)
+    } else if x >= 9.995 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+/// A latency in ms: three significant digits.
+fn ms(x: f64) -> String {
+    if x >= 100.0 {
+        format!("{x:.1}")
+    } else if x >= 10.0 {
+        format!("{x:.2}")
+    } else {
+        format!("{x:.3}")
+    }
+}
+
+fn cell(f: &Figure, fmt: fn(f64) -> String, markdown: bool) -> String {
+    let flag = if f.flagged { "!" } else { "" };
+    if markdown {
+        format!("{} (±{:.0}%){flag}", fmt(f.value), f.spread_pct)
+    } else {
+        format!("{} ±{:.0}%{flag}", fmt(f.value), f.spread_pct)
+    }
+}
+
+/// Renders the suite table (text fitting 100 columns, or Markdown) with the
+/// header lines and the cost line.
+pub fn render_table(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> io::Result<()> {
+    let s = &doc.settings;
+    let head = format!(
+        "Suite {} on pool {}: {} run(s) per job, {} s measured after a {} s ramp{}",
+        doc.suite,
+        doc.pool,
+        s.runs,
+        s.runtime_s,
+        s.ramp_s,
+        if doc.interrupted {
+            " (INTERRUPTED)"
+        } else {
+            ""
+        }
+    );
+    if markdown {
+        writeln!(out, "**{head}**\n")?;
+    } else {
+        writeln!(out, "{head}")?;
+    }
+    if let Some(p) = &doc.pool_settings {
+        let line = format!(
+            "Pool: size {}, min_size {}, pg_num {}, crush rule {} (device class {}, {} OSDs)",
+            p.size,
+            p.min_size,
+            p.pg_num,
+            p.crush_rule,
+            if p.device_classes.is_empty() {
+                "-".to_string()
+            } else {
+                p.device_classes.join("+")
+            },
+            p.osds.len()
+        );
+        writeln!(out, "{line}{}", if markdown { "  " } else { "" })?;
+    }
+    if markdown {
+        writeln!(out)?;
+    }
+    let header = [
+        "job", "runs", "IOPS", "MB/s", "mean ms", "p99 ms", "IOPS/GiB",
+    ];
+    let mut lines: Vec<Vec<String>> = vec![header.iter().map(|h| h.to_string()).collect()];
+    for r in &doc.summary.rows {
+        lines.push(vec![
+            r.label.clone(),
+            r.runs.to_string(),
+            cell(&r.iops, rate, markdown),
+            cell(&r.mb_s, rate, markdown),
+            cell(&r.mean_ms, ms, markdown),
+            cell(&r.p99_ms, ms, markdown),
+            r.iops_per_gib.map_or("-".into(), rate),
+        ]);
+    }
+    if markdown {
+        for (n, l) in lines.iter().enumerate() {
+            writeln!(out, "| {} |", l.join(" | "))?;
+            if n == 0 {
+                writeln!(out, "|---|---:|---:|---:|---:|---:|---:|")?;
+            }
+        }
+        writeln!(out)?;
+    } else {
+        let mut widths: Vec<usize> = (0..header.len())
+            .map(|i| {
+                lines
+                    .iter()
+                    .map(|l| l[i].chars().count())
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        // Fit 100 columns: the job names give way.
+        let rest: usize = widths[1..].iter().sum::<usize>() + 2 * (widths.len() - 1);
+        widths[0] = widths[0].min(100usize.saturating_sub(rest).max(12));
+        for l in &lines {
+            let cells: Vec<String> = l
+                .iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    if i == 0 {
+                        let t: String = if s.chars().count() > widths[0] {
+                            let mut t: String = s.chars().take(widths[0] - 1).collect();
+                            t.push('~');
+                            t
+                        } else {
+                            s.clone()
+                        };
+                        format!("{t:<w$}", w = widths[0])
+                    } else {
+                        format!("{s:>w$}", w = widths[i])
+                    }
+                })
+                .collect();
+            writeln!(out, "{}", cells.join("  ").trim_end())?;
+        }
+        writeln!(out)?;
+    }
+    let b = if markdown { "- " } else { "" };
+    match (&doc.pool_settings, doc.summary.memory_held_bytes) {
+        (Some(p), Some(m)) => {
+            let each: Vec<u64> = p.osd_memory_target.iter().map(|o| o.bytes).collect();
+            let lo = each.iter().copied().min().unwrap_or(0);
+            let hi = each.iter().copied().max().unwrap_or(0);
+            let per = if lo == hi {
+                format!("{} x {}", each.len(), crate::units::fmt_bytes(lo))
+            } else {
+                format!(
+                    "{} OSDs of {} to {}",
+                    each.len(),
+                    crate::units::fmt_bytes(lo),
+                    crate::units::fmt_bytes(hi)
+                )
+            };
+            writeln!(
+                out,
+                "{b}Cost: the pool's OSDs hold {} of RAM (osd_memory_target {per}); IOPS/GiB = IOPS / that.",
+                crate::units::fmt_bytes(m),
+            )?;
+        }
+        _ => writeln!(
+            out,
+            "{b}Cost: osd_memory_target could not be read (needs mon 'allow r'), so IOPS/GiB is '-'."
+        )?,
+    }
+    writeln!(
+        out,
+        "{b}Figures: median over runs (mean of two), ± half the range between runs, ! = spread > {:.0}%;",
+        doc.summary.spread_limit_pct
+    )?;
+    writeln!(
+        out,
+        "{b}completion latency (op submitted -> completion callback); MB/s = 10^6 bytes/s."
+    )
+}
+
+/// The suite as one [`BenchResult`] whose jobs are the summary rows (the
+/// medians), each with a timeline made of every run's measured seconds
+/// back to back, so that [`compare`] can judge the noise of a difference
+/// from all the runs.
+pub fn as_bench_result(doc: &SuiteDoc) -> Option<BenchResult> {
+    let template = doc.runs.first()?.result.clone();
+    let mut jobs = Vec::new();
+    for row in &doc.summary.rows {
+        let reps = row_reports(&doc.runs, &row.job, &row.op);
+        let Some(first) = reps.first() else { continue };
+        let med =
+            |f: &dyn Fn(&JobReport) -> f64| median(&reps.iter().map(|j| f(j)).collect::<Vec<_>>());
+        let mut timeline = Vec::new();
+        let mut t = 0.0;
+        for j in &reps {
+            let mut prev = 0.0;
+            for s in &j.timeline {
+                let dt = s.t_s - prev;
+                prev = s.t_s;
+                if s.ramp {
+                    continue;
+                }
+                t += dt;
+                timeline.push(Sample { t_s: t, ..*s });
+            }
+        }
+        jobs.push(JobReport {
+            name: row.label.clone(),
+            op: row.op.clone(),
+            ops: reps.iter().map(|j| j.ops).sum(),
+            errors: reps.iter().map(|j| j.errors).sum(),
+            bytes: reps.iter().map(|j| j.bytes).sum(),
+            elapsed_s: reps.iter().map(|j| j.elapsed_s).sum(),
+            iops: row.iops.value,
+            bytes_per_sec: row.mb_s.value * 1e6,
+            latency_ns: LatencySummary {
+                min: reps.iter().map(|j| j.latency_ns.min).min().unwrap_or(0),
+                mean: row.mean_ms.value * 1e6,
+                stddev: med(&|j| j.latency_ns.stddev),
+                p50: med(&|j| j.latency_ns.p50 as f64) as u64,
+                p90: med(&|j| j.latency_ns.p90 as f64) as u64,
+                p99: (row.p99_ms.value * 1e6).round() as u64,
+                p99_9: med(&|j| j.latency_ns.p99_9 as f64) as u64,
+                max: reps.iter().map(|j| j.latency_ns.max).max().unwrap_or(0),
+            },
+            stop_reason: first.stop_reason.clone(),
+            verify_mismatches: None,
+            first_error: None,
+            errors_by_errno: Default::default(),
+            longest_gap_s: reps.iter().map(|j| j.longest_gap_s).fold(0.0, f64::max),
+            slow_ops: reps.iter().map(|j| j.slow_ops).sum(),
+            slow_op_s: first.slow_op_s,
+            timeline,
+            histogram: None,
+            attribution: None,
+        });
+    }
+    Some(BenchResult {
+        jobs,
+        osds: Vec::new(),
+        network: None,
+        interrupted: doc.interrupted,
+        pool: doc.pool_settings.clone(),
+        ..template
+    })
+}
+
+/// Compares suites (the first is the baseline) with [`compare::compare`]:
+/// each figure is the median over runs, and the noise of a difference comes
+/// from the per-second samples of all runs of both sides.
+pub fn compare_suites(docs: &[SuiteDoc]) -> Comparison {
+    let results: Vec<BenchResult> = docs.iter().filter_map(as_bench_result).collect();
+    let mut c = compare::compare(&results);
+    c.labels = docs
+        .iter()
+        .map(|d| format!("suite {} on {}", d.suite, d.pool))
+        .collect();
+    c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_and_spread() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[1.0, 2.0]), 1.5);
+        let f = Figure::of(vec![90.0, 110.0]);
+        assert_eq!(f.value, 100.0);
+        assert!((f.spread_pct - 10.0).abs() < 1e-9 && !f.flagged);
+        let f = Figure::of(vec![80.0, 100.0, 130.0]);
+        assert_eq!(f.value, 100.0);
+        assert!((f.spread_pct - 25.0).abs() < 1e-9 && f.flagged);
+        let f = Figure::of(vec![5.0]);
+        assert_eq!((f.value, f.spread_pct), (5.0, 0.0));
+    }
+
+    #[test]
+    fn numbers_read_like_the_seed() {
+        assert_eq!(rate(44289.4), "44,289");
+        assert_eq!(rate(1036.0), "1,036");
+        assert_eq!(rate(42.04), "42.0");
+        assert_eq!(rate(0.5), "0.50");
+        assert_eq!(ms(8.3123), "8.312");
+        assert_eq!(ms(38.21), "38.21");
+    }
+}

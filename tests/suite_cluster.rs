@@ -1,0 +1,280 @@
+//! Suites on the throwaway cluster (short runtimes): `suite lab` and
+//! `suite cdm` end to end with every cell filled and a valid document; the
+//! pool settings and the cost line checked against the `ceph` CLI; a size-1
+//! vs size-3 comparison flags the write difference; a suite compared with
+//! itself shows 0% and no significant difference. Tests run one at a time.
+
+mod common;
+
+use cephbench::suite::{self, SuiteDoc};
+use serde_json::Value;
+
+fn run_suite(args: &[&str]) -> (Value, String) {
+    let out = common::cephbench()
+        .args(["--format", "json", "suite"])
+        .args(args)
+        .output()
+        .expect("cephbench runs");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "suite {args:?} failed: {err}");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    (v, err)
+}
+
+/// Every cell of the table has a number: no job without runs, no figure
+/// missing, the text table without a '-' cell.
+fn assert_full(doc: &SuiteDoc, rows: usize, runs: u32) {
+    assert!(!doc.interrupted);
+    assert_eq!(doc.summary.rows.len(), rows, "{:#?}", doc.summary.rows);
+    for r in &doc.summary.rows {
+        assert_eq!(r.runs, runs, "{r:?}");
+        assert!(r.iops.value > 0.0, "{r:?}");
+        assert!(r.mean_ms.value > 0.0 && r.p99_ms.value > 0.0, "{r:?}");
+        if r.op != "flush" {
+            assert!(r.mb_s.value > 0.0, "{r:?}");
+        }
+        assert!(r.iops_per_gib.is_some_and(|x| x > 0.0), "{r:?}");
+    }
+    let mut text = Vec::new();
+    suite::render_table(doc, false, &mut text).unwrap();
+    let text = String::from_utf8(text).unwrap();
+    for l in text.lines() {
+        assert!(l.chars().count() <= 100, "{l}");
+        assert!(!l.split_whitespace().any(|c| c == "-"), "empty cell: {l}");
+    }
+    for e in &doc.runs {
+        assert!(
+            !e.result
+                .warnings
+                .iter()
+                .any(|w| w.contains("NOT PRECONDITIONED")),
+            "{:?}",
+            e.result.warnings
+        );
+    }
+}
+
+/// The pool settings and memory targets, against the `ceph` CLI.
+fn assert_pool_settings(doc: &SuiteDoc, pool: &str) {
+    let p = doc.pool_settings.as_ref().expect("pool settings probed");
+    let get: Value = serde_json::from_str(&common::ceph(&[
+        "osd", "pool", "get", pool, "all", "-f", "json",
+    ]))
+    .unwrap();
+    assert_eq!(p.name, pool);
+    assert_eq!(i64::from(p.size), get["size"].as_i64().unwrap());
+    assert_eq!(i64::from(p.min_size), get["min_size"].as_i64().unwrap());
+    assert_eq!(i64::from(p.pg_num), get["pg_num"].as_i64().unwrap());
+    assert_eq!(p.crush_rule, get["crush_rule"].as_str().unwrap());
+    assert_eq!(p.id, get["pool_id"].as_i64().unwrap());
+    // The default rule takes the whole default root: every OSD, with its class.
+    let tree: Value = serde_json::from_str(&common::ceph(&["osd", "tree", "-f", "json"])).unwrap();
+    let mut osds = Vec::new();
+    let mut classes = Vec::new();
+    for n in tree["nodes"].as_array().unwrap() {
+        if n["type"] == "osd" {
+            osds.push(n["id"].as_i64().unwrap() as i32);
+            classes.push(n["device_class"].as_str().unwrap().to_string());
+        }
+    }
+    osds.sort_unstable();
+    classes.sort();
+    classes.dedup();
+    assert_eq!(p.osds, osds);
+    assert_eq!(p.device_classes, classes);
+    // osd_memory_target per OSD, and the sum held.
+    let mut sum = 0;
+    for m in &p.osd_memory_target {
+        let cli: u64 = common::ceph(&[
+            "config",
+            "get",
+            &format!("osd.{}", m.osd),
+            "osd_memory_target",
+        ])
+        .trim()
+        .parse()
+        .unwrap();
+        assert_eq!(m.bytes, cli, "osd.{}", m.osd);
+        sum += cli;
+    }
+    assert_eq!(p.osd_memory_target.len(), osds.len());
+    assert_eq!(p.memory_held_bytes, Some(sum));
+    assert_eq!(doc.summary.memory_held_bytes, Some(sum));
+    let gib = sum as f64 / f64::from(1u32 << 30);
+    for r in &doc.summary.rows {
+        let want = r.iops.value / gib;
+        assert!(
+            (r.iops_per_gib.unwrap() - want).abs() < 1e-9 * want.max(1.0),
+            "{r:?}"
+        );
+    }
+    // And every run's own result carries them.
+    for e in &doc.runs {
+        assert_eq!(e.result.pool.as_ref(), Some(p));
+    }
+}
+
+fn no_images_left(pool: &str) {
+    let out = common::run(
+        std::process::Command::new("rbd")
+            .arg("-c")
+            .arg(common::conf())
+            .args(["ls", "-p", pool]),
+    );
+    assert!(out.status.success());
+    let ls = String::from_utf8_lossy(&out.stdout);
+    assert!(!ls.contains("cephbench_img."), "images left: {ls}");
+}
+
+#[test]
+fn suite_lab_end_to_end_and_self_compare() {
+    let _g = common::serial();
+    let pool = common::pool_for("cb_suite_s1", "rbd");
+    let (v, err) = run_suite(&[
+        "lab",
+        "-p",
+        pool,
+        "--runtime",
+        "2s",
+        "--ramp",
+        "1s",
+        "--image-size",
+        "64M",
+        "--test-area",
+        "64M",
+        "--progress",
+        "always",
+    ]);
+    common::validate_suite(&v);
+    assert!(err.contains("expected 0:36 of measuring"), "{err}");
+    assert!(err.contains("job 12 of 12"), "{err}");
+    let doc: SuiteDoc = serde_json::from_value(v.clone()).unwrap();
+    assert_eq!(doc.runs.len(), 12);
+    assert_full(&doc, 7, 2);
+    assert_pool_settings(&doc, pool);
+    // One image, preconditioned once: every run records the same pass.
+    let pre: Vec<_> = doc
+        .runs
+        .iter()
+        .map(|e| match &e.result.workload {
+            cephbench::result::Workload::Rbd(w) => (w.image.clone(), w.precondition.clone()),
+            _ => panic!("lab runs rbd jobs"),
+        })
+        .collect();
+    assert!(pre.iter().all(|p| p == &pre[0] && p.1.is_some()), "{pre:?}");
+    assert_eq!(pre[0].1.as_ref().unwrap().bytes, 64 << 20);
+    no_images_left(pool);
+    // The centre of each figure is the mean of the two runs' results.
+    let row = &doc.summary.rows[0];
+    let iops: Vec<f64> = doc
+        .runs
+        .iter()
+        .filter(|e| e.job == row.job)
+        .map(|e| e.result.jobs[0].iops)
+        .collect();
+    assert!((row.iops.value - (iops[0] + iops[1]) / 2.0).abs() < 1e-6);
+
+    // The same file twice: 0% everywhere, nothing significant.
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("lab.json");
+    std::fs::write(&f, serde_json::to_vec(&v).unwrap()).unwrap();
+    let out = common::cephbench()
+        .arg("compare")
+        .arg(&f)
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("A: suite lab on cb_suite_s1"), "{text}");
+    let body: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("4k ") || l.starts_with("1M "))
+        .collect();
+    assert!(body.len() >= 7 * 6, "{text}");
+    for l in &body {
+        // Percentiles get no verdict; a zero baseline (flush MB/s) no Diff.
+        assert!(
+            l.ends_with("+0.0% ~") || l.ends_with("+0.0%") || l.ends_with(" -"),
+            "{l}"
+        );
+    }
+    assert!(body.iter().any(|l| l.ends_with("+0.0% ~")), "{text}");
+}
+
+#[test]
+fn suite_cdm_end_to_end() {
+    let _g = common::serial();
+    let pool = common::pool_for("cb_suite_s1", "rbd");
+    let (v, _) = run_suite(&[
+        "cdm",
+        "-p",
+        pool,
+        "--no-telemetry",
+        "--runtime",
+        "1s",
+        "--ramp",
+        "200ms",
+        "--image-size",
+        "64M",
+        "--test-area",
+        "64M",
+    ]);
+    common::validate_suite(&v);
+    let doc: SuiteDoc = serde_json::from_value(v).unwrap();
+    assert_eq!(doc.runs.len(), 16);
+    assert_full(&doc, 8, 2);
+    let labels: Vec<&str> = doc.summary.rows.iter().map(|r| r.label.as_str()).collect();
+    for want in [
+        "SEQ1M Q8T1 read",
+        "SEQ1M Q1T1 read",
+        "RND4K Q32T1 read",
+        "RND4K Q1T1 read",
+        "SEQ1M Q8T1 write",
+        "SEQ1M Q1T1 write",
+        "RND4K Q32T1 write",
+        "RND4K Q1T1 write",
+    ] {
+        assert!(labels.contains(&want), "{labels:?}");
+    }
+    no_images_left(pool);
+}
+
+#[test]
+fn size_1_vs_size_3_writes_differ_significantly() {
+    let _g = common::serial();
+    let s1 = common::pool_for("cb_suite_s1", "rbd");
+    let s3 = common::pool_sized("cb_suite_s3", "rbd", 3);
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("w.toml");
+    std::fs::write(
+        &f,
+        "name = \"w\"\nruns = 2\nduration = \"3s\"\nramp = \"1s\"\nimage-size = \"64M\"\n\
+         [[job]]\nname = \"4k write QD16\"\ncommand = \"rbd\"\nrw = \"randwrite\"\nbs = \"4K\"\niodepth = 16\n",
+    )
+    .unwrap();
+    let pools = format!("{s1},{s3}");
+    let (v, _) = run_suite(&[f.to_str().unwrap(), "--pools", &pools, "--no-telemetry"]);
+    let suites = v["suites"].as_array().expect("one document per pool");
+    assert_eq!(suites.len(), 2);
+    for s in suites {
+        common::validate_suite(s);
+    }
+    assert_eq!(suites[1]["pool_settings"]["size"], 3);
+    let rows = v["comparison"]["rows"].as_array().unwrap();
+    let iops = rows
+        .iter()
+        .find(|r| r["job"] == "4k write QD16/write" && r["figure"] == "IOPS")
+        .unwrap_or_else(|| panic!("{rows:#?}"));
+    let diff = iops["diff_pct"][1].as_f64().unwrap();
+    assert!(diff < 0.0, "size 3 writes slower: {iops}");
+    assert_eq!(iops["significant"][1], true, "{iops}");
+    // The numbers are the two suites' medians.
+    assert_eq!(
+        iops["values"][0].as_f64().unwrap(),
+        suites[0]["summary"]["rows"][0]["iops"]["value"]
+            .as_f64()
+            .unwrap()
+    );
+    no_images_left(s3);
+}

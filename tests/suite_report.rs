@@ -1,0 +1,432 @@
+//! Suites without a cluster: the summary of a fixed set of runs (checked
+//! against figures computed by hand), its text and Markdown tables
+//! (snapshots, 100 columns), the suite schema, `compare` of suite files,
+//! and the TOML loader against garbage.
+
+mod common;
+
+use cephbench::progress::Sample;
+use cephbench::result::*;
+use cephbench::stats::LatencySummary;
+use cephbench::suite::{self, RunEntry, SuiteDoc, SuiteSettings};
+use proptest::prelude::*;
+
+fn job(name: &str, op: &str, iops: f64, bs: u64, mean_ms: f64, p99_ms: f64) -> JobReport {
+    let secs = 4.0;
+    let ops = (iops * secs) as u64;
+    JobReport {
+        name: name.into(),
+        op: op.into(),
+        ops,
+        errors: 0,
+        bytes: ops * bs,
+        elapsed_s: secs,
+        iops,
+        bytes_per_sec: iops * bs as f64,
+        latency_ns: LatencySummary {
+            min: 100_000,
+            mean: mean_ms * 1e6,
+            stddev: mean_ms * 2e5,
+            p50: (mean_ms * 0.9e6) as u64,
+            p90: (mean_ms * 1.5e6) as u64,
+            p99: (p99_ms * 1e6) as u64,
+            p99_9: (p99_ms * 1.5e6) as u64,
+            max: (p99_ms * 2e6) as u64,
+        },
+        stop_reason: "duration".into(),
+        verify_mismatches: None,
+        first_error: None,
+        errors_by_errno: Default::default(),
+        longest_gap_s: 0.0,
+        slow_ops: 0,
+        slow_op_s: 1.0,
+        timeline: (0..5)
+            .map(|i| Sample {
+                t_s: i as f64 + 1.0,
+                ramp: i == 0,
+                ops: (iops * (1.0 + 0.02 * (i % 2) as f64)) as u64,
+                bytes: (iops as u64) * bs,
+                mean_latency_ns: mean_ms * 1e6,
+                in_flight: 1,
+                errors: 0,
+            })
+            .collect(),
+        histogram: None,
+        attribution: None,
+    }
+}
+
+fn pool() -> PoolSettings {
+    PoolSettings {
+        name: "rbd-vm".into(),
+        id: 3,
+        size: 3,
+        min_size: 2,
+        pg_num: 32,
+        crush_rule: "replicated_rule".into(),
+        device_classes: vec!["ssd".into()],
+        osds: vec![0, 1, 2],
+        osd_memory_target: (0..3)
+            .map(|osd| OsdMemory {
+                osd,
+                bytes: 4 << 30,
+            })
+            .collect(),
+        memory_held_bytes: Some(12 << 30),
+    }
+}
+
+fn result(jobs: Vec<JobReport>, rw: &str, bs: u64, qd: u64, fsync: Option<u64>) -> BenchResult {
+    BenchResult {
+        schema_version: 1,
+        tool: ToolInfo {
+            name: "cephbench".into(),
+            version: "0.0.0-test".into(),
+        },
+        cluster: ClusterInfo {
+            fsid: "54c4ac3b-6091-470a-8324-1db1b843c304".into(),
+            ceph_version: Some("ceph version 16.2.15 pacific (stable)".into()),
+            librados_version: "3.0.0".into(),
+            client_host: "bench01".into(),
+            entity: "client.admin".into(),
+        },
+        started_unix: 1_700_000_000,
+        workload: Workload::Rbd(RbdWorkload {
+            pool: "rbd-vm".into(),
+            image: "cephbench_img.bench01.1.1700000000".into(),
+            image_created: false,
+            image_size: 8 << 30,
+            object_size: 4 << 20,
+            features: 61,
+            test_area: 2 << 30,
+            rw: rw.into(),
+            rwmix_read: 50,
+            bs,
+            iodepth: qd,
+            numjobs: 1,
+            duration_s: Some(4.0),
+            io_total: None,
+            ramp_s: 1.0,
+            fsync_every: fsync,
+            rbd_cache: false,
+            preconditioned: true,
+            precondition: Some(Precondition {
+                bytes: 2 << 30,
+                block_size: 4 << 20,
+                elapsed_s: 12.5,
+            }),
+        }),
+        latency_kind: "completion".into(),
+        latency_definition: "completion latency".into(),
+        jobs,
+        osds: vec![],
+        placement: None,
+        network: None,
+        tail: Vec::new(),
+        interrupted: false,
+        warnings: vec![],
+        pool: Some(pool()),
+    }
+}
+
+/// Seed 002's rbd-vm row, two runs per job, numbers chosen so the centre
+/// and spread are easy to check by hand.
+fn fixture() -> SuiteDoc {
+    let mut runs = Vec::new();
+    let k = 4096;
+    let m = 1 << 20;
+    for (run, f) in [(1u32, 0.83), (2, 1.17)] {
+        let e = |name: &str, jobs: Vec<JobReport>, rw: &str, bs, qd, fsync| RunEntry {
+            job: name.into(),
+            run,
+            result: result(jobs, rw, bs, qd, fsync),
+        };
+        runs.push(e(
+            "4k randread QD32",
+            vec![job("randread/read", "read", 10357.0 * f, k, 3.0 * f, 9.0)],
+            "randread",
+            k,
+            32,
+            None,
+        ));
+        runs.push(e(
+            "4k randwrite QD32",
+            vec![job("randwrite/write", "write", 306.0, k, 100.0, 300.0 * f)],
+            "randwrite",
+            k,
+            32,
+            None,
+        ));
+        runs.push(e(
+            "1M seq read QD16",
+            vec![job("read/read", "read", 937.5, m, 17.0, 40.0)],
+            "read",
+            m,
+            16,
+            None,
+        ));
+        runs.push(e(
+            "4k randwrite QD1 fsync",
+            vec![
+                job("randwrite/write", "write", 26.0, k, 38.21, 42.21),
+                job("randwrite/flush", "flush", 26.0, 0, 38.53, 45.0),
+            ],
+            "randwrite",
+            k,
+            1,
+            Some(1),
+        ));
+    }
+    let order: Vec<String> = [
+        "4k randread QD32",
+        "4k randwrite QD32",
+        "1M seq read QD16",
+        "4k randwrite QD1 fsync",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let summary = suite::summarize(&order, &runs, Some(12 << 30));
+    SuiteDoc {
+        suite_schema_version: suite::SUITE_SCHEMA_VERSION,
+        suite: "lab".into(),
+        source: "built-in".into(),
+        pool: "rbd-vm".into(),
+        settings: SuiteSettings {
+            runs: 2,
+            runtime_s: 4.0,
+            ramp_s: 1.0,
+            image_size: 8 << 30,
+            test_area: 2 << 30,
+            telemetry: true,
+        },
+        pool_settings: Some(pool()),
+        started_unix: 1_700_000_000,
+        elapsed_s: 50.0,
+        interrupted: false,
+        runs,
+        summary,
+    }
+}
+
+#[test]
+fn summary_figures_match_hand_computation() {
+    let d = fixture();
+    let rows = &d.summary.rows;
+    assert_eq!(rows.len(), 5, "fsync job: a write row and a flush row");
+    // 10357 x 0.83 and x 1.17: mean 10357, spread (1.17-0.83)/2 = 17%.
+    let rr = &rows[0];
+    assert!((rr.iops.value - 10357.0).abs() < 1e-6, "{rr:?}");
+    assert!((rr.iops.spread_pct - 17.0).abs() < 1e-6 && rr.iops.flagged);
+    assert!((rr.mb_s.value - 10357.0 * 4096.0 / 1e6).abs() < 1e-6);
+    assert!((rr.mean_ms.value - 3.0).abs() < 1e-9);
+    assert_eq!((rr.p99_ms.value, rr.p99_ms.spread_pct), (9.0, 0.0));
+    // 12 GiB held: IOPS per GiB = 10357 / 12.
+    assert!((rr.iops_per_gib.unwrap() - 10357.0 / 12.0).abs() < 1e-6);
+    let rw = &rows[1];
+    assert!(!rw.iops.flagged && rw.p99_ms.flagged && rw.flagged);
+    assert_eq!(rows[3].label, "4k randwrite QD1 fsync write");
+    assert_eq!(rows[4].label, "4k randwrite QD1 fsync flush");
+    assert!((rows[4].mean_ms.value - 38.53).abs() < 1e-9);
+}
+
+#[test]
+fn table_snapshots_fit_100_columns() {
+    let d = fixture();
+    let mut text = Vec::new();
+    suite::render_table(&d, false, &mut text).unwrap();
+    let text = String::from_utf8(text).unwrap();
+    for l in text.lines() {
+        assert!(l.chars().count() <= 100, "wider than 100: {l}");
+    }
+    assert!(text.contains("10,357 ±17%!"), "{text}");
+    insta::assert_snapshot!("suite_table_text", text);
+    let mut md = Vec::new();
+    suite::render_table(&d, true, &mut md).unwrap();
+    insta::assert_snapshot!("suite_table_markdown", String::from_utf8(md).unwrap());
+}
+
+#[test]
+fn long_job_names_are_cut_to_fit() {
+    let mut d = fixture();
+    d.summary.rows[0].label = "x".repeat(150);
+    let mut text = Vec::new();
+    suite::render_table(&d, false, &mut text).unwrap();
+    for l in String::from_utf8(text).unwrap().lines() {
+        assert!(l.chars().count() <= 100, "wider than 100: {l}");
+    }
+}
+
+#[test]
+fn suite_document_validates_and_round_trips() {
+    let d = fixture();
+    let v = serde_json::to_value(&d).unwrap();
+    common::validate_suite(&v);
+    let back: SuiteDoc = serde_json::from_value(v.clone()).unwrap();
+    assert_eq!(back, d);
+    // The schema is not vacuous.
+    let mut bad = v.clone();
+    bad["summary"]["rows"][0]["iops"]["spread_pct"] = serde_json::json!("17%");
+    let r = std::panic::catch_unwind(|| common::validate_suite(&bad));
+    assert!(r.is_err(), "a string spread must not validate");
+    let mut bad = v;
+    bad["runs"][0]["result"]["pool"]["size"] = serde_json::json!(-1);
+    assert!(std::panic::catch_unwind(|| common::validate_suite(&bad)).is_err());
+}
+
+#[test]
+fn compare_accepts_suite_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.json");
+    std::fs::write(&a, serde_json::to_vec(&fixture()).unwrap()).unwrap();
+    let out = assert_cmd::Command::cargo_bin("cephbench")
+        .unwrap()
+        .args(["--format", "json", "compare"])
+        .arg(&a)
+        .arg(&a)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let c: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(c["labels"][0], "suite lab on rbd-vm");
+    let rows = c["rows"].as_array().unwrap();
+    let iops = rows
+        .iter()
+        .find(|r| r["job"] == "4k randread QD32/read" && r["figure"] == "IOPS")
+        .expect("the suite's rows");
+    assert_eq!(iops["values"][0].as_f64().unwrap().round(), 10357.0);
+    for r in rows {
+        if let Some(d) = r["diff_pct"][1].as_f64() {
+            assert_eq!(d, 0.0, "{r}");
+        }
+        assert_ne!(r["significant"][1], true, "{r}");
+    }
+    assert!(rows.iter().any(|r| r["significant"][1] == false));
+}
+
+#[test]
+fn bad_suite_files_fail_before_connecting() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("s.toml");
+    std::fs::write(
+        &f,
+        "runs = 2\n\n[[job]]\ncommand = \"rbd\"\nbs = 4096\nqd = 3\n",
+    )
+    .unwrap();
+    // An unreachable mon: the error must come before any connection attempt.
+    let out = assert_cmd::Command::cargo_bin("cephbench")
+        .unwrap()
+        .args(["-m", "192.0.2.1:1", "--connect-timeout", "1s", "suite"])
+        .arg(&f)
+        .args(["-p", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("s.toml: line 6: unknown field `qd`"), "{err}");
+    assert!(out.stdout.is_empty());
+
+    let out = assert_cmd::Command::cargo_bin("cephbench")
+        .unwrap()
+        .args(["suite", "nosuch", "-p", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("lab, cdm, rados"));
+}
+
+#[test]
+fn builtins_are_the_seeds() {
+    let lab = suite::builtin("lab").unwrap();
+    assert_eq!(lab.runs, 2);
+    assert_eq!(lab.jobs.len(), 6);
+    assert_eq!(lab.test_area, 2 << 30);
+    let cdm = suite::builtin("cdm").unwrap();
+    assert_eq!(cdm.jobs.len(), 8);
+    let rados = suite::builtin("rados").unwrap();
+    assert!(!rados.uses_image());
+    // --runtime/--ramp override every job; expected time = runs x jobs x (runtime + ramp).
+    let o = suite::SuiteOptions {
+        pool: "p".into(),
+        runs: Some(3),
+        runtime: Some(std::time::Duration::from_secs(2)),
+        ramp: Some(std::time::Duration::from_secs(1)),
+        image_size: None,
+        test_area: Some(3 << 20),
+        telemetry: false,
+        progress: false,
+    };
+    let s = lab.with_options(&o).unwrap();
+    assert_eq!(s.expected(), std::time::Duration::from_secs(3 * 6 * 3));
+    let o = suite::SuiteOptions {
+        test_area: Some((1 << 20) + 4096),
+        ..o
+    };
+    let e = lab.with_options(&o).unwrap_err();
+    assert!(e.contains("1M seq read QD16"), "{e}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// Garbage never panics; an error always names the file and a line
+    /// inside it, on one line.
+    #[test]
+    fn toml_loader_survives_garbage(text in "\\PC{0,200}") {
+        check(&text);
+    }
+
+    /// Near-valid files (keys and values shuffled from the real format).
+    #[test]
+    fn toml_loader_survives_near_misses(lines in proptest::collection::vec(
+        prop_oneof![
+            Just("[[job]]".to_string()),
+            Just("[job]".to_string()),
+            Just("command = \"rbd\"".to_string()),
+            Just("command = \"rados\"".to_string()),
+            Just("mode = \"seq\"".to_string()),
+            Just("mode = \"write\"".to_string()),
+            Just("rw = \"randrw\"".to_string()),
+            Just("fsync-every = 1".to_string()),
+            Just("fsync-every = 0".to_string()),
+            Just("iodepth = 99999999999999999999".to_string()),
+            Just("iodepth = -1".to_string()),
+            Just("bs = \"3K\"".to_string()),
+            Just("bs = 1.5".to_string()),
+            Just("duration = \"-1s\"".to_string()),
+            Just("duration = 1e400".to_string()),
+            Just("ramp = 0.5".to_string()),
+            Just("test-area = \"1M\"".to_string()),
+            Just("image-size = \"512K\"".to_string()),
+            Just("runs = 0".to_string()),
+            Just("name = \"x\"".to_string()),
+            "[a-z-]{1,10} = [0-9\"a-z]{0,6}",
+        ],
+        0..14,
+    )) {
+        check(&lines.join("\n"));
+    }
+}
+
+fn check(text: &str) {
+    match suite::parse(text, "g.toml") {
+        Ok(s) => {
+            assert!(!s.jobs.is_empty());
+            assert!(s.runs >= 1 && !s.runtime.is_zero());
+        }
+        Err(e) => {
+            let m = e.to_string();
+            assert!(m.starts_with("g.toml: line "), "{m}");
+            assert!(!m.contains('\n'), "{m}");
+            assert!(
+                e.line >= 1 && e.line <= text.matches('\n').count() + 1,
+                "{m} for {text:?}"
+            );
+        }
+    }
+}
