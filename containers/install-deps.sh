@@ -7,7 +7,7 @@
 set -euo pipefail
 
 PKGS=(ceph-mon ceph-osd ceph-mgr ceph-common librados-dev librbd-dev
-      libclang-dev clang fio iproute2 procps)
+      libclang-dev clang fio iproute2 procps valgrind)
 
 missing=()
 for p in "${PKGS[@]}"; do
