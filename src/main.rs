@@ -88,6 +88,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             if let Some(r) = &a.run_name {
                 cephbench::objects::validate_run_name(r).map_err(UsageError)?;
             }
+            if let Some(i) = &a.image {
+                if !i.starts_with(bench::IMAGE_PREFIX) || i.len() == bench::IMAGE_PREFIX.len() {
+                    return Err(UsageError(format!(
+                        "--image '{i}' is not an image cephbench made (those are named {}*); remove other images with `rbd rm`",
+                        bench::IMAGE_PREFIX
+                    ))
+                    .into());
+                }
+            }
             (None, None)
         }
     };
@@ -115,23 +124,43 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Command::Rbd(args) => {
                 let cfg = rbd_cfg.expect("validated above");
-                let stop = install_signal_handlers(format!(
-                    "rbd ls -p {} | grep '^{}' | xargs -r -n1 rbd rm -p {}",
-                    args.pool,
-                    bench::IMAGE_PREFIX,
-                    args.pool
-                ));
+                let hint = match &cfg.image {
+                    bench::ImageChoice::Create { name, .. } => {
+                        format!("cephbench cleanup -p {} --image {name}", args.pool)
+                    }
+                    // An existing image is not removed; nothing to clean.
+                    bench::ImageChoice::Existing { .. } => {
+                        "nothing (the image is not cephbench's)".into()
+                    }
+                };
+                let stop = install_signal_handlers(hint);
                 let outcome = bench::run_rbd(&rados, &cfg, stop).await?;
                 finish(outcome, cli.format)
             }
             Command::Compare(_) => unreachable!("handled above"),
             Command::Cleanup(args) => {
-                let io = rados.ioctx(&args.pool)?;
-                let n = bench::cleanup(&io, args.run_name.as_deref(), 16).await?;
+                let mut io = rados.ioctx(&args.pool)?;
+                // Removal works on a full pool too.
+                io.set_pool_full_try();
+                if let Some(image) = &args.image {
+                    cephbench::ceph::remove_image(&io, image)?;
+                    println!("removed image '{image}' from pool '{}'", args.pool);
+                    return Ok(ExitCode::SUCCESS);
+                }
+                let r = bench::cleanup(&rados, &io, args.run_name.as_deref(), 16).await?;
                 println!(
-                    "removed {n} cephbench objects and images from pool '{}'",
-                    args.pool
+                    "removed {} cephbench objects and images from pool '{}'",
+                    r.removed, args.pool
                 );
+                if r.pool_removed {
+                    println!(
+                        "removed pool '{}' (created by cephbench --create-pool)",
+                        args.pool
+                    );
+                }
+                if let Some(w) = r.warning {
+                    eprintln!("cephbench: warning: {w}");
+                }
                 Ok(ExitCode::SUCCESS)
             }
         }
@@ -181,6 +210,9 @@ fn finish(outcome: bench::Outcome, format: Format) -> anyhow::Result<ExitCode> {
         }
     }
     out.flush()?;
+    if let Some(hint) = &outcome.leftovers {
+        eprintln!("cephbench: warning: this run left objects behind; remove them with `{hint}`");
+    }
     if let Some(e) = outcome.error {
         return Err(anyhow::Error::new(e).context("the benchmark stopped on an error"));
     }

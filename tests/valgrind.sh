@@ -10,7 +10,7 @@
 # Takes ~1 min on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-: "${CEPHBENCH_TEST_CONF:?set CEPHBENCH_TEST_CONF to the test cluster's ceph.conf}"
+: "${CEPHBENCH_TEST_CONF:?set CEPHBENCH_TEST_CONF to the ceph.conf of the test cluster}"
 command -v valgrind >/dev/null || { echo "valgrind.sh: valgrind not installed (containers/install-deps.sh installs it)" >&2; exit 1; }
 
 bin=$(cargo test --test ceph_layer --no-run --message-format=json 2>/dev/null \
