@@ -226,17 +226,21 @@ fn finish(outcome: bench::Outcome, format: Format) -> anyhow::Result<ExitCode> {
 /// First SIGINT/SIGTERM: stop issuing ops, drain, report, clean up.
 /// Second: exit at once, naming the command that removes the leftovers.
 fn install_signal_handlers(cleanup_hint: String) -> watch::Receiver<bool> {
+    use tokio::signal::unix::{signal, SignalKind};
     let (tx, rx) = watch::channel(false);
+    // Register both handlers now, not when the task first runs: until then
+    // a signal would kill the process with its default action (no report, no
+    // cleanup), e.g. while a synchronous librbd call keeps the runtime busy.
+    let mut int = signal(SignalKind::interrupt()).ok();
+    let mut term = signal(SignalKind::terminate()).ok();
     tokio::spawn(async move {
-        let mut term =
-            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-        next_signal(&mut term).await;
+        next_signal(&mut int, &mut term).await;
         eprintln!(
             "cephbench: interrupted: stopping, waiting for ops in flight, then cleaning up \
              (interrupt again to exit at once)"
         );
         let _ = tx.send(true);
-        next_signal(&mut term).await;
+        next_signal(&mut int, &mut term).await;
         eprintln!(
             "cephbench: interrupted again: exiting now; remove what this run left with `{cleanup_hint}`"
         );
@@ -245,16 +249,20 @@ fn install_signal_handlers(cleanup_hint: String) -> watch::Receiver<bool> {
     rx
 }
 
-async fn next_signal(term: &mut Option<tokio::signal::unix::Signal>) {
-    match term {
-        Some(t) => {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {},
-                _ = t.recv() => {},
+async fn next_signal(
+    int: &mut Option<tokio::signal::unix::Signal>,
+    term: &mut Option<tokio::signal::unix::Signal>,
+) {
+    async fn recv(s: &mut Option<tokio::signal::unix::Signal>) {
+        match s {
+            Some(s) => {
+                s.recv().await;
             }
+            None => std::future::pending().await,
         }
-        None => {
-            let _ = tokio::signal::ctrl_c().await;
-        }
+    }
+    tokio::select! {
+        () = recv(int) => {},
+        () = recv(term) => {},
     }
 }

@@ -111,7 +111,11 @@ fn rbd(args: &[&str]) -> std::process::Output {
 fn ours(pool: &str) -> Vec<String> {
     list(pool)
         .into_iter()
-        .filter(|n| n.starts_with("cephbench_") || n.starts_with("rbd_id.cephbench_img."))
+        .filter(|n| {
+            n.starts_with("cephbench_data.")
+                || n.starts_with("cephbench_meta.")
+                || n.starts_with("rbd_id.cephbench_img.")
+        })
         .collect()
 }
 
@@ -422,7 +426,7 @@ fn md5(data: &[u8]) -> String {
 fn fingerprint(pool: &str, image: &str) -> Vec<(String, String)> {
     let mut v: Vec<(String, String)> = list(pool)
         .into_iter()
-        .filter(|n| !n.starts_with("cephbench_"))
+        .filter(|n| !n.starts_with("cephbench_data.") && !n.starts_with("cephbench_meta."))
         .filter(|n| !n.contains("cephbench_img."))
         .map(|n| {
             let out = common::rados(&["-p", pool, "get", &n, "-"]);
@@ -625,7 +629,7 @@ fn foreign_objects_and_images_are_never_touched() {
         imgs.split_whitespace().collect::<Vec<_>>(),
         ["vm-disk", "vm-disk2"]
     );
-    assert!(ours(p.0).is_empty());
+    assert!(ours(p.0).is_empty(), "{:?}", ours(p.0));
 }
 
 /// A missing pool is one line naming --create-pool; with it the pool is
@@ -725,4 +729,90 @@ fn create_pool_only_when_asked_and_remove_only_what_was_created() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v["workload"].get("pool_created").is_none_or(|c| c == false));
     assert!(pools().contains(&p.0.to_string()));
+}
+
+/// Resumes a SIGSTOPped daemon when dropped, also when the test fails.
+struct Stopped(String);
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        let _ = Command::new("kill").args(["-CONT", &self.0]).status();
+    }
+}
+
+/// The mon stops answering (SIGSTOP, so the shared cluster is back seconds
+/// later) one second into a write run: ops in flight to the OSDs need no
+/// mon, so the run finishes, reports and removes its objects within its
+/// bounds; a new run started while the mon is gone fails within
+/// --connect-timeout with a message naming the mons.
+#[test]
+fn mon_lost_mid_run_is_bounded() {
+    let _g = serial();
+    let p = TempPool::new("cbt-f2-mon", "rados");
+    let pidfile = conf().parent().unwrap().join("run").join("mon.a.pid");
+    let mon = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .to_string();
+    let r = spawn(&[
+        "--progress",
+        "always",
+        "--format",
+        "json",
+        "--op-timeout",
+        "5s",
+        "rados",
+        "write",
+        "-p",
+        p.0,
+        "-b",
+        "4K",
+        "-t",
+        "8",
+        "-d",
+        "4",
+        "--run-name",
+        "monlost",
+    ]);
+    r.wait_stderr("    1 ", Duration::from_secs(20));
+    assert!(Command::new("kill")
+        .args(["-STOP", &mon])
+        .status()
+        .unwrap()
+        .success());
+    let guard = Stopped(mon);
+    let t = Instant::now();
+    let (code, stdout, stderr, _) = r.finish(Duration::from_secs(40));
+    let took = t.elapsed();
+    eprintln!("finished {took:?} after the mon stopped");
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(took < Duration::from_secs(15), "{took:?}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    validate(&v);
+    assert!(v["jobs"][0]["ops"].as_u64().unwrap() > 0);
+    assert_eq!(v["jobs"][0]["errors"], 0);
+    assert!(stderr.contains("cleaning up:"), "{stderr}");
+
+    // A new client cannot connect without a mon: bounded, named.
+    let t = Instant::now();
+    let out = cephbench()
+        .args([
+            "--connect-timeout",
+            "3s",
+            "rados",
+            "write",
+            "-p",
+            p.0,
+            "--ops",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(t.elapsed() < Duration::from_secs(8), "{:?}", t.elapsed());
+    assert!(err.contains("no monitor answered within 3 s"), "{err}");
+    drop(guard);
+    // The OSD writes really happened and the cleanup really removed them.
+    assert!(ours(p.0).is_empty(), "{:?}", ours(p.0));
 }
