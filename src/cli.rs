@@ -80,6 +80,13 @@ pub struct ConnArgs {
     /// Bound on every single op and command (rados_osd_op_timeout / rados_mon_op_timeout).
     #[arg(long, global = true, default_value = "60s", value_parser = dur, value_name = "DURATION")]
     pub op_timeout: Duration,
+    /// A separate identity for the probes (OSD counters need osd 'allow *',
+    /// the PG map mon 'allow r' + mgr 'allow r'), e.g. `telemetry` for client.telemetry.
+    #[arg(long, global = true, value_name = "ID")]
+    pub telemetry_id: Option<String>,
+    /// Keyring of the telemetry identity (default: the data identity's keyring setting).
+    #[arg(long, global = true, value_name = "PATH", requires = "telemetry_id")]
+    pub telemetry_keyring: Option<PathBuf>,
 }
 
 /// The subcommands.
@@ -409,6 +416,21 @@ impl ConnArgs {
             op_timeout: self.op_timeout,
             overrides: Vec::new(),
         }
+    }
+
+    /// The telemetry identity's connection options, if one was given.
+    pub fn telemetry_options(&self) -> Option<ConnectOptions> {
+        let id = self.telemetry_id.as_ref()?;
+        let mut o = self.options();
+        o.entity = if id.contains('.') {
+            id.clone()
+        } else {
+            format!("client.{id}")
+        };
+        if self.telemetry_keyring.is_some() {
+            o.keyring = self.telemetry_keyring.clone();
+        }
+        Some(o)
     }
 }
 

@@ -6,6 +6,7 @@
 //! binary (`main.rs`) only turns arguments into a validated config.
 #![warn(missing_docs)]
 
+pub mod attribution;
 pub mod bench;
 pub mod ceph;
 pub mod compare;

@@ -104,7 +104,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    let rados = Rados::connect(&conn)?;
+    let mut rados = Rados::connect(&conn)?;
+    if let Some(t) = cli.conn.telemetry_options() {
+        let telemetry = Rados::connect(&t)
+            .with_context(|| format!("connecting the telemetry identity {}", t.entity))?;
+        rados = rados.with_telemetry(telemetry);
+    }
     if let Ok(k) = rados.conf_get("keyring") {
         for w in cephbench::secrets::keyring_warnings(&k) {
             eprintln!("cephbench: warning: {w}");

@@ -157,6 +157,9 @@ pub struct PlacementInfo {
     pub pg_num: u32,
     /// osdmap epoch.
     pub epoch: u64,
+    /// Copies per object: the longest acting set (0: unknown).
+    #[serde(default)]
+    pub size: u32,
 }
 
 /// Tool identity.

@@ -398,6 +398,7 @@ impl Probes {
     /// Probes the pool before a job. Failures (missing caps, an old
     /// release's output shape) become warnings: the benchmark itself goes on.
     pub fn before(rados: &Rados, pool: &str, enabled: bool, warnings: &mut Vec<String>) -> Probes {
+        let rados = rados.telemetry();
         if !enabled {
             return Probes {
                 slots: None,
@@ -422,7 +423,9 @@ impl Probes {
             }
             Err(e) => {
                 warnings.push(format!(
-                    "no per-OSD view: cannot read the PG map ({e}); it needs mon 'allow r' and mgr 'allow r'"
+                    "no per-OSD view: {} cannot read the PG map ({e}); it needs mon 'allow r' \
+                     and mgr 'allow r'",
+                    rados.entity()
                 ));
                 None
             }
@@ -432,7 +435,9 @@ impl Probes {
                 Ok(v) => v,
                 Err(e) => {
                     warnings.push(format!(
-                        "no OSD counters: `perf dump` failed ({e}); it needs osd 'allow *' (use a separate telemetry identity)"
+                        "no OSD counters and no attribution: `perf dump` as {} failed ({e}); \
+                         it needs osd 'allow *' (or pass --telemetry-id with such an identity)",
+                        rados.entity()
                     ));
                     Vec::new()
                 }
@@ -444,6 +449,7 @@ impl Probes {
 
     /// Stops the RTT probe and reads the OSDs' heartbeat round trips.
     pub fn network(&mut self, rados: &Rados) -> Option<NetworkReport> {
+        let rados = rados.telemetry();
         let client_rtt = self.rtt.take()?.finish();
         let mut heartbeat = Vec::new();
         for (osd, _) in &self.before {
@@ -464,6 +470,7 @@ impl Probes {
         out: Option<&JobOutcome>,
         warnings: &mut Vec<String>,
     ) -> Vec<OsdReport> {
+        let rados = rados.telemetry();
         let Some(slots) = &self.slots else {
             return Vec::new();
         };
@@ -517,6 +524,7 @@ impl Probes {
             pool_id: s.placement().pool,
             pg_num: s.placement().pg_num,
             epoch: s.placement().epoch,
+            size: s.placement().acting.iter().map(Vec::len).max().unwrap_or(0) as u32,
         })
     }
 }

@@ -320,7 +320,7 @@ pub async fn run_rados(
             out.mismatches
         ));
     }
-    let result = BenchResult {
+    let mut result = BenchResult {
         schema_version: SCHEMA_VERSION,
         tool: super::tool_info(),
         cluster,
@@ -348,6 +348,8 @@ pub async fn run_rados(
         interrupted,
         warnings,
     };
+    crate::attribution::attribute(&mut result);
+
     Ok(Outcome {
         result,
         error,

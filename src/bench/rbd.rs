@@ -370,7 +370,7 @@ async fn run_on_image(
         error = out.first_error.map(|e| diagnose(rados, &cfg.pool, e));
     }
 
-    let result = BenchResult {
+    let mut result = BenchResult {
         schema_version: SCHEMA_VERSION,
         tool: super::tool_info(),
         cluster,
@@ -405,6 +405,8 @@ async fn run_on_image(
         interrupted,
         warnings,
     };
+    crate::attribution::attribute(&mut result);
+
     Ok(Outcome {
         result,
         error,

@@ -8,7 +8,7 @@ mod text;
 
 use std::io;
 
-use crate::result::{BenchResult, Workload};
+use crate::result::{Attribution, BenchResult, Part, Workload};
 
 pub use csv::{Csv, HEADER as CSV_HEADER};
 pub use json::Json;
@@ -74,4 +74,19 @@ pub fn workload_label(r: &BenchResult) -> (String, String) {
             format!("{}/{}", w.pool, w.image),
         ),
     }
+}
+
+/// The parts a report shows as columns, in path order (`client` is not
+/// measured on its own, so it has no column; it is inside `unattributed`).
+pub const SHARE_COLUMNS: [Part; 5] = [
+    Part::PublicNetwork,
+    Part::OsdQueue,
+    Part::OsdLocal,
+    Part::Replication,
+    Part::Unattributed,
+];
+
+/// One part's share of an attribution, ns, if it was measured.
+pub fn share_ns(a: &Attribution, part: Part) -> Option<f64> {
+    a.shares.iter().find(|s| s.part == part).map(|s| s.ns)
 }

@@ -3,8 +3,8 @@
 
 use std::io;
 
-use super::Reporter;
-use crate::result::{BenchResult, JobReport, Workload};
+use super::{share_ns, Reporter, SHARE_COLUMNS};
+use crate::result::{Attribution, BenchResult, JobReport, Workload};
 use crate::units::fmt_bytes;
 
 /// The text reporter.
@@ -157,6 +157,67 @@ fn render_job(j: &JobReport, latency_definition: &str, out: &mut dyn io::Write) 
         ms(l.p99 as f64),
         ms(l.p99_9 as f64)
     )?;
+    if let Some(a) = &j.attribution {
+        render_attribution(a, out)?;
+    }
+    Ok(())
+}
+
+/// "Where the mean went": one line per part, ms and % of the mean.
+fn render_attribution(a: &Attribution, out: &mut dyn io::Write) -> io::Result<()> {
+    writeln!(out, "  Where the mean went ({} ms):", ms(a.mean_ns))?;
+    for s in &a.shares {
+        let pct = if a.mean_ns > 0.0 {
+            format!("{:>5.1} %", 100.0 * s.ns / a.mean_ns)
+        } else {
+            String::new()
+        };
+        writeln!(out, "    {:<20} {:>9} ms {pct}", s.part.label(), ms(s.ns))?;
+    }
+    for n in &a.notes {
+        writeln!(out, "    note: {n}")?;
+    }
+    Ok(())
+}
+
+/// The per-OSD split: one line per primary OSD and op kind.
+fn render_osd_attribution(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
+    let rows: Vec<_> = r
+        .osds
+        .iter()
+        .flat_map(|o| o.client.iter().map(move |c| (o.osd, c)))
+        .filter_map(|(osd, c)| c.attribution.as_ref().map(|a| (osd, c, a)))
+        .collect();
+    if rows.is_empty() {
+        return Ok(());
+    }
+    writeln!(out)?;
+    writeln!(out, "Where each primary OSD's mean went, ms:")?;
+    write!(out, "  {:<7} {:<6} {:>8}", "osd", "op", "mean")?;
+    for p in SHARE_COLUMNS {
+        let head = match p {
+            crate::result::Part::PublicNetwork => "network",
+            crate::result::Part::OsdQueue => "queue",
+            crate::result::Part::OsdLocal => "local",
+            crate::result::Part::Replication => "replic.",
+            _ => "unattr.",
+        };
+        write!(out, " {head:>8}")?;
+    }
+    writeln!(out)?;
+    for (osd, c, a) in rows {
+        write!(
+            out,
+            "  {:<7} {:<6} {:>8}",
+            format!("osd.{osd}"),
+            c.op,
+            ms(a.mean_ns)
+        )?;
+        for p in SHARE_COLUMNS {
+            write!(out, " {:>8}", share_ns(a, p).map_or_else(|| "-".into(), ms))?;
+        }
+        writeln!(out)?;
+    }
     Ok(())
 }
 
@@ -252,5 +313,6 @@ fn render_osds(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
         out,
         "  (OSD columns are the OSD's own perf counters over the run: op_w/op_r receive->reply, \
          w_proc dequeue->reply, commit = BlueStore commit_lat, subop_w = as a replica)"
-    )
+    )?;
+    render_osd_attribution(r, out)
 }
