@@ -108,7 +108,7 @@ pub enum BenchError {
         /// Which limit, and how much is stored.
         detail: String,
         /// The failed op.
-        source: CephError,
+        source: Box<CephError>,
     },
     /// The pool disappeared while the run used it.
     #[error("pool '{pool}' was deleted during the run; nothing of the run is left in it")]
@@ -116,7 +116,7 @@ pub enum BenchError {
         /// Pool.
         pool: String,
         /// The failed op.
-        source: CephError,
+        source: Box<CephError>,
     },
     /// An op did not complete within `--op-timeout`.
     #[error("an op did not complete within --op-timeout {limit}; check `ceph -s` (mons or OSDs down, PGs inactive, pool full) and raise --op-timeout if the cluster is merely slow")]
@@ -124,7 +124,7 @@ pub enum BenchError {
         /// The bound, as configured.
         limit: String,
         /// The failed op.
-        source: CephError,
+        source: Box<CephError>,
     },
     /// A data object of the requested run exists without the run's
     /// metadata: it was not written by this run, and is left alone.
@@ -176,12 +176,12 @@ pub fn diagnose(rados: &Rados, pool: &str, e: CephError) -> BenchError {
                     format!("its quota is reached; see `ceph osd pool get-quota {pool}`")
                 }
             }),
-            source: e,
+            source: Box::new(e),
         },
         Some(libc::ENOENT) | Some(libc::ETIMEDOUT) if pool_gone(rados, pool) => {
             BenchError::PoolDeleted {
                 pool: pool.into(),
-                source: e,
+                source: Box::new(e),
             }
         }
         Some(libc::ETIMEDOUT) => match quota_detail(rados, pool) {
@@ -190,14 +190,14 @@ pub fn diagnose(rados: &Rados, pool: &str, e: CephError) -> BenchError {
             Some(detail) => BenchError::PoolFull {
                 pool: pool.into(),
                 detail,
-                source: e,
+                source: Box::new(e),
             },
             None => BenchError::OpTimeout {
                 limit: rados
                     .conf_get("rados_osd_op_timeout")
                     .map(|s| format!("{s} s"))
                     .unwrap_or_else(|_| "?".into()),
-                source: e,
+                source: Box::new(e),
             },
         },
         _ => data_access(e, rados, pool),
