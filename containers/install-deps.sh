@@ -8,7 +8,7 @@
 set -euo pipefail
 
 PKGS=(ceph-mon ceph-osd ceph-mgr ceph-common librados-dev librbd-dev
-      libclang-dev clang fio iproute2 procps chromium)
+      libclang-dev clang fio iproute2 procps chromium valgrind)
 
 missing=()
 for p in "${PKGS[@]}"; do

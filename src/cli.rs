@@ -243,6 +243,16 @@ pub struct RadosArgs {
     /// Check every byte read against what was written (one memcmp per read).
     #[arg(long)]
     pub verify: bool,
+    /// write: create the pool if it does not exist; a pool created so is
+    /// removed with the run's objects (never a pool cephbench did not create).
+    #[arg(long)]
+    pub create_pool: bool,
+    /// Replicas of a pool made by --create-pool.
+    #[arg(long, default_value_t = 3, requires = "create_pool", value_name = "N")]
+    pub pool_size: u32,
+    /// Placement groups of a pool made by --create-pool.
+    #[arg(long, default_value_t = 32, requires = "create_pool", value_name = "N")]
+    pub pg_num: u32,
 }
 
 /// `cephbench rbd`.
@@ -407,6 +417,7 @@ impl RbdArgs {
                 allow_write: self.allow_write,
             },
             (None, Some(size)) if size > 0 => ImageChoice::Create {
+                name: cephbench::bench::new_image_name(),
                 size,
                 keep: self.keep,
                 features,
@@ -462,8 +473,11 @@ pub struct CleanupArgs {
     #[arg(short = 'p', long)]
     pub pool: String,
     /// Only this run's objects [default: every cephbench run in the pool].
-    #[arg(long)]
+    #[arg(long, conflicts_with = "image")]
     pub run_name: Option<String>,
+    /// Only this image made by `cephbench rbd --size` (a cephbench_img.* name).
+    #[arg(long, value_name = "NAME")]
+    pub image: Option<String>,
 }
 
 fn size(s: &str) -> Result<u64, String> {
@@ -568,6 +582,17 @@ impl RadosArgs {
                 "--no-cleanup and --max-objects apply to `write` only".into()
             ));
         }
+        if !mode.is_write() && self.create_pool {
+            return Err(u(
+                "--create-pool applies to `write` only (seq/rand read an existing run)".into(),
+            ));
+        }
+        if self.pool_size == 0 || self.pool_size > 10 {
+            return Err(u("--pool-size must be between 1 and 10".into()));
+        }
+        if self.pg_num == 0 || self.pg_num > 65536 {
+            return Err(u("--pg-num must be between 1 and 65536".into()));
+        }
         if mode.is_write() && (self.verify || self.wrap) {
             return Err(u("--verify and --wrap apply to `seq`/`rand` only".into()));
         }
@@ -587,6 +612,10 @@ impl RadosArgs {
             verify: self.verify,
             live,
             telemetry: true,
+            create_pool: self.create_pool.then_some(cephbench::bench::PoolSpec {
+                size: self.pool_size,
+                pg_num: self.pg_num,
+            }),
         })
     }
 }

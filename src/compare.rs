@@ -393,6 +393,7 @@ mod tests {
                 run_name: "default".into(),
                 verify: false,
                 no_cleanup: false,
+                pool_created: false,
             }),
             latency_kind: "completion".into(),
             latency_definition: String::new(),

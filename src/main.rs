@@ -110,6 +110,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             if let Some(r) = &a.run_name {
                 cephbench::objects::validate_run_name(r).map_err(UsageError)?;
             }
+            if let Some(i) = &a.image {
+                if !i.starts_with(bench::IMAGE_PREFIX) || i.len() == bench::IMAGE_PREFIX.len() {
+                    return Err(UsageError(format!(
+                        "--image '{i}' is not an image cephbench made (those are named {}*); remove other images with `rbd rm`",
+                        bench::IMAGE_PREFIX
+                    ))
+                    .into());
+                }
+            }
             (None, None)
         }
     };
@@ -142,12 +151,16 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Command::Rbd(args) => {
                 let cfg = rbd_cfg.expect("validated above");
-                let stop = install_signal_handlers(format!(
-                    "rbd ls -p {} | grep '^{}' | xargs -r -n1 rbd rm -p {}",
-                    args.pool,
-                    bench::IMAGE_PREFIX,
-                    args.pool
-                ));
+                let hint = match &cfg.image {
+                    bench::ImageChoice::Create { name, .. } => {
+                        format!("cephbench cleanup -p {} --image {name}", args.pool)
+                    }
+                    // An existing image is not removed; nothing to clean.
+                    bench::ImageChoice::Existing { .. } => {
+                        "nothing (the image is not cephbench's)".into()
+                    }
+                };
+                let stop = install_signal_handlers(hint);
                 let outcome = bench::run_rbd(&rados, &cfg, stop).await?;
                 finish(outcome, cli.format)
             }
@@ -155,12 +168,28 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 unreachable!("handled above")
             }
             Command::Cleanup(args) => {
-                let io = rados.ioctx(&args.pool)?;
-                let n = bench::cleanup(&io, args.run_name.as_deref(), 16).await?;
+                let mut io = rados.ioctx(&args.pool)?;
+                // Removal works on a full pool too.
+                io.set_pool_full_try();
+                if let Some(image) = &args.image {
+                    cephbench::ceph::remove_image(&io, image)?;
+                    println!("removed image '{image}' from pool '{}'", args.pool);
+                    return Ok(ExitCode::SUCCESS);
+                }
+                let r = bench::cleanup(&rados, &io, args.run_name.as_deref(), 16).await?;
                 println!(
-                    "removed {n} cephbench objects and images from pool '{}'",
-                    args.pool
+                    "removed {} cephbench objects and images from pool '{}'",
+                    r.removed, args.pool
                 );
+                if r.pool_removed {
+                    println!(
+                        "removed pool '{}' (created by cephbench --create-pool)",
+                        args.pool
+                    );
+                }
+                if let Some(w) = r.warning {
+                    eprintln!("cephbench: warning: {w}");
+                }
                 Ok(ExitCode::SUCCESS)
             }
         }
@@ -350,6 +379,9 @@ fn finish(outcome: bench::Outcome, format: Format) -> anyhow::Result<ExitCode> {
         }
     }
     out.flush()?;
+    if let Some(hint) = &outcome.leftovers {
+        eprintln!("cephbench: warning: this run left objects behind; remove them with `{hint}`");
+    }
     if let Some(e) = outcome.error {
         return Err(anyhow::Error::new(e).context("the benchmark stopped on an error"));
     }
@@ -363,17 +395,21 @@ fn finish(outcome: bench::Outcome, format: Format) -> anyhow::Result<ExitCode> {
 /// First SIGINT/SIGTERM: stop issuing ops, drain, report, clean up.
 /// Second: exit at once, naming the command that removes the leftovers.
 fn install_signal_handlers(cleanup_hint: String) -> watch::Receiver<bool> {
+    use tokio::signal::unix::{signal, SignalKind};
     let (tx, rx) = watch::channel(false);
+    // Register both handlers now, not when the task first runs: until then
+    // a signal would kill the process with its default action (no report, no
+    // cleanup), e.g. while a synchronous librbd call keeps the runtime busy.
+    let mut int = signal(SignalKind::interrupt()).ok();
+    let mut term = signal(SignalKind::terminate()).ok();
     tokio::spawn(async move {
-        let mut term =
-            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-        next_signal(&mut term).await;
+        next_signal(&mut int, &mut term).await;
         eprintln!(
             "cephbench: interrupted: stopping, waiting for ops in flight, then cleaning up \
              (interrupt again to exit at once)"
         );
         let _ = tx.send(true);
-        next_signal(&mut term).await;
+        next_signal(&mut int, &mut term).await;
         eprintln!(
             "cephbench: interrupted again: exiting now; remove what this run left with `{cleanup_hint}`"
         );
@@ -382,16 +418,20 @@ fn install_signal_handlers(cleanup_hint: String) -> watch::Receiver<bool> {
     rx
 }
 
-async fn next_signal(term: &mut Option<tokio::signal::unix::Signal>) {
-    match term {
-        Some(t) => {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {},
-                _ = t.recv() => {},
+async fn next_signal(
+    int: &mut Option<tokio::signal::unix::Signal>,
+    term: &mut Option<tokio::signal::unix::Signal>,
+) {
+    async fn recv(s: &mut Option<tokio::signal::unix::Signal>) {
+        match s {
+            Some(s) => {
+                s.recv().await;
             }
+            None => std::future::pending().await,
         }
-        None => {
-            let _ = tokio::signal::ctrl_c().await;
-        }
+    }
+    tokio::select! {
+        () = recv(int) => {},
+        () = recv(term) => {},
     }
 }

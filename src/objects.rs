@@ -76,6 +76,10 @@ pub struct RunMeta {
     pub pid: u32,
     /// When the run started, seconds since the epoch.
     pub started_unix: u64,
+    /// Whether this run created the pool (`--create-pool`): `cleanup` then
+    /// removes the pool too once it holds nothing else.
+    #[serde(default)]
+    pub created_pool: bool,
 }
 
 impl RunMeta {
@@ -180,6 +184,7 @@ mod tests {
             host: "h".into(),
             pid: 1,
             started_unix: 0,
+            created_pool: false,
         };
         let bytes = serde_json::to_vec(&m).unwrap();
         let back = RunMeta::parse(&bytes).unwrap();

@@ -343,6 +343,10 @@ pub struct RadosWorkload {
     pub verify: bool,
     /// Whether the written objects were kept.
     pub no_cleanup: bool,
+    /// Whether cephbench created the pool (`--create-pool`); only such a
+    /// pool is ever removed by cephbench.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pool_created: bool,
 }
 
 /// Results of one job (one op type).

@@ -61,6 +61,7 @@ fn fixture() -> BenchResult {
             run_name: "default".into(),
             verify: false,
             no_cleanup: false,
+            pool_created: false,
         }),
         latency_kind: "completion".into(),
         latency_definition: cephbench::bench::LATENCY_DEFINITION.into(),

@@ -21,3 +21,6 @@ fi
 # Cluster tests serialise themselves within each test binary; cargo runs the
 # binaries one after another, so one cluster serves them all.
 cargo test --workspace
+
+# The FFI layer's tests once more under valgrind memcheck (a short subset).
+bash tests/valgrind.sh

@@ -22,8 +22,10 @@ use crate::result::{
     ToolInfo,
 };
 
-pub use rados::{cleanup, read_meta, remove_objects, remove_run, run_rados, RadosConfig};
-pub use rbd::{run_rbd, ImageChoice, RbdConfig, IMAGE_PREFIX};
+pub use rados::{
+    cleanup, read_meta, remove_objects, remove_run, run_rados, CleanupReport, RadosConfig,
+};
+pub use rbd::{new_image_name, run_rbd, ImageChoice, RbdConfig, IMAGE_PREFIX};
 
 /// The definition printed next to every latency figure.
 pub const LATENCY_DEFINITION: &str =
@@ -91,6 +93,50 @@ pub enum BenchError {
     /// `--test-area` / `--bs` do not fit the image.
     #[error("{0}")]
     BadGeometry(String),
+    /// The pool does not exist and `--create-pool` was not given.
+    #[error("pool '{pool}' does not exist (list pools with `ceph osd pool ls`); create it, or pass --create-pool [--pool-size N] [--pg-num N] to let cephbench create it and remove it afterwards")]
+    NoPool {
+        /// Pool.
+        pool: String,
+    },
+    /// Writes failed because the pool reached its quota (EDQUOT) or the
+    /// cluster is full (ENOSPC).
+    #[error("pool '{pool}' is full: {detail}; writes stopped")]
+    PoolFull {
+        /// Pool.
+        pool: String,
+        /// Which limit, and how much is stored.
+        detail: String,
+        /// The failed op.
+        source: Box<CephError>,
+    },
+    /// The pool disappeared while the run used it.
+    #[error("pool '{pool}' was deleted during the run; nothing of the run is left in it")]
+    PoolDeleted {
+        /// Pool.
+        pool: String,
+        /// The failed op.
+        source: Box<CephError>,
+    },
+    /// An op did not complete within `--op-timeout`.
+    #[error("an op did not complete within --op-timeout {limit}; check `ceph -s` (mons or OSDs down, PGs inactive, pool full) and raise --op-timeout if the cluster is merely slow")]
+    OpTimeout {
+        /// The bound, as configured.
+        limit: String,
+        /// The failed op.
+        source: Box<CephError>,
+    },
+    /// A data object of the requested run exists without the run's
+    /// metadata: it was not written by this run, and is left alone.
+    #[error("pool '{pool}' already holds object '{name}' but no metadata of run '{run}': it is not cephbench's to overwrite; choose another --run-name (if it is a crashed cephbench run's, `cephbench cleanup -p {pool} --run-name {run}` removes it)")]
+    ForeignObject {
+        /// Pool.
+        pool: String,
+        /// Run name.
+        run: String,
+        /// The object found.
+        name: String,
+    },
     /// The metadata object exists but is not ours or is corrupt.
     #[error("metadata object '{name}' in pool '{pool}' is unusable: {why}")]
     BadMeta {
@@ -108,10 +154,158 @@ pub enum BenchError {
 pub struct Outcome {
     /// The result.
     pub result: BenchResult,
-    /// The first op error, if any (the run is then reported and fails).
-    pub error: Option<CephError>,
+    /// The first op error, explained (the run is then reported and fails).
+    pub error: Option<BenchError>,
     /// Objects removed afterwards.
     pub cleaned: Option<u64>,
+    /// When the run could not remove what it created: the command that does.
+    pub leftovers: Option<String>,
+}
+
+/// Explains a failed op of a run on `pool`: a full pool (naming the quota),
+/// a deleted pool, an op timeout; other errors pass through. Each check is
+/// one bounded mon command.
+pub fn diagnose(rados: &Rados, pool: &str, e: CephError) -> BenchError {
+    match e.errno() {
+        Some(libc::EDQUOT) | Some(libc::ENOSPC) => BenchError::PoolFull {
+            pool: pool.into(),
+            detail: quota_detail(rados, pool).unwrap_or_else(|| {
+                if e.errno() == Some(libc::ENOSPC) {
+                    "the cluster (an OSD at its full ratio) or the pool has no room; see `ceph health detail`".into()
+                } else {
+                    format!("its quota is reached; see `ceph osd pool get-quota {pool}`")
+                }
+            }),
+            source: Box::new(e),
+        },
+        Some(libc::ENOENT) | Some(libc::ETIMEDOUT) if pool_gone(rados, pool) => {
+            BenchError::PoolDeleted {
+                pool: pool.into(),
+                source: Box::new(e),
+            }
+        }
+        Some(libc::ETIMEDOUT) => match quota_detail(rados, pool) {
+            // librbd (and librados without FULL_TRY) waits on a full pool
+            // until the op timeout: name the quota rather than the timeout.
+            Some(detail) => BenchError::PoolFull {
+                pool: pool.into(),
+                detail,
+                source: Box::new(e),
+            },
+            None => BenchError::OpTimeout {
+                limit: rados
+                    .conf_get("rados_osd_op_timeout")
+                    .map(|s| format!("{s} s"))
+                    .unwrap_or_else(|_| "?".into()),
+                source: Box::new(e),
+            },
+        },
+        _ => data_access(e, rados, pool),
+    }
+}
+
+/// Whether the pool no longer exists (per the client's current OSD map).
+fn pool_gone(rados: &Rados, pool: &str) -> bool {
+    matches!(rados.pool_id(pool), Err(CephError::NoSuchPool(_)))
+}
+
+/// "quota max_objects 100 reached (3337 objects stored)", if a quota of the
+/// pool is reached.
+fn quota_detail(rados: &Rados, pool: &str) -> Option<String> {
+    let cmd = serde_json::json!({"prefix": "osd pool get-quota", "pool": pool, "format": "json"});
+    let out = rados.mon_command(&cmd.to_string()).ok()?;
+    let v: serde_json::Value = serde_json::from_slice(&out.out).ok()?;
+    let n = |k: &str| v.get(k).and_then(serde_json::Value::as_u64).unwrap_or(0);
+    let (max_obj, obj) = (n("quota_max_objects"), n("current_num_objects"));
+    let (max_b, b) = (n("quota_max_bytes"), n("current_num_bytes"));
+    if max_obj > 0 && obj >= max_obj {
+        Some(format!(
+            "quota max_objects {max_obj} reached ({obj} objects stored)"
+        ))
+    } else if max_b > 0 && b >= max_b {
+        Some(format!(
+            "quota max_bytes {max_b} ({}) reached ({b} bytes stored)",
+            crate::units::fmt_bytes(max_b)
+        ))
+    } else {
+        None
+    }
+}
+
+/// How `--create-pool` makes a pool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolSpec {
+    /// Replicas (`size`).
+    pub size: u32,
+    /// Placement groups (`pg_num` = `pgp_num`).
+    pub pg_num: u32,
+}
+
+/// Creates a replicated pool for `app` and waits (up to 60 s) until its PGs
+/// are active.
+pub fn create_pool(rados: &Rados, pool: &str, spec: PoolSpec, app: &str) -> Result<(), CephError> {
+    use serde_json::json;
+    let cmd = |v: serde_json::Value| rados.mon_command(&v.to_string()).map(|_| ());
+    cmd(
+        json!({"prefix": "osd pool create", "pool": pool, "pg_num": spec.pg_num,
+               "pgp_num": spec.pg_num, "pool_type": "replicated"}),
+    )?;
+    cmd(
+        json!({"prefix": "osd pool set", "pool": pool, "var": "size",
+               "val": spec.size.to_string(), "yes_i_really_mean_it": true}),
+    )?;
+    let min = spec.size.saturating_sub(1).max(1);
+    cmd(
+        json!({"prefix": "osd pool set", "pool": pool, "var": "min_size", "val": min.to_string()}),
+    )?;
+    cmd(json!({"prefix": "osd pool application enable", "pool": pool, "app": app}))?;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let q = json!({"prefix": "pg ls-by-pool", "poolstr": pool, "format": "json"}).to_string();
+    while Instant::now() < deadline {
+        let active = rados.mgr_command(&q).ok().and_then(|o| {
+            let v: serde_json::Value = serde_json::from_slice(&o.out).ok()?;
+            let pgs = v.get("pg_stats").or(Some(&v))?.as_array()?.clone();
+            Some(
+                pgs.len() as u64 >= u64::from(spec.pg_num)
+                    && pgs.iter().all(|p| {
+                        p.get("state")
+                            .and_then(|s| s.as_str())
+                            .is_some_and(|s| s.starts_with("active"))
+                    }),
+            )
+        });
+        if active == Some(true) {
+            return Ok(());
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    Err(CephError::Timeout {
+        what: format!("activation of the PGs of the new pool '{pool}'"),
+        limit: Duration::from_secs(60),
+    })
+}
+
+/// Deletes a pool cephbench created, if it holds no object any more.
+/// Returns a warning when it cannot.
+pub fn remove_created_pool(rados: &Rados, io: &crate::ceph::IoCtx, pool: &str) -> Option<String> {
+    match io.list_prefix("") {
+        Ok(left) if !left.is_empty() => {
+            return Some(format!(
+                "pool '{pool}' (created by cephbench) was kept: it holds {} objects cephbench did not write",
+                left.len()
+            ))
+        }
+        Err(e) => return Some(format!("pool '{pool}' (created by cephbench) was kept: {e}")),
+        Ok(_) => {}
+    }
+    let cmd = serde_json::json!({"prefix": "osd pool rm", "pool": pool, "pool2": pool,
+                                 "yes_i_really_really_mean_it": true});
+    match rados.mon_command(&cmd.to_string()) {
+        Ok(_) => None,
+        Err(e) => Some(format!(
+            "pool '{pool}' (created by cephbench) was kept: {e} (pool deletion needs mon_allow_pool_delete=true; or `ceph osd pool rm {pool} {pool} --yes-i-really-really-mean-it`)"
+        )),
+    }
 }
 
 pub(crate) fn now_unix() -> u64 {

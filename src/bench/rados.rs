@@ -9,7 +9,10 @@ use std::time::Duration;
 
 use futures_util::stream::{FuturesUnordered, StreamExt};
 
-use super::{cluster_info, job_report, now_unix, BenchError, Outcome, Probes, LATENCY_DEFINITION};
+use super::{
+    cluster_info, diagnose, job_report, now_unix, BenchError, Outcome, PoolSpec, Probes,
+    LATENCY_DEFINITION,
+};
 use crate::ceph::{CephError, IoCtx, Rados};
 use crate::engine::{self, OpKind, RunSpec, StopReason, StopRx};
 use crate::objects::{self, RunMeta};
@@ -50,6 +53,9 @@ pub struct RadosConfig {
     pub live: bool,
     /// Probe placement and OSD counters around the run.
     pub telemetry: bool,
+    /// `--create-pool`: create the pool if it does not exist (and remove it
+    /// afterwards, when it was created by this run and cleanup is on).
+    pub create_pool: Option<PoolSpec>,
 }
 
 fn cstr(s: &str) -> CString {
@@ -127,7 +133,26 @@ pub async fn run_rados(
     stop: StopRx,
 ) -> Result<Outcome, BenchError> {
     let cluster = cluster_info(rados)?;
-    let io = rados.ioctx(&cfg.pool)?;
+    let mut created_pool = false;
+    let mut io = match rados.ioctx(&cfg.pool) {
+        Err(CephError::NoSuchPool(_)) => match (cfg.mode, cfg.create_pool) {
+            (RadosMode::Write, Some(spec)) => {
+                super::create_pool(rados, &cfg.pool, spec, "rados")?;
+                created_pool = true;
+                rados.ioctx(&cfg.pool)?
+            }
+            _ => {
+                return Err(BenchError::NoPool {
+                    pool: cfg.pool.clone(),
+                })
+            }
+        },
+        r => r?,
+    };
+    // A full pool fails writes with EDQUOT/ENOSPC at once instead of pausing
+    // them in the client until the op timeout.
+    io.set_pool_full_try();
+    let io = io;
     let started_unix = now_unix();
     let existing = match read_meta(&io, &cfg.run_name).await {
         Err(BenchError::Ceph(e)) => return Err(super::data_access(e, rados, &cfg.pool)),
@@ -146,6 +171,18 @@ pub async fn run_rados(
             })
         }
         (RadosMode::Write, None) => {
+            // Never overwrite what this run's metadata does not account for.
+            let first = format!("{}0", objects::data_prefix(&cfg.run_name));
+            let st = io.stat(&cstr(&first))?.await?;
+            if st.ret != -i64::from(libc::ENOENT) {
+                st.check(|| format!("stat object '{first}'"))
+                    .map_err(|e| diagnose(rados, &cfg.pool, e))?;
+                return Err(BenchError::ForeignObject {
+                    pool: cfg.pool.clone(),
+                    run: cfg.run_name.clone(),
+                    name: first,
+                });
+            }
             let meta = RunMeta {
                 tool: "cephbench".into(),
                 format: 1,
@@ -158,8 +195,11 @@ pub async fn run_rados(
                 host: cluster.client_host.clone(),
                 pid: std::process::id(),
                 started_unix,
+                created_pool,
             };
-            write_meta(&io, &meta).await?;
+            write_meta(&io, &meta)
+                .await
+                .map_err(|e| diagnose(rados, &cfg.pool, e))?;
             (meta, 0)
         }
         (_, None) => {
@@ -219,21 +259,10 @@ pub async fn run_rados(
         stop.clone(),
         WorkerProgress::new(Arc::clone(&counters)),
     );
-    let (out, timeline) = super::sampled(worker, vec![counters], cfg.ramp, cfg.live).await;
+    let (mut out, timeline) = super::sampled(worker, vec![counters], cfg.ramp, cfg.live).await;
     drop(target);
     let osds = probes.after(rados, Some(&out), &mut warnings);
     let tail = probes.tail(rados, Some(&out), &mut warnings);
-
-    let mut cleaned = None;
-    if cfg.mode.is_write() {
-        meta.ops = out.issued;
-        meta.complete = true;
-        if cfg.no_cleanup {
-            write_meta(&io, &meta).await?;
-        } else {
-            cleaned = Some(remove_run(&io, &meta, cfg.concurrency.max(16)).await?);
-        }
-    }
 
     let interrupted = out.stop == StopReason::Interrupted;
     let kind = if cfg.mode.is_write() {
@@ -242,6 +271,51 @@ pub async fn run_rados(
         OpKind::Read
     };
     let report = job_report(cfg.mode.as_str(), kind, &out, verify, timeline);
+    let error = out
+        .first_error
+        .take()
+        .map(|e| diagnose(rados, &cfg.pool, e));
+    let pool_gone = matches!(error, Some(BenchError::PoolDeleted { .. }));
+    let hint = format!(
+        "cephbench cleanup -p {} --run-name {}",
+        cfg.pool, cfg.run_name
+    );
+    let mut cleaned = None;
+    let mut leftovers = None;
+    if cfg.mode.is_write() && !pool_gone {
+        meta.ops = out.issued;
+        meta.complete = true;
+        if cfg.no_cleanup {
+            if let Err(e) = write_meta(&io, &meta).await {
+                warnings.push(format!(
+                    "could not record the run's final metadata ({e}); seq/rand may read fewer objects"
+                ));
+            }
+        } else {
+            if cfg.live {
+                eprintln!(
+                    "cleaning up: removing the {} objects of run '{}'",
+                    meta.objects() + 1,
+                    cfg.run_name
+                );
+            }
+            match remove_run(&io, &meta, cfg.concurrency.max(16)).await {
+                Ok(n) => {
+                    cleaned = Some(n);
+                    if created_pool {
+                        warnings.extend(super::remove_created_pool(rados, &io, &cfg.pool));
+                    }
+                }
+                Err(e) => {
+                    warnings.push(format!(
+                        "cleanup failed ({e}); remove what this run left with `{hint}`"
+                    ));
+                    leftovers = Some(hint);
+                }
+            }
+        }
+    }
+
     if verify && out.mismatches > 0 {
         warnings.push(format!(
             "{} reads returned data that differs from what was written",
@@ -265,6 +339,7 @@ pub async fn run_rados(
             run_name: cfg.run_name.clone(),
             verify,
             no_cleanup: cfg.no_cleanup,
+            pool_created: created_pool,
         }),
         latency_kind: "completion".into(),
         latency_definition: LATENCY_DEFINITION.into(),
@@ -281,15 +356,34 @@ pub async fn run_rados(
 
     Ok(Outcome {
         result,
-        error: out.first_error,
+        error,
         cleaned,
+        leftovers,
     })
+}
+
+/// What `cephbench cleanup` removed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CleanupReport {
+    /// Objects and images removed.
+    pub removed: u64,
+    /// Whether the pool itself was removed (it was created by a run with
+    /// `--create-pool` and held nothing else).
+    pub pool_removed: bool,
+    /// Why a pool cephbench created was kept.
+    pub warning: Option<String>,
 }
 
 /// Removes leftovers: every object of run `run` (or of every run, and every
 /// image `cephbench rbd` created), found by listing the pool for
-/// cephbench's own name prefixes. Returns how many objects and images went.
-pub async fn cleanup(io: &IoCtx, run: Option<&str>, concurrency: usize) -> Result<u64, CephError> {
+/// cephbench's own name prefixes. When a removed run's metadata says the run
+/// created the pool, the pool goes too once it is empty.
+pub async fn cleanup(
+    rados: &Rados,
+    io: &IoCtx,
+    run: Option<&str>,
+    concurrency: usize,
+) -> Result<CleanupReport, CephError> {
     let (data, meta) = match run {
         Some(r) => (objects::data_prefix(r), objects::meta_name(r)),
         None => (
@@ -305,6 +399,13 @@ pub async fn cleanup(io: &IoCtx, run: Option<&str>, concurrency: usize) -> Resul
         .map(|e| e.name)
         .filter(|n| run.is_none() || *n == meta)
         .collect();
+    let mut created_pool = false;
+    for m in &metas {
+        let r = &m[objects::META_PREFIX.len()..];
+        if let Ok(Some(rm)) = read_meta(io, r).await {
+            created_pool |= rm.created_pool;
+        }
+    }
     let n = remove_objects(io, names.drain(..), concurrency).await?;
     let m = remove_objects(io, metas, concurrency).await?;
     // Images of `cephbench rbd --size` runs that died before removing them:
@@ -318,5 +419,13 @@ pub async fn cleanup(io: &IoCtx, run: Option<&str>, concurrency: usize) -> Resul
             images += 1;
         }
     }
-    Ok(n + m + images)
+    let mut report = CleanupReport {
+        removed: n + m + images,
+        ..Default::default()
+    };
+    if created_pool {
+        report.warning = super::remove_created_pool(rados, io, io.pool_name());
+        report.pool_removed = report.warning.is_none();
+    }
+    Ok(report)
 }

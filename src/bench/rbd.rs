@@ -9,7 +9,8 @@ use std::time::Duration;
 use futures_util::future::join_all;
 
 use super::{
-    cluster_info, job_report, now_unix, sampled, BenchError, Outcome, Probes, LATENCY_DEFINITION,
+    cluster_info, diagnose, job_report, now_unix, sampled, BenchError, Outcome, Probes,
+    LATENCY_DEFINITION,
 };
 use crate::ceph::{self, Image, IoCtx, Rados};
 use crate::engine::{self, JobOutcome, OpKind, RunSpec, StopReason, StopRx};
@@ -32,6 +33,9 @@ pub enum ImageChoice {
     },
     /// A new, uniquely named image, removed afterwards unless `keep`.
     Create {
+        /// Its name (see [`new_image_name`]), known before the run starts so
+        /// that an interrupt can name the exact cleanup command.
+        name: String,
         /// Size in bytes.
         size: u64,
         /// `--keep`.
@@ -81,6 +85,21 @@ pub struct RbdConfig {
     pub telemetry: bool,
 }
 
+/// A new, unique image name: `cephbench_img.<host>.<pid>.<unix time>`.
+pub fn new_image_name() -> String {
+    let host: String = super::hostname()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{IMAGE_PREFIX}{host}.{}.{}", std::process::id(), now_unix())
+}
+
 /// Runs a `cephbench rbd` benchmark.
 pub async fn run_rbd(rados: &Rados, cfg: &RbdConfig, stop: StopRx) -> Result<Outcome, BenchError> {
     let cluster = cluster_info(rados)?;
@@ -98,30 +117,41 @@ pub async fn run_rbd(rados: &Rados, cfg: &RbdConfig, stop: StopRx) -> Result<Out
             }
             (name.clone(), false)
         }
-        ImageChoice::Create { size, features, .. } => {
-            let host: String = cluster
-                .client_host
-                .chars()
-                .map(|c| {
-                    if c.is_ascii_alphanumeric() || c == '-' {
-                        c
-                    } else {
-                        '_'
-                    }
-                })
-                .collect();
-            let name = format!("{IMAGE_PREFIX}{host}.{}.{started_unix}", std::process::id());
-            ceph::create_image(&io, &name, *size, *features)
-                .map_err(|e| super::data_access(e, rados, &cfg.pool))?;
-            (name, true)
+        ImageChoice::Create {
+            name,
+            size,
+            features,
+            ..
+        } => {
+            ceph::create_image(&io, name, *size, *features)
+                .map_err(|e| diagnose(rados, &cfg.pool, e))?;
+            (name.clone(), true)
         }
     };
-    let result = run_on_image(rados, &io, cfg, &name, created, stop, cluster, started_unix).await;
+    let mut result =
+        run_on_image(rados, &io, cfg, &name, created, stop, cluster, started_unix).await;
     if created && !matches!(cfg.image, ImageChoice::Create { keep: true, .. }) {
         // Every handle on the image is closed by now (run_on_image owns them).
+        if cfg.live {
+            eprintln!("cleaning up: removing image '{name}'");
+        }
         let removed = ceph::remove_image(&io, &name);
-        if result.is_ok() {
-            removed?;
+        match (&mut result, removed) {
+            (_, Ok(())) => {}
+            (Ok(o), Err(e)) => {
+                let hint = format!("cephbench cleanup -p {} --image {name}", cfg.pool);
+                let gone = matches!(o.error, Some(BenchError::PoolDeleted { .. }));
+                if !gone {
+                    o.result.warnings.push(format!(
+                        "could not remove image '{name}' ({e}); remove it with `{hint}`"
+                    ));
+                    o.leftovers = Some(hint);
+                }
+            }
+            (Err(_), Err(e)) => eprintln!(
+                "cephbench: warning: could not remove image '{name}' ({e}); remove it with `cephbench cleanup -p {} --image {name}`",
+                cfg.pool
+            ),
         }
     }
     result
@@ -227,7 +257,7 @@ async fn run_on_image(
         );
         let (out, _) = sampled(job, vec![counters], Duration::ZERO, cfg.live).await;
         if let Some(e) = out.first_error {
-            return Err(e.into());
+            return Err(diagnose(rados, &cfg.pool, e));
         }
         interrupted = out.stop == StopReason::Interrupted;
         let k = out.kind(OpKind::Write);
@@ -344,7 +374,7 @@ async fn run_on_image(
             let name = format!("{}/{}", cfg.mode.as_str(), k.as_str());
             jobs.push(job_report(&name, *k, &out, false, timeline.clone()));
         }
-        error = out.first_error;
+        error = out.first_error.map(|e| diagnose(rados, &cfg.pool, e));
     }
 
     let mut result = BenchResult {
@@ -390,6 +420,7 @@ async fn run_on_image(
         result,
         error,
         cleaned: None,
+        leftovers: None,
     })
 }
 

@@ -83,6 +83,18 @@ impl IoCtx {
         Ok(())
     }
 
+    /// Makes writes to a full pool (quota reached, or the cluster's full
+    /// ratio) fail at once with `EDQUOT`/`ENOSPC` instead of waiting, paused
+    /// in the client, until the pool has room again (librados' default:
+    /// `rados bench` hangs on a full pool). Deletes still succeed, so a run
+    /// that filled the pool can remove its objects. Never forces a write
+    /// past the full ratio (that is `FULL_FORCE`, not used).
+    pub fn set_pool_full_try(&mut self) {
+        // SAFETY: valid ioctx; `&mut self` guarantees no concurrent submitter
+        // while librados sets the flag for subsequent ops.
+        unsafe { sys::rados_set_pool_full_try(self.raw()) };
+    }
+
     /// Writes `data` at `offset` of object `oid`.
     ///
     /// librados copies `data` into its own buffer before `rados_aio_write`

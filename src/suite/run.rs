@@ -12,7 +12,7 @@ use crate::bench::{
     self, read_meta, remove_run, run_rados, run_rbd, BenchError, ImageChoice, RadosConfig,
     RbdConfig, IMAGE_PREFIX,
 };
-use crate::ceph::{self, CephError, Rados};
+use crate::ceph::{self, Rados};
 use crate::engine::StopRx;
 use crate::result::{Precondition, Workload};
 
@@ -43,7 +43,7 @@ pub struct SuiteOutcome {
     /// The document, with every run that finished.
     pub doc: SuiteDoc,
     /// The error that stopped it, if any.
-    pub error: Option<CephError>,
+    pub error: Option<BenchError>,
 }
 
 impl Suite {
@@ -250,7 +250,7 @@ async fn run_plan(
     stop: StopRx,
     start: Instant,
     runs: &mut Vec<RunEntry>,
-) -> Result<(bool, Option<CephError>), BenchError> {
+) -> Result<(bool, Option<BenchError>), BenchError> {
     let plan = suite.plan();
     let expected = suite.expected();
     let mut prior: Option<Precondition> = None;
@@ -346,6 +346,7 @@ async fn run_plan(
                     verify: false,
                     live: false,
                     telemetry: opts.telemetry,
+                    create_pool: None,
                 };
                 run_rados(rados, &cfg, stop.clone()).await?
             }
