@@ -93,6 +93,89 @@ pub enum Command {
     Cleanup(CleanupArgs),
     /// Compare result files (from --format json) side by side, with a Diff % column.
     Compare(CompareArgs),
+    /// Join a group of clients and run the jobs a controller (`rados --group`) sends.
+    Agent(AgentArgs),
+}
+
+/// `cephbench agent`.
+#[derive(Debug, Args)]
+pub struct AgentArgs {
+    /// Pool holding the group object (and benchmarked by the jobs).
+    #[arg(short = 'p', long)]
+    pub pool: String,
+    /// The group to join.
+    #[arg(long, value_name = "NAME")]
+    pub group: String,
+    /// This agent's id in the group [default: <host>-<pid>].
+    #[arg(long, value_name = "ID")]
+    pub agent_id: Option<String>,
+    /// Leave the group after this long without a job [default: never].
+    #[arg(long, value_parser = dur, value_name = "DURATION")]
+    pub timeout: Option<Duration>,
+    /// How long the OSD keeps this agent's watch after losing contact with it.
+    #[arg(long, default_value = "30s", value_parser = dur, value_name = "DURATION")]
+    pub watch_timeout: Duration,
+}
+
+impl AgentArgs {
+    /// Validates the arguments.
+    pub fn config(&self) -> Result<cephbench::group::AgentConfig, UsageError> {
+        use cephbench::group::{default_agent_id, validate_name};
+        validate_name("--group", &self.group).map_err(UsageError)?;
+        let id = self.agent_id.clone().unwrap_or_else(default_agent_id);
+        validate_name("--agent-id", &id).map_err(UsageError)?;
+        if self.watch_timeout < Duration::from_secs(1) {
+            return Err(UsageError("--watch-timeout must be at least 1s".into()));
+        }
+        Ok(cephbench::group::AgentConfig {
+            pool: self.pool.clone(),
+            group: self.group.clone(),
+            id,
+            watch_timeout: self.watch_timeout,
+            idle_timeout: self.timeout,
+        })
+    }
+}
+
+/// Running one job on a group of agents (`--group`).
+#[derive(Debug, Args)]
+pub struct GroupArgs {
+    /// Run on the agents of this group (see `cephbench agent`) instead of here.
+    #[arg(long, value_name = "NAME", requires = "clients")]
+    pub group: Option<String>,
+    /// How many agents run the job.
+    #[arg(long, value_name = "N", requires = "group")]
+    pub clients: Option<usize>,
+    /// How long to wait for --clients agents to be present.
+    #[arg(long, default_value = "60s", value_parser = dur, value_name = "DURATION")]
+    pub wait_agents: Duration,
+    /// The common start is this far in the future when the job is sent.
+    #[arg(long, default_value = "3s", value_parser = dur, value_name = "DURATION")]
+    pub start_delay: Duration,
+    /// How long after the job's expected end to wait for results.
+    #[arg(long, default_value = "60s", value_parser = dur, value_name = "DURATION")]
+    pub group_margin: Duration,
+}
+
+impl GroupArgs {
+    /// The group run these flags describe, if any.
+    pub fn config(&self, pool: &str) -> Result<Option<cephbench::group::GroupConfig>, UsageError> {
+        let (Some(group), Some(clients)) = (&self.group, self.clients) else {
+            return Ok(None);
+        };
+        cephbench::group::validate_name("--group", group).map_err(UsageError)?;
+        if clients == 0 || clients > 1000 {
+            return Err(UsageError("--clients must be between 1 and 1000".into()));
+        }
+        Ok(Some(cephbench::group::GroupConfig {
+            pool: pool.to_string(),
+            group: group.clone(),
+            clients,
+            wait_agents: self.wait_agents,
+            start_delay: self.start_delay,
+            margin: self.group_margin,
+        }))
+    }
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -152,6 +235,8 @@ pub struct RadosArgs {
     /// Check every byte read against what was written (one memcmp per read).
     #[arg(long)]
     pub verify: bool,
+    #[command(flatten)]
+    pub group: GroupArgs,
 }
 
 /// `cephbench rbd`.
@@ -469,6 +554,7 @@ impl RadosArgs {
             verify: self.verify,
             live,
             telemetry: true,
+            start_at: None,
         })
     }
 }

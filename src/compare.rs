@@ -356,6 +356,7 @@ mod tests {
             network: None,
             interrupted: false,
             warnings: vec![],
+            clients: None,
         }
     }
 

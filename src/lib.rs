@@ -11,6 +11,7 @@ pub mod ceph;
 pub mod compare;
 pub mod counters;
 pub mod engine;
+pub mod group;
 pub mod network;
 pub mod objects;
 pub mod placement;

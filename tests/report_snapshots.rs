@@ -172,6 +172,7 @@ fn fixture() -> BenchResult {
         }),
         interrupted: false,
         warnings: vec![],
+        clients: None,
     }
 }
 

@@ -112,6 +112,8 @@ pub struct Outcome {
     pub error: Option<CephError>,
     /// Objects removed afterwards.
     pub cleaned: Option<u64>,
+    /// When the measured ops started, on this host's clock (rados runs).
+    pub measured_start: Option<SystemTime>,
 }
 
 pub(crate) fn now_unix() -> u64 {

@@ -17,8 +17,9 @@ use crate::progress::{Counters, WorkerProgress};
 use crate::result::{BenchResult, RadosWorkload, Workload, SCHEMA_VERSION};
 use crate::workload::rados::{Layout, RadosMode, RadosSource, RadosTarget};
 
-/// A validated `cephbench rados` invocation.
-#[derive(Debug, Clone)]
+/// A validated `cephbench rados` invocation (serializable: group runs send it
+/// to the agents).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct RadosConfig {
     /// Pool to use.
     pub pool: String,
@@ -50,6 +51,10 @@ pub struct RadosConfig {
     pub live: bool,
     /// Probe placement and OSD counters around the run.
     pub telemetry: bool,
+    /// Start the measured ops at this time (after every preparation), for
+    /// runs coordinated across clients; `None`: at once.
+    #[serde(default)]
+    pub start_at: Option<std::time::SystemTime>,
 }
 
 fn cstr(s: &str) -> CString {
@@ -210,6 +215,12 @@ pub async fn run_rados(
         probes.slots.as_ref(),
     );
 
+    if let Some(at) = cfg.start_at {
+        if let Ok(wait) = at.duration_since(std::time::SystemTime::now()) {
+            tokio::time::sleep(wait).await;
+        }
+    }
+    let measured_start = std::time::SystemTime::now();
     let counters = Arc::new(Counters::default());
     let worker = engine::run(
         &mut target,
@@ -272,11 +283,13 @@ pub async fn run_rados(
         network: probes.network(rados),
         interrupted,
         warnings,
+        clients: None,
     };
     Ok(Outcome {
         result,
         error: out.first_error,
         cleaned,
+        measured_start: Some(measured_start),
     })
 }
 

@@ -374,11 +374,13 @@ async fn run_on_image(
         network: probes.network(rados),
         interrupted,
         warnings,
+        clients: None,
     };
     Ok(Outcome {
         result,
         error,
         cleaned: None,
+        measured_start: None,
     })
 }
 
