@@ -97,6 +97,11 @@ pub enum Command {
     Agent(AgentArgs),
 }
 
+/// Shortest `--watch-timeout`: librados pings its watches once per
+/// `objecter_tick_interval` (5 s); a shorter timeout lets the OSD drop live
+/// watches (seen here: `ENOTCONN` on every agent mid-job with 5 s).
+const MIN_WATCH_TIMEOUT: Duration = Duration::from_secs(15);
+
 /// `cephbench agent`.
 #[derive(Debug, Args)]
 pub struct AgentArgs {
@@ -115,6 +120,9 @@ pub struct AgentArgs {
     /// How long the OSD keeps this agent's watch after losing contact with it.
     #[arg(long, default_value = "30s", value_parser = dur, value_name = "DURATION")]
     pub watch_timeout: Duration,
+    /// Also keep each job's result here, as <group>.<job>.json.
+    #[arg(long, value_name = "DIR")]
+    pub save_results: Option<PathBuf>,
 }
 
 impl AgentArgs {
@@ -124,8 +132,11 @@ impl AgentArgs {
         validate_name("--group", &self.group).map_err(UsageError)?;
         let id = self.agent_id.clone().unwrap_or_else(default_agent_id);
         validate_name("--agent-id", &id).map_err(UsageError)?;
-        if self.watch_timeout < Duration::from_secs(1) {
-            return Err(UsageError("--watch-timeout must be at least 1s".into()));
+        if self.watch_timeout < MIN_WATCH_TIMEOUT {
+            return Err(UsageError(
+                "--watch-timeout must be at least 15s (librados confirms a watch only every 5 s)"
+                    .into(),
+            ));
         }
         Ok(cephbench::group::AgentConfig {
             pool: self.pool.clone(),
@@ -133,6 +144,7 @@ impl AgentArgs {
             id,
             watch_timeout: self.watch_timeout,
             idle_timeout: self.timeout,
+            save_results: self.save_results.clone(),
         })
     }
 }

@@ -29,6 +29,8 @@ pub struct AgentConfig {
     pub watch_timeout: Duration,
     /// Leave the group after this long without a job (`None`: never).
     pub idle_timeout: Option<Duration>,
+    /// Also write each result as `<dir>/<group>.<job>.json` on this host.
+    pub save_results: Option<std::path::PathBuf>,
 }
 
 fn cstr(s: &str) -> CString {
@@ -261,6 +263,12 @@ async fn finish_job(
     };
     let name = result_object(&cfg.group, job_id, &me.id);
     let body = serde_json::to_vec(&outcome.result).expect("results serialize");
+    if let Some(dir) = &cfg.save_results {
+        let path = dir.join(format!("{}.{job_id}.json", cfg.group));
+        if let Err(e) = std::fs::write(&path, &body) {
+            return fail(format!("cannot write {}: {e}", path.display()));
+        }
+    }
     if let Err(e) = put(io, &name, &body).await {
         return fail(format!("cannot store the result: {e}"));
     }
