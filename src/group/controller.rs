@@ -168,24 +168,27 @@ pub async fn run_group(
                 .iter()
                 .map(|s| format!("{} on {}", s.info.id, s.info.host))
                 .collect();
-            return Err(GroupError::NotEnoughAgents {
-                pool: cfg.pool.clone(),
-                group: cfg.group.clone(),
-                want: cfg.clients,
-                present_n: seen.len(),
-                present: if present_s.is_empty() {
+            let present_n = seen.len();
+            return Err(GroupError::NotEnoughAgents(format!(
+                "group '{group}' in pool '{pool}' has {present_n} of {want} agents after {waited:.0} s \
+                 (present: {present}{silent}); {missing} missing: start more with \
+                 `cephbench agent -p {pool} --group {group}` or lower --clients",
+                group = cfg.group,
+                pool = cfg.pool,
+                want = cfg.clients,
+                waited = waited.elapsed().as_secs_f64(),
+                present = if present_s.is_empty() {
                     "none".into()
                 } else {
                     present_s.join(", ")
                 },
-                silent: if silent.is_empty() {
+                silent = if silent.is_empty() {
                     String::new()
                 } else {
                     format!("; registered but not answering: {}", silent.join(", "))
                 },
-                missing: cfg.clients - seen.len(),
-                waited_s: waited.elapsed().as_secs_f64(),
-            });
+                missing = cfg.clients - present_n,
+            )));
         }
         tokio::select! {
             _ = tokio::time::sleep(Duration::from_millis(500)) => {}

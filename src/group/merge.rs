@@ -308,7 +308,7 @@ mod tests {
     #[test]
     fn merged_equals_recording_everything_once() {
         let mut all = LatencyRecorder::new();
-        let mut parts = vec![
+        let mut parts = [
             LatencyRecorder::new(),
             LatencyRecorder::new(),
             LatencyRecorder::new(),

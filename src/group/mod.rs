@@ -192,26 +192,10 @@ pub enum GroupError {
     /// The benchmark itself failed.
     #[error(transparent)]
     Bench(#[from] BenchError),
-    /// Fewer agents than `--clients` answered in time.
-    #[error("group '{group}' in pool '{pool}' has {present_n} of {want} agents after {waited_s:.0} s (present: {present}{silent}); {missing} missing: start more with `cephbench agent -p {pool} --group {group}` or lower --clients")]
-    NotEnoughAgents {
-        /// Pool.
-        pool: String,
-        /// Group.
-        group: String,
-        /// Requested clients.
-        want: usize,
-        /// How many answered.
-        present_n: usize,
-        /// Who answered.
-        present: String,
-        /// Registered agents that did not answer.
-        silent: String,
-        /// want - present.
-        missing: usize,
-        /// How long the controller waited.
-        waited_s: f64,
-    },
+    /// Fewer agents than `--clients` answered in time (the message names
+    /// who is present, who is registered but silent, and how many are missing).
+    #[error("{0}")]
+    NotEnoughAgents(String),
     /// An agent's result object is unusable.
     #[error("result of agent '{agent}' is unusable: {why}")]
     BadResult {
