@@ -153,10 +153,10 @@ impl AgentArgs {
 #[derive(Debug, Args)]
 pub struct GroupArgs {
     /// Run on the agents of this group (see `cephbench agent`) instead of here.
-    #[arg(long, value_name = "NAME", requires = "clients")]
+    #[arg(long, value_name = "NAME")]
     pub group: Option<String>,
     /// How many agents run the job.
-    #[arg(long, value_name = "N", requires = "group")]
+    #[arg(long, value_name = "N")]
     pub clients: Option<usize>,
     /// How long to wait for --clients agents to be present.
     #[arg(long, default_value = "60s", value_parser = dur, value_name = "DURATION")]
@@ -172,8 +172,14 @@ pub struct GroupArgs {
 impl GroupArgs {
     /// The group run these flags describe, if any.
     pub fn config(&self, pool: &str) -> Result<Option<cephbench::group::GroupConfig>, UsageError> {
-        let (Some(group), Some(clients)) = (&self.group, self.clients) else {
-            return Ok(None);
+        let (group, clients) = match (&self.group, self.clients) {
+            (None, None) => return Ok(None),
+            (Some(g), Some(n)) => (g, n),
+            _ => {
+                return Err(UsageError(
+                    "--group and --clients go together: e.g. --group lab --clients 3".into(),
+                ))
+            }
         };
         cephbench::group::validate_name("--group", group).map_err(UsageError)?;
         if clients == 0 || clients > 1000 {

@@ -387,6 +387,29 @@ fn three_agents_merge_into_one_result() {
             "start {d} ms from the planned start"
         );
     }
+    // The text and markdown reports print each client's row from these figures.
+    for format in [
+        cephbench::report::Format::Text,
+        cephbench::report::Format::Markdown,
+    ] {
+        let mut buf = Vec::new();
+        format.reporter().render(&merged, &mut buf).unwrap();
+        let text = String::from_utf8(buf).unwrap();
+        for c in &g.clients {
+            let line = text
+                .lines()
+                .find(|l| l.contains(&format!(" {} ", c.agent)) && l.contains(" ok "))
+                .unwrap_or_else(|| panic!("no row for {}: {text}", c.agent));
+            for want in [
+                c.ops.to_string(),
+                format!("{:.1}", c.iops),
+                format!("{:.3}", c.mean_ns / 1e6),
+                format!("{:.3}", c.p99_ns as f64 / 1e6),
+            ] {
+                assert!(line.contains(&want), "{want} not in {line}");
+            }
+        }
+    }
     let spread = g.start_spread_ms.unwrap();
     assert!(spread < 50.0, "start spread {spread} ms");
     eprintln!(
@@ -488,6 +511,20 @@ fn a_killed_agent_is_named_not_waited_for() {
         Vec::<String>::new(),
         "the dead agent's objects are removed"
     );
+    // What a killed controller would leave: `cephbench cleanup` removes it.
+    let f = base.join("stale");
+    std::fs::write(&f, b"{}").unwrap();
+    for o in ["cephbench_group.gstale", "cephbench_group.gstale.agent.x"] {
+        assert!(common::rados(&["-p", POOL, "put", o, f.to_str().unwrap()])
+            .status
+            .success());
+    }
+    common::cephbench()
+        .args(["cleanup", "-p", POOL])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("removed 2 cephbench objects"));
+    assert_eq!(cephbench_objects(), Vec::<String>::new());
     let _ = std::fs::remove_dir_all(&base);
 }
 
@@ -561,4 +598,51 @@ fn interrupting_the_controller_stops_the_agents() {
     assert_eq!(merged.jobs[0].ops, parts);
     assert_eq!(cephbench_objects(), Vec::<String>::new());
     let _ = std::fs::remove_dir_all(&base);
+}
+
+/// Bad group arguments: one line naming the fix, exit 2, nothing sent.
+#[test]
+fn bad_group_arguments_are_usage_errors() {
+    for (args, want) in [
+        (&["agent", "-p", "x", "--group", "a.b"][..], "--group 'a.b'"),
+        (
+            &["agent", "-p", "x", "--group", "g", "--agent-id", "h/1"][..],
+            "--agent-id 'h/1'",
+        ),
+        (
+            &["agent", "-p", "x", "--group", "g", "--watch-timeout", "5s"][..],
+            "at least 15s",
+        ),
+        (
+            &[
+                "rados",
+                "write",
+                "-p",
+                "x",
+                "--group",
+                "g",
+                "--clients",
+                "0",
+            ][..],
+            "--clients must be",
+        ),
+        (
+            &["rados", "write", "-p", "x", "--group", "g"][..],
+            "--group and --clients go together",
+        ),
+        (
+            &["rados", "write", "-p", "x", "--clients", "2"][..],
+            "--group and --clients go together",
+        ),
+    ] {
+        let out = common::run(
+            Command::new(env!("CARGO_BIN_EXE_cephbench"))
+                .args(["-m", "192.0.2.1", "--connect-timeout", "1s"])
+                .args(args),
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
 }

@@ -314,6 +314,14 @@ pub async fn cleanup(io: &IoCtx, run: Option<&str>, concurrency: usize) -> Resul
         .collect();
     let n = remove_objects(io, names.drain(..), concurrency).await?;
     let m = remove_objects(io, metas, concurrency).await?;
+    // Group runs' leftovers (an agent killed with SIGKILL, a controller
+    // killed before it read the results); agents still watching lose their watch.
+    let g = if run.is_none() {
+        let groups = io.list_prefix(crate::group::GROUP_PREFIX)?;
+        remove_objects(io, groups.into_iter().map(|e| e.name), concurrency).await?
+    } else {
+        0
+    };
     // Images of `cephbench rbd --size` runs that died before removing them:
     // each RBD image has an id object `rbd_id.<name>`.
     let mut images = 0;
@@ -325,5 +333,5 @@ pub async fn cleanup(io: &IoCtx, run: Option<&str>, concurrency: usize) -> Resul
             images += 1;
         }
     }
-    Ok(n + m + images)
+    Ok(n + m + g + images)
 }

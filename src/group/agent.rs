@@ -228,7 +228,7 @@ async fn serve(
                     log(&format!("cannot ack job {}: {e}", r.job_id));
                 }
             }
-            _ = stop.changed() => {
+            _ = stop.changed(), if !leaving => {
                 leaving = true;
                 if let Some(r) = &running {
                     log("interrupted: stopping the job, then leaving");
