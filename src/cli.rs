@@ -315,6 +315,8 @@ pub struct RbdArgs {
     /// Skip writing the test area once before the jobs (the report flags it).
     #[arg(long)]
     pub no_precondition: bool,
+    #[command(flatten)]
+    pub group: GroupArgs,
 }
 
 /// A switch.
@@ -443,6 +445,7 @@ impl RbdArgs {
             precondition: !self.no_precondition,
             live,
             telemetry: true,
+            start_at: None,
         })
     }
 }

@@ -94,6 +94,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     };
     let group_cfg = match &cli.command {
         Command::Rados(a) => a.group.config(&a.pool)?,
+        Command::Rbd(a) => a.group.config(&a.pool)?,
         _ => None,
     };
     let agent_cfg = match &cli.command {
@@ -138,6 +139,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     bench::IMAGE_PREFIX,
                     args.pool
                 ));
+                if let Some(g) = group_cfg {
+                    let job = cephbench::group::JobSpec::Rbd(cfg);
+                    let outcome = cephbench::group::run_group(&rados, &g, job, stop, |l| {
+                        eprintln!("cephbench: group {}: {l}", g.group)
+                    })
+                    .await?;
+                    return finish_group(outcome, cli.format);
+                }
                 let outcome = bench::run_rbd(&rados, &cfg, stop).await?;
                 finish(outcome, cli.format)
             }

@@ -646,3 +646,75 @@ fn bad_group_arguments_are_usage_errors() {
         assert_eq!(err.trim().lines().count(), 1, "{err}");
     }
 }
+
+/// `rbd --group`: each agent creates, preconditions and removes its own
+/// image, starts at the common start, and the merged ops are the sum.
+#[test]
+fn rbd_group_run_uses_one_image_per_agent() {
+    let _g = serial();
+    pool(POOL);
+    purge();
+    let base = scratch("rbd");
+    let mut agents: Vec<Agent> = ["r1", "r2"]
+        .iter()
+        .map(|id| spawn_agent("grbd", id, &base))
+        .collect();
+    let out = common::run(&mut controller(&[
+        "--no-telemetry",
+        "rbd",
+        "-p",
+        POOL,
+        "--size",
+        "32M",
+        "--rw",
+        "randwrite",
+        "--bs",
+        "4K",
+        "--iodepth",
+        "4",
+        "-d",
+        "3s",
+        "--group",
+        "grbd",
+        "--clients",
+        "2",
+        "--start-delay",
+        "4s",
+    ]));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "controller: {err}");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    common::validate(&doc);
+    let merged: BenchResult = serde_json::from_value(doc).unwrap();
+    for a in &mut agents {
+        stop_agent(a);
+    }
+    let parts: Vec<BenchResult> = agents.iter().map(saved_result).collect();
+    let images: Vec<String> = parts
+        .iter()
+        .map(|p| match &p.workload {
+            cephbench::result::Workload::Rbd(w) => {
+                assert!(w.image_created);
+                w.image.clone()
+            }
+            _ => panic!("not an rbd result"),
+        })
+        .collect();
+    assert_ne!(images[0], images[1], "one image per agent");
+    let ops: u64 = parts.iter().map(|p| p.jobs[0].ops).sum();
+    assert!(ops > 0);
+    assert_eq!(merged.jobs[0].ops, ops);
+    let mh = decode_histogram(merged.jobs[0].histogram.as_deref().unwrap()).unwrap();
+    assert_eq!(mh.len(), ops);
+    let g = merged.clients.as_ref().unwrap();
+    assert!(g
+        .clients
+        .iter()
+        .all(|c| c.status == "ok" && c.start_delta_ms.is_some()));
+    let left: Vec<String> = common::list(POOL)
+        .into_iter()
+        .filter(|o| o.starts_with("rbd_id.cephbench_img.") || o.starts_with("cephbench_"))
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    let _ = std::fs::remove_dir_all(&base);
+}

@@ -181,26 +181,41 @@ async fn serve(
                                     }),
                                     Some(a) => {
                                         let (tx, rx) = watch::channel(false);
-                                        let JobSpec::Rados(mut rc) = job.spec;
-                                        rc.run_name = a.run_name.clone();
-                                        rc.start_at = Some(from_unix_ns(a.start_local_unix_ns));
-                                        rc.live = false;
-                                        rc.pool = cfg.pool.clone();
+                                        let start_at = Some(from_unix_ns(a.start_local_unix_ns));
+                                        let r2 = rados.clone();
+                                        let (what, fut): (String, JobFuture) = match job.spec {
+                                            JobSpec::Rados(mut rc) => {
+                                                rc.run_name = a.run_name.clone();
+                                                rc.start_at = start_at;
+                                                rc.live = false;
+                                                rc.pool = cfg.pool.clone();
+                                                (
+                                                    format!("rados {} as run '{}'", rc.mode.as_str(), rc.run_name),
+                                                    Box::pin(async move { bench::run_rados(&r2, &rc, rx).await }),
+                                                )
+                                            }
+                                            JobSpec::Rbd(mut rc) => {
+                                                rc.start_at = start_at;
+                                                rc.live = false;
+                                                rc.pool = cfg.pool.clone();
+                                                (
+                                                    format!("rbd {}", rc.mode.as_str()),
+                                                    Box::pin(async move { bench::run_rbd(&r2, &rc, rx).await }),
+                                                )
+                                            }
+                                        };
                                         log(&format!(
-                                            "job {}: rados {} as run '{}', starting in {:.3} s",
+                                            "job {}: {what}, starting in {:.3} s",
                                             job.job_id,
-                                            rc.mode.as_str(),
-                                            rc.run_name,
                                             from_unix_ns(a.start_local_unix_ns)
                                                 .duration_since(std::time::SystemTime::now())
                                                 .map_or(0.0, |d| d.as_secs_f64())
                                         ));
-                                        let r2 = rados.clone();
                                         running = Some(Running {
                                             notify_id: n.notify_id,
                                             job_id: job.job_id,
                                             stop: tx,
-                                            fut: Box::pin(async move { bench::run_rados(&r2, &rc, rx).await }),
+                                            fut,
                                         });
                                         None // acked when the job ends
                                     }

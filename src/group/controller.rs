@@ -130,8 +130,7 @@ pub async fn run_group(
 ) -> Result<GroupOutcome, GroupError> {
     let io = rados.ioctx(&cfg.pool)?;
     let gobj = group_object(&cfg.group);
-    let JobSpec::Rados(rc) = &job;
-    let base_run = rc.run_name.clone();
+    let base_run = job.run_name().to_string();
     if base_run.len() + 1 + 1 + cfg.clients.to_string().len() > 64 {
         return Err(GroupError::BadResult {
             agent: "controller".into(),
@@ -234,7 +233,7 @@ pub async fn run_group(
             start_local_unix_ns: (start_ns as f64 + s.offset_ns).max(0.0) as u64,
         })
         .collect();
-    let expected = cfg.start_delay + rc.ramp + rc.duration.unwrap_or(Duration::ZERO) + cfg.margin;
+    let expected = cfg.start_delay + job.expected() + cfg.margin;
     let msg = Message::Job(JobMsg {
         job_id: job_id.clone(),
         start_unix_ns: start_ns,
@@ -351,7 +350,7 @@ pub async fn run_group(
                 row.error = Some(why.clone());
                 missing.push((id.clone(), why));
                 // Remove what it left: its run's objects and its registration.
-                if rc.mode.is_write() {
+                if job.leaves_objects() {
                     match bench::cleanup(&io, Some(&a.run_name), 16).await {
                         Ok(n) => log(&format!(
                             "agent {id}: removed {n} objects of its run '{}'",

@@ -22,7 +22,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use crate::bench::{BenchError, RadosConfig};
+use crate::bench::{BenchError, RadosConfig, RbdConfig};
 use crate::ceph::CephError;
 
 pub use agent::{run_agent, AgentConfig};
@@ -98,6 +98,35 @@ pub struct AgentInfo {
 pub enum JobSpec {
     /// `cephbench rados ...`; each agent replaces `run_name` and `start_at`.
     Rados(RadosConfig),
+    /// `cephbench rbd ...`; each agent replaces `start_at`. With `--size`
+    /// every agent creates its own image; with `--image` they share it.
+    Rbd(RbdConfig),
+}
+
+impl JobSpec {
+    /// The run name the clients' run names derive from (rbd: `rbd`).
+    pub fn run_name(&self) -> &str {
+        match self {
+            JobSpec::Rados(c) => &c.run_name,
+            JobSpec::Rbd(_) => "rbd",
+        }
+    }
+
+    /// How long the job should take once started (ramp + duration; 0 when
+    /// bounded by ops or bytes only).
+    pub fn expected(&self) -> Duration {
+        let (ramp, d) = match self {
+            JobSpec::Rados(c) => (c.ramp, c.duration),
+            JobSpec::Rbd(c) => (c.ramp, c.duration),
+        };
+        ramp + d.unwrap_or(Duration::ZERO)
+    }
+
+    /// Whether a dead client leaves run objects behind that the controller
+    /// should remove (rados writes; rbd images go with `cephbench cleanup`).
+    pub fn leaves_objects(&self) -> bool {
+        matches!(self, JobSpec::Rados(c) if c.mode.is_write())
+    }
 }
 
 /// One agent's part of a job.
