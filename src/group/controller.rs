@@ -234,12 +234,12 @@ pub async fn run_group(
         })
         .collect();
     let expected = cfg.start_delay + job.expected() + cfg.margin;
-    let msg = Message::Job(JobMsg {
+    let msg = Message::Job(Box::new(JobMsg {
         job_id: job_id.clone(),
         start_unix_ns: start_ns,
         spec: job.clone(),
         assignments: assignments.clone(),
-    });
+    }));
     let payload = serde_json::to_vec(&msg).expect("serializes");
     log(&format!(
         "job {job_id}: sent to {} agents, common start in {:.1} s; waiting up to {:.0} s for results",

@@ -161,7 +161,7 @@ pub enum Message {
     /// Who is there, and what time is it? Answered with [`Reply::Pong`].
     Ping,
     /// Run a job; answered with [`Reply::JobDone`] once it finished.
-    Job(JobMsg),
+    Job(Box<JobMsg>),
     /// Stop job `job_id` now (its result is still written and acked).
     Stop {
         /// The job to stop.
