@@ -27,6 +27,18 @@
 #   eth0 already sits in 192.0.2.0/24 with its default gateway at 192.0.2.1, and a second route
 #   to that subnet would break the host's networking. `up` refuses any subnet the host already
 #   routes or has an address in. Run one netns cluster per subnet (`--subnet` to pick another).
+# * Networking with --switch (the network-delay test rig): every daemon and one client get a
+#   network namespace of their own, NAME-mon, NAME-mgr, NAME-osdI, NAME-cli, joined by the
+#   user-space delay switch cephbench-netdelay (tools/netdelay; no sch_netem on this kernel),
+#   which holds one TAP per namespace interface and delays each frame per (source, destination)
+#   port. Public network 192.0.2.0/25 (segment "public": mon .10, mgr .11, osd.i .(20+i),
+#   client .100), cluster network 192.0.2.128/25 (segment "cluster", a second TAP per OSD:
+#   osd.i .(148+i)); frames never cross segments, so client<->OSD and OSD<->OSD replication
+#   traffic cross different switch ports and get delays of their own. The addresses exist only
+#   inside the namespaces (the host's own eth0 may sit in 192.0.2.0/24: nothing routes between
+#   them), so clients run in NAME-cli: `cluster.sh exec --dir DIR -- CMD`; the script's own
+#   `ceph` calls do the same. `cluster.sh delay` / `switchctl` change delays at run time
+#   through the switch's control socket DIR/run/netdelay.sock. TAPs have MTU 9000.
 # * Loopback (the default; --no-netns says so explicitly, e.g. inside a container): daemons bind
 #   loopback addresses: mon/mgr 127.0.0.10, osd.i public 127.0.0.(20+i), cluster 127.0.1.(20+i),
 #   default ports. One such cluster per network namespace (`up` refuses if 127.0.0.10 is taken);
@@ -48,17 +60,24 @@ DEFAULT_DIR=/tmp/cephbench-cluster
 DEFAULT_NAME=cephbench
 DEFAULT_SUBNET=198.51.100
 MARKER=.cephbench
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SW_PUB=192.0.2
+SW_MTU=9000
 
 usage() {
     cat <<EOF
 Usage:
   $PROG up     [--osds N] [--objectstore bluestore|memstore] [--dir DIR] [--name NAME]
-               [--netns [--subnet A.B.C]] [--no-netns] [--timeout SECS]
+               [--netns [--subnet A.B.C] | --switch [--switch-bin PATH]] [--no-netns]
+               [--timeout SECS]
   $PROG down   [--dir DIR] [--keep] [--name NAME]
   $PROG status [--dir DIR]
   $PROG env    [--dir DIR]
   $PROG pool create NAME [--size S] [--pg-num P] [--app rbd|rados|APP] [--dir DIR] [--timeout SECS]
   $PROG pool delete NAME [--dir DIR]
+  $PROG exec   [--dir DIR] -- CMD [ARGS...]
+  $PROG delay  [--dir DIR] --link public|cluster|client|all --us N [--osd I]
+  $PROG switchctl [--dir DIR] LINE...
 
 Starts a throwaway Ceph cluster (1 mon, 1 mgr, N OSDs, cephx on) whose files all live in DIR.
 
@@ -78,6 +97,18 @@ Commands:
            and wait until all its PGs (and all PGs of the cluster) are active+clean.
   pool delete NAME
            Delete a pool.
+  exec     Run CMD as a client of the cluster, with CEPH_CONF set: in the client namespace
+           (--switch), in the cluster's namespace (--netns), or as is (loopback).
+  delay    (--switch) Set the one-way delay, in microseconds, of every frame on a link:
+             public   all pairs on the public network (client, mon, mgr, OSD fronts)
+             cluster  OSD<->OSD on the cluster network (replication, back heartbeats)
+             client   client<->OSDs, mon and mgr on the public network only
+             all      everything
+           --osd I narrows it to the pairs that touch osd.I. Takes effect at once (frames
+           already queued keep their delay and their order). A round trip gains 2 x N us.
+  switchctl
+           (--switch) Send raw control lines to the switch: 'delay SRC DST US' (SRC/DST: a
+           port mon mgr cli osdI osdIc, '*', or '@public'/'@cluster'), 'show', 'stats'.
 
 Options:
   --osds N           number of OSDs (default 1; 1..32)
@@ -90,6 +121,11 @@ Options:
                      127.0.0.(20+i) / 127.0.1.(20+i) (OSDs); one such cluster per host
   --netns            daemons in network namespace NAME, reached from the host through a veth
                      (public network SUBNET.0/24, see --subnet)
+  --switch           the delay-switch rig: each daemon and the client in its own network
+                     namespace (NAME-mon, NAME-mgr, NAME-osdI, NAME-cli), public 192.0.2.0/25,
+                     cluster 192.0.2.128/25, joined by cephbench-netdelay; see 'delay', 'exec'
+  --switch-bin PATH  the cephbench-netdelay binary (default: \$CEPHBENCH_NETDELAY, PATH, then
+                     the repository's target/{release,debug}; build: cargo build --workspace)
   --timeout SECS     readiness timeout for 'up' and 'pool create' (default 120)
   --keep             'down' keeps DIR (data, logs); a later 'up' restarts that cluster
   --size S           pool size (default: the cluster's osd pool default size = min(N,3))
@@ -103,6 +139,14 @@ Examples:
   bash containers/cluster.sh pool create bench --size 3 --pg-num 32
   rados -c $DEFAULT_DIR/ceph.conf -p bench bench 10 write -b 4096 -t 16
   bash containers/cluster.sh down
+
+  # delay-switch rig next to another cluster (own --dir and --name); 1 ms on the cluster network
+  bash containers/cluster.sh up --switch --osds 3 --objectstore memstore --dir /tmp/cb-sw --name cbsw
+  bash containers/cluster.sh pool create lat --size 3 --dir /tmp/cb-sw
+  bash containers/cluster.sh exec --dir /tmp/cb-sw -- ceph -s
+  bash containers/cluster.sh delay --dir /tmp/cb-sw --link cluster --us 1000
+  bash containers/cluster.sh exec --dir /tmp/cb-sw -- target/release/cephbench rados write -p lat -b 4K -t 1 -d 10
+  bash containers/cluster.sh down --dir /tmp/cb-sw
 EOF
 }
 
@@ -135,6 +179,13 @@ DIR=$DEFAULT_DIR
 NAME=""
 SUBNET=""
 NETNS_MODE=""
+SWITCH_MODE=""
+SWITCH_BIN=""
+EXEC_ARGS=()
+CTL_LINES=()
+LINK=""
+DELAY_US=""
+DELAY_OSD=""
 TIMEOUT=120
 KEEP=0
 POOL_SIZE=""
@@ -145,7 +196,18 @@ parse_args() {
     [[ $# -gt 0 ]] || { usage >&2; exit 2; }
     case $1 in
         -h|--help|help) usage; exit 0 ;;
-        up|down|status|env) CMD=$1; shift ;;
+        up|down|status|env|delay) CMD=$1; shift ;;
+        exec)
+            CMD="exec"; shift
+            local pre=()
+            while [[ $# -gt 0 && $1 != -- ]]; do pre+=("$1"); shift; done
+            [[ $# -gt 0 ]] || die "usage: $PROG exec [--dir DIR] -- CMD [ARGS...]"
+            shift
+            [[ $# -gt 0 ]] || die "exec: no command after --"
+            EXEC_ARGS=("$@")
+            set -- "${pre[@]}"
+            ;;
+        switchctl) CMD=switchctl; shift ;;
         pool)
             CMD=pool; shift
             [[ $# -ge 2 ]] || die "usage: $PROG pool create|delete NAME [options]"
@@ -164,13 +226,21 @@ parse_args() {
             --subnet) SUBNET=${2:?--subnet needs a value}; shift 2 ;;
             --no-netns) NETNS_MODE=0; shift ;;
             --netns) NETNS_MODE=1; shift ;;
+            --switch) SWITCH_MODE=1; shift ;;
+            --switch-bin) SWITCH_BIN=${2:?--switch-bin needs a value}; shift 2 ;;
+            --link) LINK=${2:?--link needs a value}; shift 2 ;;
+            --us) DELAY_US=${2:?--us needs a value}; shift 2 ;;
+            --osd) DELAY_OSD=${2:?--osd needs a value}; shift 2 ;;
             --timeout) TIMEOUT=${2:?--timeout needs a value}; shift 2 ;;
             --keep) KEEP=1; shift ;;
             --size) POOL_SIZE=${2:?--size needs a value}; shift 2 ;;
             --pg-num) POOL_PGS=${2:?--pg-num needs a value}; shift 2 ;;
             --app) POOL_APP=${2:?--app needs a value}; shift 2 ;;
             -h|--help) usage; exit 0 ;;
-            *) die "unknown option '$1' (see --help)" ;;
+            -*) die "unknown option '$1' (see --help)" ;;
+            *)
+                [[ $CMD == switchctl ]] || die "unexpected argument '$1' (see --help)"
+                CTL_LINES+=("$1"); shift ;;
         esac
     done
     [[ -z $OSDS || ( $OSDS =~ ^[1-9][0-9]?$ && $OSDS -le 32 ) ]] || die "--osds must be 1..32"
@@ -184,6 +254,17 @@ parse_args() {
         [[ ${BASH_REMATCH[1]} != 127 ]] || die "--subnet must not be in 127/8"
     fi
     [[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || die "--timeout must be a positive integer"
+    if [[ $SWITCH_MODE == 1 ]]; then
+        [[ $NETNS_MODE != 1 ]] || die "--switch and --netns exclude each other"
+        [[ -z $SUBNET ]] || die "--switch uses fixed addresses ($SW_PUB.0/25 public, $SW_PUB.128/25 cluster); drop --subnet"
+    fi
+    if [[ $CMD == delay ]]; then
+        [[ $LINK =~ ^(public|cluster|client|all)$ ]] || die "delay needs --link public|cluster|client|all"
+        [[ $DELAY_US =~ ^[0-9]{1,8}$ ]] || die "delay needs --us N (whole microseconds, 0..10000000)"
+        [[ -z $DELAY_OSD || $DELAY_OSD =~ ^[0-9]{1,2}$ ]] || die "--osd must be an OSD id"
+        [[ -z $DELAY_OSD || $LINK != all ]] || die "--osd needs --link public, cluster or client"
+    fi
+    [[ $CMD != switchctl || ${#CTL_LINES[@]} -gt 0 ]] || die "switchctl needs control lines, e.g. show"
     [[ -z $POOL_SIZE || $POOL_SIZE =~ ^([1-9]|10)$ ]] || die "--size must be 1..10"
     [[ $POOL_PGS =~ ^[1-9][0-9]{0,3}$ ]] || die "--pg-num must be 1..9999"
     [[ $POOL_APP =~ ^[A-Za-z0-9_-]+$ ]] || die "bad --app"
@@ -199,10 +280,19 @@ set_paths() {
     ADMIN_KEYRING=$DIR/ceph.client.admin.keyring
     LOGD=$DIR/log
     RUND=$DIR/run
+    SW_CTL=$RUND/netdelay.sock
+}
+
+# Loads the M_* values read by read_marker into the working variables.
+load_marker_vars() {
+    NAME=$M_NAME OSDS=$M_OSDS OBJECTSTORE=$M_OBJECTSTORE NETNS=$M_NETNS VETH=$M_VETH SUBNET=$M_SUBNET
+    SWITCH=$M_SWITCH
+    [[ -n $SWITCH_BIN ]] || SWITCH_BIN=$M_SWITCH_BIN
+    set_addrs
 }
 
 # Reads DIR/.cephbench (written by us; simple KEY=VALUE lines) into M_* variables.
-M_NAME="" M_NETNS="" M_VETH="" M_SUBNET="" M_OSDS="" M_OBJECTSTORE="" M_BOOTSTRAPPED=0
+M_NAME="" M_NETNS="" M_VETH="" M_SUBNET="" M_OSDS="" M_OBJECTSTORE="" M_BOOTSTRAPPED=0 M_SWITCH=0 M_SWITCH_BIN=""
 read_marker() {
     local f=$DIR/$MARKER k v
     [[ -f $f ]] || return 1
@@ -210,6 +300,7 @@ read_marker() {
         case $k in
             NAME) M_NAME=$v ;; NETNS) M_NETNS=$v ;; VETH) M_VETH=$v ;; SUBNET) M_SUBNET=$v ;;
             OSDS) M_OSDS=$v ;; OBJECTSTORE) M_OBJECTSTORE=$v ;; BOOTSTRAPPED) M_BOOTSTRAPPED=$v ;;
+            SWITCH) M_SWITCH=$v ;; SWITCH_BIN) M_SWITCH_BIN=$v ;;
         esac
     done <"$f"
     return 0
@@ -224,13 +315,20 @@ SUBNET=$SUBNET
 OSDS=$OSDS
 OBJECTSTORE=$OBJECTSTORE
 BOOTSTRAPPED=$1
+SWITCH=${SWITCH:-0}
+SWITCH_BIN=$SWITCH_BIN
 EOF
     mv -f "$DIR/$MARKER.tmp" "$DIR/$MARKER"
 }
 
 # Addresses for the chosen mode (NETNS empty = --no-netns).
 set_addrs() {
-    if [[ -n $NETNS ]]; then
+    CLUSTER_NETWORK=127.0.1.0/24
+    if [[ ${SWITCH:-0} == 1 ]]; then
+        PUB_PREFIX=$SW_PUB
+        PUBLIC_NETWORK=$SW_PUB.0/25
+        CLUSTER_NETWORK=$SW_PUB.128/25
+    elif [[ -n $NETNS ]]; then
         PUB_PREFIX=$SUBNET
         PUBLIC_NETWORK=$SUBNET.0/24
     else
@@ -238,21 +336,50 @@ set_addrs() {
         PUBLIC_NETWORK=127.0.0.0/24
     fi
     MON_IP=$PUB_PREFIX.10
-    NSEXEC=()
-    [[ -z $NETNS ]] || NSEXEC=(ip netns exec "$NETNS")
+    MGR_IP=$MON_IP
+    CLIENT_NS=$NETNS
+    CLI_NSEXEC=()
+    if [[ ${SWITCH:-0} == 1 ]]; then
+        MGR_IP=$SW_PUB.11
+        CLIENT_NS=$NAME-cli
+        CLI_NSEXEC=(ip netns exec "$CLIENT_NS")
+    fi
+}
+# ns_of DAEMON: prints the namespace daemon DAEMON (mon.a, mgr.x, osd.N) runs in ('' = none).
+ns_of() {
+    if [[ ${SWITCH:-0} == 1 ]]; then
+        case $1 in
+            mon.*) echo "$NAME-mon" ;; mgr.*) echo "$NAME-mgr" ;; osd.*) echo "$NAME-osd${1#osd.}" ;;
+        esac
+    else
+        echo "$NETNS"
+    fi
+}
+# nsx DAEMON: sets the array NSX to the command prefix that runs in DAEMON's namespace.
+nsx() {
+    local ns
+    ns=$(ns_of "$1")
+    NSX=()
+    [[ -z $ns ]] || NSX=(ip netns exec "$ns")
 }
 net_desc() {
-    if [[ -n $NETNS ]]; then
+    if [[ ${SWITCH:-0} == 1 ]]; then
+        echo "delay switch: a netns per daemon + client $CLIENT_NS, public $PUBLIC_NETWORK, cluster $CLUSTER_NETWORK"
+    elif [[ -n $NETNS ]]; then
         echo "netns $NETNS, public $SUBNET.0/24 via host veth $VETH"
     else
         echo "no netns, loopback addresses"
     fi
 }
 osd_public_ip() { printf '%s.%d' "$PUB_PREFIX" $((20 + $1)); }
-osd_cluster_ip() { printf '127.0.1.%d' $((20 + $1)); }
+osd_cluster_ip() {
+    if [[ ${SWITCH:-0} == 1 ]]; then printf '%s.%d' "$SW_PUB" $((148 + $1)); else printf '127.0.1.%d' $((20 + $1)); fi
+}
 
-# Every ceph CLI call is bounded.
-cephc() { timeout 30 ceph --connect-timeout 10 -c "$CONF" "$@"; }
+# Every ceph CLI call is bounded. With --switch it runs in the client namespace (the only way
+# to reach the cluster's addresses).
+CLI_NSEXEC=()
+cephc() { timeout 30 "${CLI_NSEXEC[@]}" ceph --connect-timeout 10 -c "$CONF" "$@"; }
 
 # ---------------------------------------------------------------------------------------------
 # Daemon processes (pid files only)
@@ -295,7 +422,8 @@ start_daemon() {
     local type=$1 id=$2 name=$1.$2 rc=0
     if daemon_pid "$name" >/dev/null; then return 0; fi
     rm -f "$RUND/$name.pid"
-    timeout 120 "${NSEXEC[@]}" "ceph-$type" -c "$CONF" -i "$id" \
+    nsx "$name"
+    timeout 120 "${NSX[@]}" "ceph-$type" -c "$CONF" -i "$id" \
         </dev/null >>"$LOGD/$name.out" 2>&1 || rc=$?
     if [[ $rc -ne 0 ]]; then
         log "ceph-$type -i $id failed to start (exit $rc)"
@@ -334,6 +462,7 @@ check_subnet_free() {
 }
 
 net_up() {
+    [[ ${SWITCH:-0} != 1 ]] || { switch_up; return; }
     [[ -n $NETNS ]] || return 0
     local i
     if ! netns_exists "$NETNS"; then
@@ -378,6 +507,134 @@ net_down() {
 }
 
 # ---------------------------------------------------------------------------------------------
+# The delay switch (--switch)
+# ---------------------------------------------------------------------------------------------
+# Finds the cephbench-netdelay binary: --switch-bin, $CEPHBENCH_NETDELAY, PATH, then the newer
+# of the repository's target/release and target/debug builds.
+resolve_switch_bin() {
+    if [[ -n $SWITCH_BIN ]]; then
+        [[ -x $SWITCH_BIN ]] && { SWITCH_BIN=$(realpath -- "$SWITCH_BIN"); return 0; }
+        die "switch binary '$SWITCH_BIN' is not executable (build it: cargo build --workspace)"
+    fi
+    local c best=""
+    for c in "${CEPHBENCH_NETDELAY:-}" "$(command -v cephbench-netdelay 2>/dev/null || true)"; do
+        [[ -n $c && -x $c ]] && { SWITCH_BIN=$(realpath -- "$c"); return 0; }
+    done
+    for c in "$SCRIPT_DIR/../target/release/cephbench-netdelay" "$SCRIPT_DIR/../target/debug/cephbench-netdelay"; do
+        [[ -x $c ]] || continue
+        [[ -z $best || $c -nt $best ]] && best=$c
+    done
+    [[ -n $best ]] || die "cephbench-netdelay not found: build it (cargo build --workspace) or pass --switch-bin PATH"
+    SWITCH_BIN=$(realpath -- "$best")
+}
+
+# The switch's TAP for port LABEL, while it is still in the root namespace (<= 15 chars,
+# distinct per cluster directory).
+sw_tap() { printf 'nd%s%s' "$(printf '%s' "$DIR" | cksum | awk '{printf "%05x", $1 % 1048576}')" "$1"; }
+
+# One line per switch port: LABEL SEGMENT NAMESPACE INTERFACE ADDRESS/PREFIX.
+sw_ports() {
+    local i
+    echo "mon public $NAME-mon eth0 $MON_IP/25"
+    echo "mgr public $NAME-mgr eth0 $MGR_IP/25"
+    echo "cli public $NAME-cli eth0 $SW_PUB.100/25"
+    for ((i = 0; i < OSDS; i++)); do
+        echo "osd$i public $NAME-osd$i eth0 $(osd_public_ip "$i")/25"
+        echo "osd${i}c cluster $NAME-osd$i eth1 $(osd_cluster_ip "$i")/25"
+    done
+}
+
+# Prints the switch's pid if DIR/run/netdelay.pid names a running cephbench-netdelay serving
+# this DIR's control socket.
+switch_pid() {
+    local pf=$RUND/netdelay.pid pid args=() i
+    [[ -f $pf ]] || return 1
+    pid=$(tr -dc '0-9' <"$pf" 2>/dev/null) || return 1
+    [[ -n $pid && -r /proc/$pid/cmdline ]] || return 1
+    mapfile -d '' -t args <"/proc/$pid/cmdline" 2>/dev/null || return 1
+    [[ ${#args[@]} -gt 0 && $(basename -- "${args[0]}") == cephbench-netdelay ]] || return 1
+    for ((i = 1; i + 1 < ${#args[@]}; i++)); do
+        if [[ ${args[i]} == --ctl && ${args[i + 1]} == "$SW_CTL" ]]; then
+            printf '%s' "$pid"
+            return 0
+        fi
+    done
+    return 1
+}
+
+sw_ctl() {
+    switch_pid >/dev/null || die "the delay switch of $DIR is not running (restart it: $PROG up --dir $DIR)"
+    [[ -x $SWITCH_BIN ]] || resolve_switch_bin
+    "$SWITCH_BIN" ctl --ctl "$SW_CTL" "$@"
+}
+
+# Starts the switch (unless it runs) and gives every namespace its interface(s).
+switch_up() {
+    local lines=() l label seg ns ifc addr tap args=() i
+    mapfile -t lines < <(sw_ports)
+    if ! switch_pid >/dev/null; then
+        [[ -x $SWITCH_BIN ]] || resolve_switch_bin
+        for l in "${lines[@]}"; do
+            read -r label seg ns ifc addr <<<"$l"
+            tap=$(sw_tap "$label")
+            ! ip link show dev "$tap" >/dev/null 2>&1 || die "interface $tap already exists (another switch?)"
+            args+=(--port "$label=$tap@$seg")
+        done
+        rm -f "$SW_CTL"
+        # Its own session: it outlives this script and is stopped by `down`.
+        setsid "$SWITCH_BIN" run --ctl "$SW_CTL" "${args[@]}" </dev/null >>"$LOGD/netdelay.log" 2>&1 &
+        echo $! >"$RUND/netdelay.pid"
+        for ((i = 0; i < 100; i++)); do
+            "$SWITCH_BIN" ctl --ctl "$SW_CTL" ping >/dev/null 2>&1 && break
+            switch_pid >/dev/null || break
+            sleep 0.1
+        done
+        if ! "$SWITCH_BIN" ctl --ctl "$SW_CTL" ping >/dev/null 2>&1; then
+            tail -n 5 "$LOGD/netdelay.log" >&2 || true
+            die "the delay switch did not start (log: $LOGD/netdelay.log)"
+        fi
+        log "delay switch up (pid $(cat "$RUND/netdelay.pid"), ${#lines[@]} ports, control $SW_CTL)"
+    fi
+    for l in "${lines[@]}"; do
+        read -r label seg ns ifc addr <<<"$l"
+        if ! netns_exists "$ns"; then
+            ip netns add "$ns" || die "cannot create network namespace '$ns'"
+        fi
+        ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 >/dev/null 2>&1 || true
+        ip netns exec "$ns" sysctl -qw net.ipv6.conf.default.disable_ipv6=1 >/dev/null 2>&1 || true
+        ip -n "$ns" link set lo up
+        if ! ip -n "$ns" link show dev "$ifc" >/dev/null 2>&1; then
+            tap=$(sw_tap "$label")
+            ip link show dev "$tap" >/dev/null 2>&1 ||
+                die "switch port $tap is missing; run '$PROG down --dir $DIR' and 'up' again"
+            ip link set dev "$tap" netns "$ns"
+            ip -n "$ns" link set dev "$tap" name "$ifc"
+        fi
+        ip -n "$ns" link set dev "$ifc" mtu "$SW_MTU" txqueuelen 10000
+        ip -n "$ns" addr replace "$addr" dev "$ifc"
+        ip -n "$ns" link set dev "$ifc" up
+    done
+}
+
+# Stops the switch (its TAPs vanish with it) and deletes the namespaces NAME-{mon,mgr,cli,osdI}.
+switch_down() {
+    local pid ns i
+    if pid=$(switch_pid); then
+        kill -TERM "$pid" 2>/dev/null || true
+        for ((i = 0; i < 50; i++)); do
+            [[ -d /proc/$pid ]] || break
+            sleep 0.1
+        done
+        log "stopped the delay switch (pid $pid)"
+    fi
+    rm -f "$SW_CTL" "$RUND/netdelay.pid"
+    for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^$NAME-(mon|mgr|cli|osd[0-9]+)\$" || true); do
+        ip netns del "$ns" 2>/dev/null || log "could not delete netns $ns"
+    done
+    log "removed namespaces $NAME-{mon,mgr,cli,osdN}"
+}
+
+# ---------------------------------------------------------------------------------------------
 # Bootstrap
 # ---------------------------------------------------------------------------------------------
 write_conf() {
@@ -393,7 +650,7 @@ fsid = $fsid
 mon initial members = a
 mon host = [v2:$MON_IP:3300,v1:$MON_IP:6789]
 public network = $PUBLIC_NETWORK
-cluster network = 127.0.1.0/24
+cluster network = $CLUSTER_NETWORK
 keyring = $ADMIN_KEYRING
 auth cluster required = cephx
 auth service required = cephx
@@ -434,7 +691,7 @@ admin socket = $RUND/\$cluster-\$name.asok
 pid file = $RUND/\$name.pid
 
 [mgr.x]
-public addr = $MON_IP
+public addr = $MGR_IP
 
 [osd]
 osd data = $DIR/\$name
@@ -523,7 +780,8 @@ bootstrap() {
     done
     t=$(now)
     for ((i = 0; i < OSDS; i++)); do
-        timeout 300 "${NSEXEC[@]}" ceph-osd -c "$CONF" -i "$i" --mkfs --osd-uuid "${uuids[i]}" \
+        nsx "osd.$i"
+        timeout 300 "${NSX[@]}" ceph-osd -c "$CONF" -i "$i" --mkfs --osd-uuid "${uuids[i]}" \
             </dev/null >>"$LOGD/osd.$i.out" 2>&1 &
         pids[i]=$!
     done
@@ -588,6 +846,17 @@ wait_ready() {
 
 print_env() {
     echo "export CEPH_CONF=$CONF"
+    if [[ ${SWITCH:-0} == 1 ]]; then
+        echo "export CEPHBENCH_CLIENT_NETNS=$CLIENT_NS"
+        echo "# clients must run in netns $CLIENT_NS: $PROG exec --dir $DIR -- CMD"
+    fi
+}
+try_hint() {
+    if [[ ${SWITCH:-0} == 1 ]]; then
+        echo "# try: $PROG exec --dir $DIR -- ceph -s"
+    else
+        echo "# try: ceph -c $CONF -s"
+    fi
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -624,16 +893,17 @@ cmd_up() {
         [[ $NETNS_MODE != 0 || -z $M_NETNS ]] || die "cluster in $DIR uses netns $M_NETNS; run '$PROG down --dir $DIR' first"
         [[ $NETNS_MODE != 1 || -n $M_NETNS ]] || die "cluster in $DIR uses loopback, not a netns; run '$PROG down --dir $DIR' first"
         [[ -z $SUBNET || -z $M_NETNS || $SUBNET == "$M_SUBNET" ]] || die "cluster in $DIR uses subnet $M_SUBNET"
-        NAME=$M_NAME OSDS=$M_OSDS OBJECTSTORE=$M_OBJECTSTORE NETNS=$M_NETNS VETH=$M_VETH SUBNET=$M_SUBNET
-        set_addrs
+        [[ $SWITCH_MODE != 1 || $M_SWITCH == 1 ]] || die "cluster in $DIR was not made with --switch; run '$PROG down --dir $DIR' first"
+        load_marker_vars
         [[ $M_BOOTSTRAPPED == 1 ]] ||
             die "$DIR holds a half-made cluster from a failed 'up'; run '$PROG down --dir $DIR' first"
         local all=1 n
         for n in $(daemon_names); do daemon_pid "$n" >/dev/null || all=0; done
+        [[ $SWITCH != 1 ]] || switch_pid >/dev/null || all=0
         if [[ $all == 1 ]] && cluster_ready; then
             log "cluster '$NAME' in $DIR is already running and healthy ($READY_MSG)"
             print_env
-            echo "# try: ceph -c $CONF -s"
+            try_hint
             return 0
         fi
         log "restarting cluster '$NAME' in $DIR"
@@ -644,7 +914,15 @@ cmd_up() {
             die "$DIR exists and is not a cluster directory made by $PROG; remove it or use --dir"
         fi
         NAME=${NAME:-$DEFAULT_NAME} OSDS=${OSDS:-1} OBJECTSTORE=${OBJECTSTORE:-bluestore}
-        if [[ $NETNS_MODE != 1 ]]; then
+        SWITCH=${SWITCH_MODE:-0}
+        if [[ $SWITCH == 1 ]]; then
+            NETNS="" VETH="" SUBNET=""
+            resolve_switch_bin
+            local ns
+            for ns in "$NAME-mon" "$NAME-cli"; do
+                netns_exists "$ns" && die "netns '$ns' already exists (another switched cluster named $NAME? use --name or '$PROG down')"
+            done
+        elif [[ $NETNS_MODE != 1 ]]; then
             NETNS="" VETH="" SUBNET=""
         else
             NETNS=$NAME
@@ -657,6 +935,8 @@ cmd_up() {
         set_addrs
         if [[ -n $NETNS ]]; then
             check_subnet_free
+        elif [[ $SWITCH == 1 ]]; then
+            :
         elif command -v ss >/dev/null && [[ -n $(ss -Hltn src "$MON_IP" 2>/dev/null) ]]; then
             die "$MON_IP already has listening sockets (another --no-netns cluster on this host?)"
         fi
@@ -695,7 +975,7 @@ cmd_up() {
     log "cluster '$NAME' ready in $took s: $READY_MSG"
     echo "# cluster '$NAME' up in $took s ($OSDS OSD(s), $OBJECTSTORE, mon $MON_IP)"
     print_env
-    echo "# try: ceph -c $CONF -s"
+    try_hint
 }
 
 # stop_wait PID...: waits (bounded) for the signalled daemons to exit, then SIGKILLs stragglers.
@@ -717,7 +997,7 @@ stop_wait() {
 cmd_down() {
     local netns="" veth="" names=() n pid pids=()
     if read_marker; then
-        netns=$M_NETNS veth=$M_VETH OSDS=$M_OSDS
+        netns=$M_NETNS veth=$M_VETH OSDS=$M_OSDS NAME=$M_NAME SWITCH=$M_SWITCH
     elif [[ -n $NAME ]]; then
         # No marker (never got that far): fall back to the name given on the command line.
         netns=$NAME veth=cb-$NAME veth=${veth:0:15}
@@ -753,6 +1033,7 @@ cmd_down() {
         fi
     done
     stop_wait "${pids[@]}"
+    [[ ${SWITCH:-0} != 1 ]] || switch_down
     if [[ -n $netns ]]; then
         net_down "$netns" "$veth"
         log "removed netns $netns and veth $veth"
@@ -771,13 +1052,22 @@ cmd_down() {
 
 cmd_status() {
     read_marker || { echo "no cluster in $DIR"; return 1; }
-    NAME=$M_NAME OSDS=$M_OSDS OBJECTSTORE=$M_OBJECTSTORE NETNS=$M_NETNS VETH=$M_VETH SUBNET=$M_SUBNET
-    set_addrs
+    load_marker_vars
     echo "cluster:     $NAME ($OSDS OSD(s), $OBJECTSTORE)"
     echo "dir:         $DIR"
     echo "conf:        $CONF"
     echo "keyring:     $ADMIN_KEYRING"
-    if [[ -n $NETNS ]]; then
+    local swok=1
+    if [[ $SWITCH == 1 ]]; then
+        local sp
+        echo "network:     delay switch; public $PUBLIC_NETWORK, cluster $CLUSTER_NETWORK; client netns $CLIENT_NS; mon $MON_IP"
+        if sp=$(switch_pid); then
+            echo "  switch   running (pid $sp, control $SW_CTL)"
+        else
+            echo "  switch   stopped"
+            swok=0
+        fi
+    elif [[ -n $NETNS ]]; then
         local ns=missing
         netns_exists "$NETNS" && ns=present
         echo "network:     netns $NETNS ($ns), host veth $VETH = $SUBNET.1, mon $MON_IP"
@@ -795,19 +1085,56 @@ cmd_status() {
         fi
     done
     if [[ $running -gt 0 ]] && daemon_pid mon.a >/dev/null; then
-        timeout 20 ceph --connect-timeout 10 -c "$CONF" -s || true
+        timeout 20 "${CLI_NSEXEC[@]}" ceph --connect-timeout 10 -c "$CONF" -s || true
     fi
-    [[ $running -eq $total ]]
+    [[ $running -eq $total && $swok == 1 ]]
 }
 
 cmd_env() {
     read_marker || die "no cluster in $DIR (run '$PROG up' first)"
+    load_marker_vars
     print_env
+}
+
+cmd_exec() {
+    read_marker || die "no cluster in $DIR (run '$PROG up' first)"
+    load_marker_vars
+    export CEPH_CONF=$CONF
+    exec "${CLI_NSEXEC[@]}" "${EXEC_ARGS[@]}"
+}
+
+cmd_delay() {
+    read_marker || die "no cluster in $DIR (run '$PROG up' first)"
+    load_marker_vars
+    [[ $SWITCH == 1 ]] || die "the cluster in $DIR was not started with --switch: it has no delay switch"
+    local us=$DELAY_US o=$DELAY_OSD lines=()
+    [[ -z $o || $o -lt $OSDS ]] || die "--osd $o: the cluster has $OSDS OSD(s) (0..$((OSDS - 1)))"
+    case $LINK in
+        all) lines=("delay * * $us") ;;
+        public)
+            if [[ -n $o ]]; then lines=("delay osd$o @public $us" "delay @public osd$o $us")
+            else lines=("delay @public @public $us"); fi ;;
+        cluster)
+            if [[ -n $o ]]; then lines=("delay osd${o}c @cluster $us" "delay @cluster osd${o}c $us")
+            else lines=("delay @cluster @cluster $us"); fi ;;
+        client)
+            if [[ -n $o ]]; then lines=("delay cli osd$o $us" "delay osd$o cli $us")
+            else lines=("delay cli @public $us" "delay @public cli $us"); fi ;;
+    esac
+    sw_ctl "${lines[@]}" >/dev/null
+    log "one-way delay $us us on the $LINK link${o:+ of osd.$o} (a round trip gains $((2 * us)) us)"
+}
+
+cmd_switchctl() {
+    read_marker || die "no cluster in $DIR (run '$PROG up' first)"
+    load_marker_vars
+    [[ $SWITCH == 1 ]] || die "the cluster in $DIR was not started with --switch: it has no delay switch"
+    sw_ctl "${CTL_LINES[@]}"
 }
 
 cmd_pool() {
     read_marker || die "no cluster in $DIR (run '$PROG up' first)"
-    OSDS=$M_OSDS
+    load_marker_vars
     if [[ $POOL_CMD == delete ]]; then
         cephc osd pool rm "$POOL_NAME" "$POOL_NAME" --yes-i-really-really-mean-it
         return
@@ -843,7 +1170,7 @@ cmd_pool() {
         done
     done
     if [[ $POOL_APP == rbd ]]; then
-        timeout 30 rbd -c "$CONF" pool init "$POOL_NAME" >&2 || log "rbd pool init failed (pool is usable anyway)"
+        timeout 30 "${CLI_NSEXEC[@]}" rbd -c "$CONF" pool init "$POOL_NAME" >&2 || log "rbd pool init failed (pool is usable anyway)"
     fi
     log "pool $POOL_NAME: size $size, min_size $min_size, pg_num $pg_num, app $POOL_APP; active+clean in $(elapsed "$t0") s"
 }
@@ -879,6 +1206,9 @@ main() {
         status) cmd_status ;;
         env) cmd_env ;;
         pool) cmd_pool ;;
+        exec) cmd_exec ;;
+        delay) cmd_delay ;;
+        switchctl) cmd_switchctl ;;
     esac
 }
 

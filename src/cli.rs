@@ -80,6 +80,13 @@ pub struct ConnArgs {
     /// Bound on every single op and command (rados_osd_op_timeout / rados_mon_op_timeout).
     #[arg(long, global = true, default_value = "60s", value_parser = dur, value_name = "DURATION")]
     pub op_timeout: Duration,
+    /// A separate identity for the probes (OSD counters need osd 'allow *',
+    /// the PG map mon 'allow r' + mgr 'allow r'), e.g. `telemetry` for client.telemetry.
+    #[arg(long, global = true, value_name = "ID")]
+    pub telemetry_id: Option<String>,
+    /// Keyring of the telemetry identity (default: the data identity's keyring setting).
+    #[arg(long, global = true, value_name = "PATH", requires = "telemetry_id")]
+    pub telemetry_keyring: Option<PathBuf>,
 }
 
 /// The subcommands.
@@ -93,6 +100,8 @@ pub enum Command {
     Cleanup(CleanupArgs),
     /// Compare result files (from --format json) side by side, with a Diff % column.
     Compare(CompareArgs),
+    /// Re-render saved result files (from --format json) in any format, without a cluster.
+    Report(ReportArgs),
     /// Join a group of clients and run the jobs a controller (`rados --group`) sends.
     Agent(AgentArgs),
 }
@@ -453,9 +462,20 @@ impl RbdArgs {
 /// `cephbench compare`.
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// Result files; the first is the baseline of the Diff columns.
+    /// Result files or fio JSON outputs; the first is the baseline of the Diff columns.
     #[arg(required = true, num_args = 2.., value_name = "RESULT.json")]
     pub files: Vec<PathBuf>,
+}
+
+/// `cephbench report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Result files (from --format json); html puts them all on one page with comparison bars.
+    #[arg(required = true, num_args = 1.., value_name = "RESULT.json")]
+    pub files: Vec<PathBuf>,
+    /// Write the report to this file instead of stdout (only if every input is valid).
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 /// `cephbench cleanup`.
@@ -501,6 +521,21 @@ impl ConnArgs {
             op_timeout: self.op_timeout,
             overrides: Vec::new(),
         }
+    }
+
+    /// The telemetry identity's connection options, if one was given.
+    pub fn telemetry_options(&self) -> Option<ConnectOptions> {
+        let id = self.telemetry_id.as_ref()?;
+        let mut o = self.options();
+        o.entity = if id.contains('.') {
+            id.clone()
+        } else {
+            format!("client.{id}")
+        };
+        if self.telemetry_keyring.is_some() {
+            o.keyring = self.telemetry_keyring.clone();
+        }
+        Some(o)
     }
 }
 

@@ -15,7 +15,7 @@ use std::io;
 
 use serde::Serialize;
 
-use crate::report::workload_label;
+use crate::report::{workload_label, wrap, TEXT_WIDTH};
 use crate::result::{BenchResult, JobReport};
 
 /// One figure of one job across the files.
@@ -42,6 +42,31 @@ pub struct Comparison {
     pub rows: Vec<Row>,
     /// The noise method, in words.
     pub method: &'static str,
+    /// What the reader must know about the inputs (e.g. fio's latency kind).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// One input of a comparison: a cephbench result or an imported fio run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Source {
+    /// What ran where, e.g. `rados write 4 KiB QD16 on rbd-vm`.
+    pub label: String,
+    /// Its jobs, in cephbench's row shape.
+    pub jobs: Vec<JobReport>,
+    /// Notes printed under the labels.
+    pub notes: Vec<String>,
+}
+
+impl From<&BenchResult> for Source {
+    fn from(r: &BenchResult) -> Self {
+        let (w, p) = workload_label(r);
+        Source {
+            label: format!("{w} on {p}"),
+            jobs: r.jobs.clone(),
+            notes: Vec::new(),
+        }
+    }
 }
 
 /// How noise is judged, as printed.
@@ -110,13 +135,21 @@ fn noise(j: &JobReport, f: Fig) -> Option<(f64, f64)> {
 
 /// Builds the comparison of `results` (the first is the baseline).
 pub fn compare(results: &[BenchResult]) -> Comparison {
-    let labels = results
-        .iter()
-        .map(|r| {
-            let (w, p) = workload_label(r);
-            format!("{w} on {p}")
-        })
-        .collect();
+    let sources: Vec<Source> = results.iter().map(Source::from).collect();
+    compare_sources(&sources)
+}
+
+/// Builds the comparison of `sources` (the first is the baseline).
+pub fn compare_sources(results: &[Source]) -> Comparison {
+    let labels = results.iter().map(|s| s.label.clone()).collect();
+    let mut notes: Vec<String> = Vec::new();
+    for s in results {
+        for n in &s.notes {
+            if !notes.contains(n) {
+                notes.push(n.clone());
+            }
+        }
+    }
     let mut keys: Vec<String> = Vec::new();
     for r in results {
         for j in &r.jobs {
@@ -126,7 +159,7 @@ pub fn compare(results: &[BenchResult]) -> Comparison {
             }
         }
     }
-    let find = |r: &BenchResult, key: &str| -> Option<JobReport> {
+    let find = |r: &Source, key: &str| -> Option<JobReport> {
         r.jobs
             .iter()
             .find(|j| format!("{}/{}", j.name, j.op) == key)
@@ -171,10 +204,12 @@ pub fn compare(results: &[BenchResult]) -> Comparison {
         labels,
         rows,
         method: METHOD,
+        notes,
     }
 }
 
-fn cell(v: Option<f64>) -> String {
+/// A figure as the tables print it (`-` when absent).
+pub fn fmt_value(v: Option<f64>) -> String {
     match v {
         None => "-".into(),
         Some(x) if x.abs() >= 100.0 => format!("{x:.0}"),
@@ -182,7 +217,9 @@ fn cell(v: Option<f64>) -> String {
     }
 }
 
-fn diff(d: Option<f64>, sig: Option<bool>) -> String {
+/// A Diff % cell: `+12.3% *` (significant), `~` (within the noise), or
+/// bare (no noise estimate).
+pub fn fmt_diff(d: Option<f64>, sig: Option<bool>) -> String {
     match d {
         None => "-".into(),
         Some(d) => format!(
@@ -198,13 +235,21 @@ fn diff(d: Option<f64>, sig: Option<bool>) -> String {
 
 /// Renders the comparison as a text or Markdown table.
 pub fn render(c: &Comparison, markdown: bool, out: &mut dyn io::Write) -> io::Result<()> {
+    // Prose is wrapped to the terminal width in text mode; the table is not.
+    let fit = |s: String| {
+        if markdown {
+            s
+        } else {
+            wrap(&s, TEXT_WIDTH)
+        }
+    };
     for (i, l) in c.labels.iter().enumerate() {
-        writeln!(
-            out,
-            "{}{}: {l}",
-            if markdown { "- " } else { "" },
-            letter(i)
-        )?;
+        let line = format!("{}{}: {l}", if markdown { "- " } else { "" }, letter(i));
+        writeln!(out, "{}", fit(line))?;
+    }
+    for n in &c.notes {
+        let line = format!("{}Note: {n}", if markdown { "- " } else { "" });
+        writeln!(out, "{}", fit(line))?;
     }
     writeln!(out)?;
     let mut head = vec!["job".to_string(), "figure".to_string()];
@@ -218,9 +263,9 @@ pub fn render(c: &Comparison, markdown: bool, out: &mut dyn io::Write) -> io::Re
     for r in &c.rows {
         let mut line = vec![r.job.clone(), r.figure.to_string()];
         for i in 0..r.values.len() {
-            line.push(cell(r.values[i]));
+            line.push(fmt_value(r.values[i]));
             if i > 0 {
-                line.push(diff(r.diff_pct[i], r.significant[i]));
+                line.push(fmt_diff(r.diff_pct[i], r.significant[i]));
             }
         }
         lines.push(line);
@@ -264,7 +309,8 @@ pub fn render(c: &Comparison, markdown: bool, out: &mut dyn io::Write) -> io::Re
         }
     }
     writeln!(out)?;
-    writeln!(out, "* = {}; ~ = within the noise.", c.method)
+    let foot = format!("* = {}; ~ = within the noise.", c.method);
+    writeln!(out, "{}", fit(foot))
 }
 
 fn letter(i: usize) -> String {
@@ -354,6 +400,7 @@ mod tests {
             osds: vec![],
             placement: None,
             network: None,
+            tail: Vec::new(),
             interrupted: false,
             warnings: vec![],
             clients: None,

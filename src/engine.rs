@@ -89,6 +89,40 @@ pub trait Target {
     fn complete(&mut self, op: &Op, done: Completed) -> bool;
     /// Names an op in error messages.
     fn describe(&self, op: &Op) -> String;
+    /// The RADOS object an op goes to and the offset in it, to join the
+    /// client's slowest ops with the OSDs' records of them.
+    fn object_of(&self, _op: &Op) -> Option<(String, u64)> {
+        None
+    }
+}
+
+/// How many of the slowest ops a job keeps.
+pub const SLOWEST_KEPT: usize = 10;
+
+/// One of a job's slowest measured ops.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SlowOp {
+    /// Kind.
+    pub kind: OpKind,
+    /// Object and offset in it, if the target names them.
+    pub object: Option<(String, u64)>,
+    /// Completion latency, ns.
+    pub latency_ns: u64,
+    /// When it was submitted (wall clock).
+    pub submitted: std::time::SystemTime,
+}
+
+/// Keeps `op` if it is among the [`SLOWEST_KEPT`] slowest; `floor` is the
+/// latency an op must beat once the set is full.
+fn keep_slowest(kept: &mut Vec<SlowOp>, floor: &mut u64, op: SlowOp) {
+    if kept.len() < SLOWEST_KEPT {
+        kept.push(op);
+    } else if let Some(min) = kept.iter_mut().min_by_key(|o| o.latency_ns) {
+        *min = op;
+    }
+    if kept.len() == SLOWEST_KEPT {
+        *floor = kept.iter().map(|o| o.latency_ns).min().unwrap_or(0);
+    }
 }
 
 /// Where ops come from.
@@ -202,6 +236,8 @@ pub struct JobOutcome {
     pub elapsed: Duration,
     /// Why the job stopped.
     pub stop: StopReason,
+    /// The slowest measured ops, slowest first.
+    pub slowest: Vec<SlowOp>,
 }
 
 impl JobOutcome {
@@ -250,7 +286,10 @@ impl JobOutcome {
             if matches!(o.stop, StopReason::Error | StopReason::Interrupted) {
                 acc.stop = o.stop;
             }
+            acc.slowest.extend(o.slowest);
         }
+        acc.slowest.sort_by_key(|o| std::cmp::Reverse(o.latency_ns));
+        acc.slowest.truncate(SLOWEST_KEPT);
         Some(acc)
     }
 }
@@ -301,7 +340,10 @@ pub async fn run<T: Target, S: OpSource>(
         issued: 0,
         elapsed: Duration::ZERO,
         stop: StopReason::Duration,
+        slowest: Vec::with_capacity(SLOWEST_KEPT),
     };
+    let wall0 = std::time::SystemTime::now();
+    let mut slow_floor = 0u64;
     let mut issued_bytes = 0u64;
     let mut last_completion = measure_start;
     let mut stopping = false;
@@ -378,6 +420,15 @@ pub async fn run<T: Target, S: OpSource>(
                         out.slow_ops += 1;
                     }
                     out.kinds[op.kind.index()].record(lat_ns, bytes);
+                    if lat_ns > slow_floor {
+                        let slow = SlowOp {
+                            kind: op.kind,
+                            object: target.object_of(&op),
+                            latency_ns: lat_ns,
+                            submitted: wall0 + start.saturating_duration_since(t0),
+                        };
+                        keep_slowest(&mut out.slowest, &mut slow_floor, slow);
+                    }
                     if let Some(slot) = op.osd {
                         let slot = usize::from(slot);
                         if out.per_osd.len() <= slot {
@@ -405,6 +456,7 @@ pub async fn run<T: Target, S: OpSource>(
         out.stop = StopReason::Error;
     }
     out.elapsed = last_completion.saturating_duration_since(measure_start);
+    out.slowest.sort_by_key(|o| std::cmp::Reverse(o.latency_ns));
     if !stopped_by_time_or_limit(out.stop) {
         // A job cut short by an error or interrupt may have stalled right up
         // to its end: count the stretch from the last completion to the stop.

@@ -6,12 +6,16 @@
 //! binary (`main.rs`) only turns arguments into a validated config.
 #![warn(missing_docs)]
 
+pub mod attribution;
 pub mod bench;
 pub mod ceph;
 pub mod compare;
 pub mod counters;
 pub mod engine;
+pub mod fio;
 pub mod group;
+pub mod historic;
+pub mod input;
 pub mod network;
 pub mod objects;
 pub mod placement;

@@ -69,6 +69,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     if let Command::Compare(args) = &cli.command {
         return compare(&args.files, cli.format);
     }
+    if let Command::Report(args) = &cli.command {
+        return report(&args.files, args.output.as_deref(), cli.format);
+    }
     let mut conn = cli.conn.options();
     let (rados_cfg, rbd_cfg) = match &cli.command {
         Command::Rados(a) => {
@@ -83,7 +86,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             conn.overrides.push(("rbd_cache".into(), cache.into()));
             (None, Some(cfg))
         }
-        Command::Compare(_) => unreachable!("handled above"),
+        Command::Compare(_) | Command::Report(_) => unreachable!("handled above"),
         Command::Agent(_) => (None, None),
         Command::Cleanup(a) => {
             if let Some(r) = &a.run_name {
@@ -105,7 +108,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    let rados = Rados::connect(&conn)?;
+    let mut rados = Rados::connect(&conn)?;
+    if let Some(t) = cli.conn.telemetry_options() {
+        let telemetry = Rados::connect(&t)
+            .with_context(|| format!("connecting the telemetry identity {}", t.entity))?;
+        rados = rados.with_telemetry(telemetry);
+    }
     if let Ok(k) = rados.conf_get("keyring") {
         for w in cephbench::secrets::keyring_warnings(&k) {
             eprintln!("cephbench: warning: {w}");
@@ -150,7 +158,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 let outcome = bench::run_rbd(&rados, &cfg, stop).await?;
                 finish(outcome, cli.format)
             }
-            Command::Compare(_) => unreachable!("handled above"),
+            Command::Compare(_) | Command::Report(_) => unreachable!("handled above"),
             Command::Agent(args) => {
                 let cfg = agent_cfg.expect("validated above");
                 let stop = install_signal_handlers(format!("cephbench cleanup -p {}", args.pool));
@@ -180,20 +188,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// `cephbench compare`: no cluster involved.
+/// `cephbench compare`: no cluster involved. Inputs are cephbench results
+/// or fio JSON outputs; an unusable file is bad input (exit 2).
 fn compare(files: &[std::path::PathBuf], format: Format) -> anyhow::Result<ExitCode> {
-    let mut results = Vec::new();
+    let mut sources = Vec::new();
     for f in files {
-        let text = std::fs::read(f).with_context(|| format!("cannot read {}", f.display()))?;
-        let r: cephbench::result::BenchResult = serde_json::from_slice(&text).map_err(|e| {
-            anyhow::anyhow!(
-                "{} is not a cephbench result (make one with --format json): {e}",
-                f.display()
-            )
-        })?;
-        results.push(r);
+        sources.push(cephbench::input::load_source(f).map_err(|e| UsageError(e.to_string()))?);
     }
-    let c = cephbench::compare::compare(&results);
+    let c = cephbench::compare::compare_sources(&sources);
     let mut out = std::io::stdout().lock();
     match format {
         Format::Json => {
@@ -202,14 +204,65 @@ fn compare(files: &[std::path::PathBuf], format: Format) -> anyhow::Result<ExitC
         }
         Format::Markdown => cephbench::compare::render(&c, true, &mut out)?,
         Format::Text => cephbench::compare::render(&c, false, &mut out)?,
-        Format::Csv => {
+        Format::Csv | Format::Html => {
             return Err(UsageError(
-                "compare prints text, markdown or json; --format csv is for single results".into(),
+                "compare prints text, markdown or json; for csv or html use \
+                 `cephbench report A.json B.json --format csv|html`"
+                    .into(),
             )
             .into())
         }
     }
     out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `cephbench report`: re-renders saved results, no cluster involved. Every
+/// file is loaded and checked first; on any error nothing is written.
+fn report(
+    files: &[std::path::PathBuf],
+    output: Option<&std::path::Path>,
+    format: Format,
+) -> anyhow::Result<ExitCode> {
+    let mut results = Vec::new();
+    for f in files {
+        let r = cephbench::input::load_result(f).map_err(|e| UsageError(e.to_string()))?;
+        results.push((f.display().to_string(), r));
+    }
+    let mut buf = Vec::new();
+    match format {
+        Format::Html => cephbench::report::html::render_page(&results, &mut buf)?,
+        Format::Json if results.len() > 1 => {
+            let all: Vec<_> = results.iter().map(|(_, r)| r).collect();
+            serde_json::to_writer_pretty(&mut buf, &all)?;
+            writeln!(buf)?;
+        }
+        _ => {
+            for (i, (_, r)) in results.iter().enumerate() {
+                let mut one = Vec::new();
+                format.reporter().render(r, &mut one)?;
+                if i > 0 {
+                    if format == Format::Csv {
+                        // One header for all files.
+                        let cut = one.iter().position(|b| *b == b'\n').map_or(0, |p| p + 1);
+                        one.drain(..cut);
+                    } else {
+                        buf.push(b'\n');
+                    }
+                }
+                buf.extend_from_slice(&one);
+            }
+        }
+    }
+    match output {
+        Some(path) => std::fs::write(path, &buf)
+            .with_context(|| format!("cannot write {}", path.display()))?,
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(&buf)?;
+            out.flush()?;
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -60,6 +60,20 @@ pub fn osd_network(rados: &Rados, osd: i32) -> Result<Vec<HeartbeatRtt>, ProbeEr
     )?)?)
 }
 
+/// The slowest client ops one OSD kept (`dump_historic_ops_by_duration`:
+/// its `osd_op_history_size` slowest of the last `osd_op_history_duration`
+/// seconds; `dump_historic_ops` holds the same set, by arrival).
+pub fn historic_ops(
+    rados: &Rados,
+    osd: i32,
+) -> Result<Vec<crate::historic::HistoricOp>, ProbeError> {
+    let out = rados.osd_command(osd, r#"{"prefix":"dump_historic_ops_by_duration"}"#)?;
+    Ok(crate::historic::parse_historic_ops(
+        osd,
+        &json(&out.out, "dump_historic_ops_by_duration")?,
+    )?)
+}
+
 /// One OSD's perf counters now.
 pub fn perf_dump(rados: &Rados, osd: i32) -> Result<Snapshot, ProbeError> {
     let out = rados.osd_command(osd, r#"{"prefix":"perf dump"}"#)?;

@@ -39,6 +39,10 @@ pub struct BenchResult {
     pub placement: Option<PlacementInfo>,
     /// Round trips to the OSDs during the run, if probed.
     pub network: Option<NetworkReport>,
+    /// The client's slowest ops, joined to their primary OSD's own record
+    /// of them (empty without OSD access).
+    #[serde(default)]
+    pub tail: Vec<TailOp>,
     /// Whether the run was cut short by SIGINT/SIGTERM.
     pub interrupted: bool,
     /// Things the reader must know to trust the numbers.
@@ -122,6 +126,28 @@ pub struct OsdClientRow {
     /// Where this OSD's mean went, if the counters allow saying.
     #[serde(default)]
     pub attribution: Option<Attribution>,
+}
+
+/// One of the client's slowest ops and where its time went.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TailOp {
+    /// `read` or `write`.
+    pub op: String,
+    /// The RADOS object.
+    pub object: String,
+    /// Byte offset in the object.
+    pub offset: u64,
+    /// The client's completion latency, ns.
+    pub latency_ns: u64,
+    /// When the client submitted it, seconds since the epoch.
+    pub submitted_unix: f64,
+    /// The primary OSD's record of it: null when the OSD no longer held one
+    /// (it keeps its slowest `osd_op_history_size` ops of the last
+    /// `osd_op_history_duration` seconds).
+    pub osd: Option<crate::historic::OsdSplit>,
+    /// Client latency − the OSD's receive → reply time: both directions of
+    /// the public network and the client's own time.
+    pub outside_osd_ns: Option<f64>,
 }
 
 /// Where a client-observed mean latency went. The shares, `unattributed`
@@ -208,6 +234,9 @@ pub struct PlacementInfo {
     pub pg_num: u32,
     /// osdmap epoch.
     pub epoch: u64,
+    /// Copies per object: the longest acting set (0: unknown).
+    #[serde(default)]
+    pub size: u32,
 }
 
 /// Tool identity.

@@ -169,3 +169,254 @@ fn no_telemetry_means_no_probes() {
     assert_eq!(v["osds"], serde_json::json!([]));
     assert_eq!(v["placement"], Value::Null);
 }
+
+/// Runs its closure when dropped: undoes an injected fault even when the
+/// test fails halfway.
+struct Reset<F: Fn()>(F);
+impl<F: Fn()> Drop for Reset<F> {
+    fn drop(&mut self) {
+        (self.0)()
+    }
+}
+
+/// A short QD1 4 KiB write run on `pool`, as JSON.
+fn write_run(pool: &str, secs: &str) -> Value {
+    write_run_with(pool, secs, &[])
+}
+
+fn write_run_with(pool: &str, secs: &str, extra: &[&str]) -> Value {
+    let out = cephbench()
+        .args([
+            "--format",
+            "json",
+            "rados",
+            "write",
+            "-p",
+            pool,
+            "-b",
+            "4K",
+            "-t",
+            "1",
+            "--duration",
+            secs,
+            "--ramp",
+            "1",
+        ])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    validate(&v);
+    v
+}
+
+/// Share of `part` in an attribution object, ms.
+fn share(a: &Value, part: &str) -> Option<f64> {
+    a["shares"]
+        .as_array()?
+        .iter()
+        .find(|s| s["part"] == part)
+        .map(|s| s["ns"].as_f64().unwrap() / 1e6)
+}
+
+/// Per primary OSD: (client mean ms, attribution) of its write row.
+fn osd_rows(v: &Value) -> Vec<(i64, f64, Value)> {
+    v["osds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|o| {
+            let row = o["client"]
+                .as_array()?
+                .iter()
+                .find(|r| r["op"] == "write")?;
+            Some((
+                o["osd"].as_i64().unwrap(),
+                row["mean_ns"].as_f64().unwrap() / 1e6,
+                row["attribution"].clone(),
+            ))
+        })
+        .collect()
+}
+
+/// The split of a replicated write: every part the tool names is there,
+/// replication is a real share on a size-3 pool and none on size 1, and
+/// the shares plus `unattributed` add up to the client's mean in the JSON
+/// and in the text report.
+#[test]
+fn shares_add_up_to_the_client_mean() {
+    let _g = serial();
+    let p3 = common::pool_sized("cbt-explain-3", "rados", 3);
+    let v = write_run(p3, "4");
+    let job = &v["jobs"][0];
+    let mean = job["latency_ns"]["mean"].as_f64().unwrap() / 1e6;
+    let a = &job["attribution"];
+    assert_eq!(a["mean_ns"].as_f64().unwrap() / 1e6, mean);
+    let total: f64 = a["shares"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["ns"].as_f64().unwrap() / 1e6)
+        .sum();
+    assert!((total - mean).abs() < 1e-6, "shares {total} vs mean {mean}");
+    for part in ["public_network", "osd_queue", "osd_local", "replication"] {
+        let s = share(a, part).unwrap_or_else(|| panic!("no {part} share in {a}"));
+        assert!(s >= 0.0 && s < mean, "{part} = {s} ms of {mean} ms");
+    }
+    let repl = share(a, "replication").unwrap();
+    assert!(repl > 0.01, "size-3 write with no replication share: {a}");
+    // Per OSD: the same identity row by row.
+    for (osd, m, a) in osd_rows(&v) {
+        let total: f64 = a["shares"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["ns"].as_f64().unwrap() / 1e6)
+            .sum();
+        assert!((total - m).abs() < 1e-6, "osd.{osd}: {total} vs {m}");
+    }
+    // The text report: the printed shares (3 decimals) sum to the printed mean.
+    let text = common::render_text(&v);
+    let block: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("Where the mean went"))
+        .skip(1)
+        .take_while(|l| !l.trim_start().starts_with("note:"))
+        .collect();
+    let printed: f64 = block
+        .iter()
+        .map(|l| {
+            l.split_whitespace()
+                .rev()
+                .nth(3)
+                .unwrap()
+                .parse::<f64>()
+                .unwrap()
+        })
+        .sum();
+    assert!(block.len() == 5, "{block:?}");
+    assert!(
+        (printed - mean).abs() <= 0.003,
+        "text shares sum {printed} vs mean {mean}"
+    );
+
+    let v1 = write_run(pool(POOL), "3");
+    let a1 = &v1["jobs"][0]["attribution"];
+    assert_eq!(share(a1, "replication"), Some(0.0), "{a1}");
+}
+
+/// A delay injected inside one OSD, after its messenger's receive stamp and
+/// before its op queue hands the op to a PG (`osd_debug_inject_dispatch_delay_*`,
+/// slept in `ms_fast_dispatch`): the client sees its ops on that OSD slow
+/// down, and the tool must put that time in that OSD's queue share — not in
+/// the network, not in the OSD-local work, not on the other OSDs.
+#[test]
+fn an_injected_osd_delay_lands_in_that_osds_queue_share() {
+    let _g = serial();
+    let p = pool(POOL);
+    let target = 1;
+    let set = |prob: &str, dur: &str| {
+        for (k, val) in [
+            ("osd_debug_inject_dispatch_delay_duration", dur),
+            ("osd_debug_inject_dispatch_delay_probability", prob),
+        ] {
+            common::ceph(&["tell", &format!("osd.{target}"), "config", "set", k, val]);
+        }
+    };
+    let _reset = Reset(|| set("0", "0.1"));
+    let base = write_run(p, "4");
+    set("1", "0.004");
+    let slow = write_run(p, "4");
+    let before = osd_rows(&base);
+    let after = osd_rows(&slow);
+    let row = |rows: &[(i64, f64, Value)], osd| rows.iter().find(|r| r.0 == osd).cloned().unwrap();
+    let (_, m0, a0) = row(&before, target);
+    let (_, m1, a1) = row(&after, target);
+    let seen = m1 - m0;
+    let queue = share(&a1, "osd_queue").unwrap() - share(&a0, "osd_queue").unwrap();
+    eprintln!("osd.{target}: client mean {m0:.3} -> {m1:.3} ms, queue share +{queue:.3} ms");
+    assert!(
+        seen >= 3.0,
+        "the injected 4 ms did not reach the client: +{seen} ms"
+    );
+    assert!(
+        (queue - seen).abs() <= 0.25 * seen,
+        "queue share rose {queue:.3} ms, the client saw {seen:.3} ms"
+    );
+    for part in ["public_network", "osd_local"] {
+        let d = share(&a1, part).unwrap() - share(&a0, part).unwrap();
+        assert!(d.abs() < 0.5, "osd.{target} {part} moved by {d:.3} ms");
+    }
+    for (osd, m, a) in after.iter().filter(|r| r.0 != target) {
+        let (_, mb, ab) = row(&before, *osd);
+        let dq = share(a, "osd_queue").unwrap() - share(&ab, "osd_queue").unwrap();
+        assert!(
+            dq.abs() < 1.0,
+            "osd.{osd} queue moved by {dq:.3} ms ({mb:.3} -> {m:.3})"
+        );
+    }
+}
+
+/// The tail: 4 MiB writes, 16 in flight — the slowest ops this cluster has
+/// seen lately, so each OSD keeps them in its history (its 20 slowest of
+/// the last 10 minutes). The client's slowest ops must be found in their
+/// primary's record, and the OSD's times must fit inside the client's.
+#[test]
+fn the_slowest_ops_are_joined_to_the_osds_records() {
+    let _g = serial();
+    let p = pool(POOL);
+    let out = cephbench()
+        .args([
+            "--format", "json", "rados", "write", "-p", p, "-b", "4M", "-t", "16",
+        ])
+        .args(["--duration", "3", "--ramp", "0"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    validate(&v);
+    let tail = v["tail"].as_array().expect("a tail section");
+    assert_eq!(tail.len(), 10, "the 10 slowest ops: {tail:?}");
+    let mut joined = 0;
+    for t in tail {
+        let client = t["latency_ns"].as_f64().unwrap() / 1e6;
+        let osd = &t["osd"];
+        if osd.is_null() {
+            eprintln!("not in the OSD's history: {t}");
+            continue;
+        }
+        joined += 1;
+        let ms = |k: &str| osd[k].as_f64().unwrap() / 1e6;
+        let inside = ms("receive_ns") + ms("queue_ns") + ms("local_ns");
+        assert!(inside <= ms("total_ns") + 0.01, "{osd}");
+        assert!(
+            ms("total_ns") <= client + 0.5,
+            "OSD {} ms > client {client} ms",
+            ms("total_ns")
+        );
+        let outside = t["outside_osd_ns"].as_f64().unwrap() / 1e6;
+        assert!((outside - (client - ms("total_ns"))).abs() < 1e-6);
+        // The OSD that recorded it is the one the tool mapped the object to.
+        let primary = v["osds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|o| o["osd"] == osd["osd"] && o["client"][0]["ops"].as_u64() > Some(0));
+        assert!(primary, "{t}");
+    }
+    assert!(
+        joined >= 5,
+        "only {joined} of the 10 slowest ops joined: {tail:?}"
+    );
+    let text = common::render_text(&v);
+    assert!(text.contains("Slowest ops, joined"), "{text}");
+}

@@ -20,14 +20,17 @@ fn attribution() -> Attribution {
     Attribution {
         mean_ns: 13_301_250.5,
         shares: vec![
-            ms(Part::Client, 0.35),
             ms(Part::PublicNetwork, 0.12),
             ms(Part::OsdQueue, 1.1),
             ms(Part::OsdLocal, 8.0),
             ms(Part::Replication, 0.0),
-            ms(Part::Unattributed, 3.73125),
+            ms(Part::Unattributed, 4.08125),
         ],
-        notes: vec!["size-1 pool: no replication share".into()],
+        notes: vec![
+            "client (librados/librbd) time is not measured on its own: it is part of unattributed"
+                .into(),
+            "size-1 pool: no replication share".into(),
+        ],
     }
 }
 
@@ -156,6 +159,7 @@ fn fixture() -> BenchResult {
             pool_id: 2,
             pg_num: 8,
             epoch: 17,
+            size: 1,
         }),
         network: Some(NetworkReport {
             client_rtt: vec![ClientRtt {
@@ -170,6 +174,7 @@ fn fixture() -> BenchResult {
             }],
             heartbeat: vec![],
         }),
+        tail: Vec::new(),
         interrupted: false,
         warnings: vec![],
         clients: None,
@@ -285,9 +290,228 @@ fn compare_two_result_files() {
         .arg(&bad)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
-    assert!(err.contains("is not a cephbench result"), "{err}");
+    assert!(err.contains("bad.json: not a cephbench result"), "{err}");
     assert!(out.stdout.is_empty());
+}
+
+/// The fixture with a serialized histogram whose percentiles are the
+/// summary's (a deterministic skewed sample around 13 ms with a slow tail).
+pub fn fixture_with_histogram() -> BenchResult {
+    let mut rec = cephbench::stats::LatencyRecorder::new();
+    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    for i in 0..12_000u64 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let v = 10_000_000 + x % 6_000_000;
+        rec.record(if i % 100 == 0 { v * 3 } else { v });
+    }
+    let mut r = fixture();
+    r.jobs[0].latency_ns = rec.summary();
+    r.jobs[0].histogram = Some(cephbench::stats::encode_histogram(rec.histogram()));
+    r
+}
+
+#[test]
+fn html_report() {
+    let html = render(Format::Html, &fixture_with_histogram());
+    insta::assert_snapshot!(html);
+    // One job: percentile curve + two timelines, the attribution, per-OSD bars.
+    assert_eq!(html.matches("<svg ").count(), 5);
+    for forbidden in ["<script", "<link", "@import", "url(", "https://", "<img"] {
+        assert!(
+            !html.contains(forbidden),
+            "self-contained: found {forbidden}"
+        );
+    }
+    assert!(html.contains("from the job's HDR histogram"));
+}
+
+#[test]
+fn html_escapes_text_from_the_file() {
+    let mut r = fixture();
+    if let Workload::Rados(w) = &mut r.workload {
+        w.pool = "<script>alert('pool')</script>".into();
+    }
+    r.jobs[0].name = "a<b>&\"c\"".into();
+    r.warnings.push("<img src=x onerror=alert(1)>".into());
+    let html = render(Format::Html, &r);
+    assert!(!html.contains("<script"), "unescaped pool name");
+    assert!(!html.contains("<img"), "unescaped warning");
+    assert!(!html.contains("a<b>"), "unescaped job name");
+    assert!(html.contains("&lt;script&gt;alert(&#39;pool&#39;)&lt;/script&gt;"));
+    assert!(html.contains("a&lt;b&gt;&amp;&quot;c&quot;"));
+}
+
+/// A negative unattributed share (overlapping measurements) is listed as a
+/// note, not drawn, and the plot stays well-formed.
+#[test]
+fn html_with_negative_unattributed_share() {
+    let mut r = fixture();
+    let a = r.jobs[0].attribution.as_mut().unwrap();
+    let last = a.shares.last_mut().unwrap();
+    assert_eq!(last.part, Part::Unattributed);
+    last.ns = -400_000.0;
+    let html = render(Format::Html, &r);
+    assert!(
+        html.contains("write/write: unattributed is -0.400 ms (negative"),
+        "note missing"
+    );
+    assert!(!html.contains("NaN") && !html.contains("width=\"-") && !html.contains("inf"));
+    assert_eq!(html.matches("<svg ").count(), 5);
+}
+
+fn assert_fits(text: &str) {
+    for l in text.lines() {
+        assert!(
+            l.chars().count() <= cephbench::report::TEXT_WIDTH,
+            "{} columns: {l}",
+            l.chars().count()
+        );
+    }
+}
+
+/// Text output fits a 100-column terminal, whatever the file holds.
+#[test]
+fn text_fits_100_columns() {
+    assert_fits(&render(Format::Text, &fixture()));
+    let mut r = fixture();
+    r.cluster.ceph_version =
+        Some("ceph version 18.2.4 (e7ad5345525c7aa95470c26863873b581076945d) reef (stable)".into());
+    r.warnings.push("w".repeat(150));
+    r.jobs[0].first_error = Some(format!(
+        "write {} at offset 0: (28) No space",
+        "o".repeat(90)
+    ));
+    let text = render(Format::Text, &r);
+    assert_fits(&text);
+    assert!(text.contains(&"w".repeat(90)), "nothing dropped");
+
+    let c = cephbench::compare::compare(&[fixture(), fixture()]);
+    let mut buf = Vec::new();
+    cephbench::compare::render(&c, false, &mut buf).unwrap();
+    assert_fits(&String::from_utf8(buf).unwrap());
+}
+
+#[test]
+fn report_command_rerenders_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.json");
+    std::fs::write(&a, serde_json::to_vec(&fixture()).unwrap()).unwrap();
+    let run = |args: &[&std::ffi::OsStr]| {
+        assert_cmd::Command::cargo_bin("cephbench")
+            .unwrap()
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    // Each format re-rendered from the file equals the direct rendering.
+    for (name, f) in [
+        ("text", Format::Text),
+        ("json", Format::Json),
+        ("csv", Format::Csv),
+        ("markdown", Format::Markdown),
+        ("html", Format::Html),
+    ] {
+        let out = run(&[
+            "report".as_ref(),
+            a.as_os_str(),
+            "--format".as_ref(),
+            name.as_ref(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mut got = String::from_utf8(out.stdout).unwrap();
+        if f == Format::Html {
+            // The page names its source file.
+            let from = format!("<p class=\"note\">From {}</p>", a.display());
+            assert!(got.contains(&from), "{got}");
+            got = got.replace(&from, "");
+        }
+        assert_eq!(got, render(f, &fixture()), "{name}");
+    }
+    // Several files: csv keeps one header; -o writes the file.
+    let o = dir.path().join("out.csv");
+    let out = run(&[
+        "report".as_ref(),
+        a.as_os_str(),
+        a.as_os_str(),
+        "--format".as_ref(),
+        "csv".as_ref(),
+        "-o".as_ref(),
+        o.as_os_str(),
+    ]);
+    assert!(out.status.success() && out.stdout.is_empty());
+    let csv = std::fs::read_to_string(&o).unwrap();
+    assert_eq!(csv.lines().count(), 3, "{csv}");
+    assert_eq!(csv.matches("workload,pool").count(), 1);
+
+    // Bad, old and garbled files: one line naming the file, exit 2, nothing written.
+    let cases: [(&str, Vec<u8>, &str); 6] = [
+        (
+            "garbled.json",
+            b"{\"schema_version\": 1, \"jobs\": [".to_vec(),
+            "not JSON",
+        ),
+        ("empty.json", Vec::new(), "not JSON"),
+        ("other.json", b"{\"jobs\": 3}".to_vec(), "no schema_version"),
+        (
+            "old.json",
+            {
+                let mut v = serde_json::to_value(fixture()).unwrap();
+                v["schema_version"] = 0.into();
+                serde_json::to_vec(&v).unwrap()
+            },
+            "schema version 0 is not supported",
+        ),
+        (
+            "missing.json",
+            {
+                let mut v = serde_json::to_value(fixture()).unwrap();
+                v["jobs"][0].as_object_mut().unwrap().remove("latency_ns");
+                serde_json::to_vec(&v).unwrap()
+            },
+            "missing field `latency_ns`",
+        ),
+        (
+            "hist.json",
+            {
+                let mut v = serde_json::to_value(fixture()).unwrap();
+                v["jobs"][0]["histogram"] = "AAAA".into();
+                serde_json::to_vec(&v).unwrap()
+            },
+            "job 'write': histogram",
+        ),
+    ];
+    for (file, bytes, want) in cases {
+        let bad = dir.path().join(file);
+        std::fs::write(&bad, bytes).unwrap();
+        let o = dir.path().join("never.html");
+        let out = run(&[
+            "report".as_ref(),
+            a.as_os_str(),
+            bad.as_os_str(),
+            "--format".as_ref(),
+            "html".as_ref(),
+            "-o".as_ref(),
+            o.as_os_str(),
+        ]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{file}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{file}: {err}");
+        assert!(err.contains(file) && err.contains(want), "{file}: {err}");
+        assert!(
+            out.stdout.is_empty() && !o.exists(),
+            "{file}: something was written"
+        );
+    }
+    let out = run(&["report".as_ref(), dir.path().join("nope.json").as_os_str()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nope.json: cannot read"));
 }

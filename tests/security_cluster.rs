@@ -96,6 +96,38 @@ fn data_path_caps_suffice_and_missing_caps_are_named() {
         v["warnings"]
     );
 
+    // A separate telemetry identity beside the data identity: the data
+    // path keeps its least caps, the probes get the OSD counters and the
+    // attribution, and the result names only the data identity.
+    let t = user(
+        dir.path(),
+        "cbt-tel",
+        &["mon", "allow r", "mgr", "allow r", "osd", "allow *"],
+    );
+    let k = user(
+        dir.path(),
+        "cbt-data",
+        &["mon", "allow r", "osd", &data_cap],
+    );
+    let mut with_tel = vec!["--telemetry-id", "cbt-tel", "--telemetry-keyring"];
+    with_tel.push(t.to_str().unwrap());
+    with_tel.extend_from_slice(&write);
+    let out = run_as("cbt-data", &k, &with_tel);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["cluster"]["entity"], "client.cbt-data");
+    assert_eq!(v["warnings"], serde_json::json!([]), "{}", v["warnings"]);
+    assert!(v["osds"][0]["counters"].is_object(), "{}", v["osds"]);
+    assert!(v["jobs"][0]["attribution"].is_object());
+    // Without it, the same data identity names what the report lacks.
+    let out = run_as("cbt-data", &k, &write);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["jobs"][0]["attribution"].is_null());
+
     // Less than the data path: one line naming the cap to add.
     let k = user(dir.path(), "cbt-none", &["mon", "allow r"]);
     let out = run_as("cbt-none", &k, &write);
@@ -110,7 +142,7 @@ fn data_path_caps_suffice_and_missing_caps_are_named() {
     );
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("osd 'allow rw pool="));
-    for id in ["cbt-data", "cbt-mgr", "cbt-none"] {
+    for id in ["cbt-data", "cbt-mgr", "cbt-none", "cbt-tel"] {
         ceph(&["auth", "rm", &format!("client.{id}")]);
     }
 }

@@ -206,6 +206,7 @@ impl Probes {
     /// Probes the pool before a job. Failures (missing caps, an old
     /// release's output shape) become warnings: the benchmark itself goes on.
     pub fn before(rados: &Rados, pool: &str, enabled: bool, warnings: &mut Vec<String>) -> Probes {
+        let rados = rados.telemetry();
         if !enabled {
             return Probes {
                 slots: None,
@@ -230,7 +231,9 @@ impl Probes {
             }
             Err(e) => {
                 warnings.push(format!(
-                    "no per-OSD view: cannot read the PG map ({e}); it needs mon 'allow r' and mgr 'allow r'"
+                    "no per-OSD view: {} cannot read the PG map ({e}); it needs mon 'allow r' \
+                     and mgr 'allow r'",
+                    rados.entity()
                 ));
                 None
             }
@@ -240,7 +243,9 @@ impl Probes {
                 Ok(v) => v,
                 Err(e) => {
                     warnings.push(format!(
-                        "no OSD counters: `perf dump` failed ({e}); it needs osd 'allow *' (use a separate telemetry identity)"
+                        "no OSD counters and no attribution: `perf dump` as {} failed ({e}); \
+                         it needs osd 'allow *' (or pass --telemetry-id with such an identity)",
+                        rados.entity()
                     ));
                     Vec::new()
                 }
@@ -252,6 +257,7 @@ impl Probes {
 
     /// Stops the RTT probe and reads the OSDs' heartbeat round trips.
     pub fn network(&mut self, rados: &Rados) -> Option<NetworkReport> {
+        let rados = rados.telemetry();
         let client_rtt = self.rtt.take()?.finish();
         let mut heartbeat = Vec::new();
         for (osd, _) in &self.before {
@@ -272,6 +278,7 @@ impl Probes {
         out: Option<&JobOutcome>,
         warnings: &mut Vec<String>,
     ) -> Vec<OsdReport> {
+        let rados = rados.telemetry();
         let Some(slots) = &self.slots else {
             return Vec::new();
         };
@@ -319,12 +326,70 @@ impl Probes {
             .collect()
     }
 
+    /// Joins the job's slowest ops with the OSDs' own records of their
+    /// slowest ops (`dump_historic_ops_by_duration`).
+    pub fn tail(
+        &self,
+        rados: &Rados,
+        out: Option<&JobOutcome>,
+        warnings: &mut Vec<String>,
+    ) -> Vec<crate::result::TailOp> {
+        use crate::historic::{join, ClientSlowOp};
+        let rados = rados.telemetry();
+        let (Some(slots), Some(out)) = (&self.slots, out) else {
+            return Vec::new();
+        };
+        if self.before.is_empty() || out.slowest.is_empty() {
+            return Vec::new();
+        }
+        let mut osd_ops = Vec::new();
+        for osd in slots.osds() {
+            match probe::historic_ops(rados, *osd) {
+                Ok(v) => osd_ops.extend(v),
+                Err(e) => {
+                    warnings.push(format!(
+                        "no OSD record of the slowest ops of osd.{osd}: {e}"
+                    ));
+                }
+            }
+        }
+        let unix = |t: std::time::SystemTime| {
+            t.duration_since(std::time::UNIX_EPOCH)
+                .map_or(0.0, |d| d.as_secs_f64())
+        };
+        out.slowest
+            .iter()
+            .filter_map(|s| {
+                let (object, offset) = s.object.clone()?;
+                let c = ClientSlowOp {
+                    op: s.kind.as_str().into(),
+                    object,
+                    offset,
+                    latency_ns: s.latency_ns,
+                    submitted: unix(s.submitted),
+                };
+                // Same host clocks here; 50 ms of slack for another host's.
+                let split = join(&c, &osd_ops, 0.05).and_then(|h| h.split());
+                Some(crate::result::TailOp {
+                    outside_osd_ns: split.as_ref().map(|x| c.latency_ns as f64 - x.total_ns),
+                    op: c.op,
+                    object: c.object,
+                    offset: c.offset,
+                    latency_ns: c.latency_ns,
+                    submitted_unix: c.submitted,
+                    osd: split,
+                })
+            })
+            .collect()
+    }
+
     /// The placement summary for the result.
     pub fn placement_info(&self) -> Option<PlacementInfo> {
         self.slots.as_ref().map(|s| PlacementInfo {
             pool_id: s.placement().pool,
             pg_num: s.placement().pg_num,
             epoch: s.placement().epoch,
+            size: s.placement().acting.iter().map(Vec::len).max().unwrap_or(0) as u32,
         })
     }
 }

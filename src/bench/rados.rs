@@ -232,6 +232,7 @@ pub async fn run_rados(
     let (out, timeline) = super::sampled(worker, vec![counters], cfg.ramp, cfg.live).await;
     drop(target);
     let osds = probes.after(rados, Some(&out), &mut warnings);
+    let tail = probes.tail(rados, Some(&out), &mut warnings);
 
     let mut cleaned = None;
     if cfg.mode.is_write() {
@@ -257,7 +258,7 @@ pub async fn run_rados(
             out.mismatches
         ));
     }
-    let result = BenchResult {
+    let mut result = BenchResult {
         schema_version: SCHEMA_VERSION,
         tool: super::tool_info(),
         cluster,
@@ -281,10 +282,13 @@ pub async fn run_rados(
         osds,
         placement: probes.placement_info(),
         network: probes.network(rados),
+        tail,
         interrupted,
         warnings,
         clients: None,
     };
+    crate::attribution::attribute(&mut result);
+
     Ok(Outcome {
         result,
         error: out.first_error,

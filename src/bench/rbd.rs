@@ -329,6 +329,7 @@ async fn run_on_image(
         (JobOutcome::merge(outs), timeline)
     };
     let osds = probes.after(rados, outcome.as_ref(), &mut warnings);
+    let tail = probes.tail(rados, outcome.as_ref(), &mut warnings);
 
     let mut jobs = Vec::new();
     let mut error = None;
@@ -352,7 +353,7 @@ async fn run_on_image(
         error = out.first_error;
     }
 
-    let result = BenchResult {
+    let mut result = BenchResult {
         schema_version: SCHEMA_VERSION,
         tool: super::tool_info(),
         cluster,
@@ -384,10 +385,13 @@ async fn run_on_image(
         osds,
         placement: probes.placement_info(),
         network: probes.network(rados),
+        tail,
         interrupted,
         warnings,
         clients: None,
     };
+    crate::attribution::attribute(&mut result);
+
     Ok(Outcome {
         result,
         error,

@@ -80,6 +80,8 @@ impl Drop for ClusterHandle {
 pub struct Rados {
     handle: Arc<ClusterHandle>,
     entity: String,
+    /// A second connection, under another identity, for the probes.
+    telemetry: Option<Box<Rados>>,
 }
 
 /// Output of a mon/mgr/osd command.
@@ -98,6 +100,20 @@ fn cstring(what: &str, s: &str) -> Result<CString> {
 }
 
 impl Rados {
+    /// Hands the probes (OSD `perf dump`, `dump_osd_network`, the PG map) a
+    /// separate connection, e.g. an identity with `osd 'allow *'` beside a
+    /// data identity that may only read and write its pool.
+    pub fn with_telemetry(mut self, telemetry: Rados) -> Rados {
+        self.telemetry = Some(Box::new(telemetry));
+        self
+    }
+
+    /// The connection the probes use: the telemetry identity if one was
+    /// given, this one otherwise.
+    pub fn telemetry(&self) -> &Rados {
+        self.telemetry.as_deref().unwrap_or(self)
+    }
+
     /// Creates a handle, applies the configuration and connects, failing
     /// within `connect_timeout` (plus a small grace) if no monitor answers.
     pub fn connect(opts: &ConnectOptions) -> Result<Rados> {
@@ -133,6 +149,7 @@ impl Rados {
         Ok(Rados {
             handle,
             entity: opts.entity.clone(),
+            telemetry: None,
         })
     }
 

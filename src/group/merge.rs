@@ -253,6 +253,12 @@ pub fn merge_results(results: &[(&str, &BenchResult)]) -> Result<BenchResult, Gr
                 .into(),
         );
     }
+    // The slowest ops of every client, slowest first.
+    let mut tail: Vec<_> = results
+        .iter()
+        .flat_map(|(_, r)| r.tail.iter().cloned())
+        .collect();
+    tail.sort_by(|a, b| b.latency_ns.cmp(&a.latency_ns));
     Ok(BenchResult {
         schema_version: first.schema_version,
         tool: first.tool.clone(),
@@ -269,6 +275,7 @@ pub fn merge_results(results: &[(&str, &BenchResult)]) -> Result<BenchResult, Gr
         osds,
         placement: first.placement.clone(),
         network: first.network.clone(),
+        tail,
         interrupted: results.iter().any(|(_, r)| r.interrupted),
         warnings,
         clients: None,

@@ -4,7 +4,7 @@
 
 use std::io;
 
-use super::{workload_label, Reporter};
+use super::{share_ns, workload_label, Reporter, SHARE_COLUMNS};
 use crate::result::BenchResult;
 
 /// The CSV reporter.
@@ -12,7 +12,8 @@ pub struct Csv;
 
 /// The columns, in order.
 pub const HEADER: &str = "workload,pool,job,op,ops,errors,elapsed_s,iops,mib_per_s,\
-lat_min_ms,lat_mean_ms,lat_stddev_ms,lat_p50_ms,lat_p90_ms,lat_p99_ms,lat_p99_9_ms,lat_max_ms,stop_reason";
+lat_min_ms,lat_mean_ms,lat_stddev_ms,lat_p50_ms,lat_p90_ms,lat_p99_ms,lat_p99_9_ms,lat_max_ms,stop_reason,\
+public_network_ms,osd_queue_ms,osd_local_ms,replication_ms,unattributed_ms";
 
 /// Quotes a field if it needs it (RFC 4180).
 fn field(s: &str) -> String {
@@ -30,9 +31,21 @@ impl Reporter for Csv {
         let ms = |ns: f64| format!("{:.3}", ns / 1e6);
         for j in &r.jobs {
             let l = &j.latency_ns;
+            // Empty cells where a part was not measured.
+            let shares: Vec<String> = SHARE_COLUMNS
+                .iter()
+                .map(|p| {
+                    j.attribution
+                        .as_ref()
+                        .and_then(|a| share_ns(a, *p))
+                        .map(ms)
+                        .unwrap_or_default()
+                })
+                .collect();
+            let shares = shares.join(",");
             writeln!(
                 out,
-                "{},{},{},{},{},{},{:.3},{:.1},{:.3},{},{},{},{},{},{},{},{},{}",
+                "{},{},{},{},{},{},{:.3},{:.1},{:.3},{},{},{},{},{},{},{},{},{},{}",
                 field(&workload),
                 field(&pool),
                 field(&j.name),
@@ -50,7 +63,8 @@ impl Reporter for Csv {
                 ms(l.p99 as f64),
                 ms(l.p99_9 as f64),
                 ms(l.max as f64),
-                j.stop_reason
+                j.stop_reason,
+                shares
             )?;
         }
         Ok(())

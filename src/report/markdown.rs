@@ -4,7 +4,7 @@
 
 use std::io;
 
-use super::{workload_label, Reporter};
+use super::{share_ns, workload_label, Reporter, SHARE_COLUMNS};
 use crate::result::BenchResult;
 
 /// The Markdown reporter.
@@ -58,6 +58,37 @@ impl Reporter for Markdown {
                 ms(l.p99_9 as f64),
                 ms(l.max as f64)
             )?;
+        }
+        let attributed: Vec<_> = r
+            .jobs
+            .iter()
+            .filter_map(|j| j.attribution.as_ref().map(|a| (j, a)))
+            .collect();
+        if !attributed.is_empty() {
+            writeln!(out)?;
+            writeln!(out, "Where the mean went (ms; `-`: not measured):")?;
+            writeln!(out)?;
+            let heads: Vec<&str> = SHARE_COLUMNS.iter().map(|p| p.label()).collect();
+            writeln!(out, "| job | mean | {} |", heads.join(" | "))?;
+            writeln!(out, "|---|---:|{}", "---:|".repeat(heads.len()))?;
+            for (j, a) in &attributed {
+                let cells: Vec<String> = SHARE_COLUMNS
+                    .iter()
+                    .map(|p| share_ns(a, *p).map_or_else(|| "-".into(), ms))
+                    .collect();
+                writeln!(
+                    out,
+                    "| {} | {} | {} |",
+                    j.name.replace('|', "\\|"),
+                    ms(a.mean_ns),
+                    cells.join(" | ")
+                )?;
+            }
+            let mut notes: Vec<&String> = attributed.iter().flat_map(|(_, a)| &a.notes).collect();
+            notes.dedup();
+            for n in notes {
+                writeln!(out, "\n> {n}")?;
+            }
         }
         if let Some(g) = &r.clients {
             writeln!(out)?;

@@ -2,15 +2,18 @@
 #![forbid(unsafe_code)]
 
 mod csv;
+pub mod html;
 mod json;
 mod markdown;
+pub mod svg;
 mod text;
 
 use std::io;
 
-use crate::result::{BenchResult, Workload};
+use crate::result::{Attribution, BenchResult, Part, Workload};
 
 pub use csv::{Csv, HEADER as CSV_HEADER};
+pub use html::Html;
 pub use json::Json;
 pub use markdown::Markdown;
 pub use text::Text;
@@ -32,6 +35,8 @@ pub enum Format {
     Csv,
     /// A Markdown table.
     Markdown,
+    /// One self-contained HTML page with SVG plots.
+    Html,
 }
 
 impl Format {
@@ -42,6 +47,7 @@ impl Format {
             Format::Json => Box::new(Json),
             Format::Csv => Box::new(Csv),
             Format::Markdown => Box::new(Markdown),
+            Format::Html => Box::new(Html),
         }
     }
 }
@@ -73,5 +79,96 @@ pub fn workload_label(r: &BenchResult) -> (String, String) {
             ),
             format!("{}/{}", w.pool, w.image),
         ),
+    }
+}
+
+/// The parts a report shows as columns, in path order (`client` is not
+/// measured on its own, so it has no column; it is inside `unattributed`).
+pub const SHARE_COLUMNS: [Part; 5] = [
+    Part::PublicNetwork,
+    Part::OsdQueue,
+    Part::OsdLocal,
+    Part::Replication,
+    Part::Unattributed,
+];
+
+/// One part's share of an attribution, ns, if it was measured.
+pub fn share_ns(a: &Attribution, part: Part) -> Option<f64> {
+    a.shares.iter().find(|s| s.part == part).map(|s| s.ns)
+}
+
+/// Columns the text output fits in.
+pub const TEXT_WIDTH: usize = 100;
+
+/// Wraps every line of `text` longer than `width` characters at spaces;
+/// continuation lines get the line's indent plus two spaces. A word longer
+/// than the room left is split.
+pub fn wrap(text: &str, width: usize) -> String {
+    let mut out = String::with_capacity(text.len() + 64);
+    for line in text.split_inclusive('\n') {
+        let (body, nl) = match line.strip_suffix('\n') {
+            Some(b) => (b, "\n"),
+            None => (line, ""),
+        };
+        if body.chars().count() <= width {
+            out.push_str(line);
+            continue;
+        }
+        let indent = body.chars().take_while(|c| *c == ' ').count();
+        let cont = if indent + 2 < width / 2 {
+            indent + 2
+        } else {
+            0
+        };
+        let mut cur = " ".repeat(indent);
+        let mut cur_len = indent;
+        let mut fresh = true;
+        for word in body[indent..].split(' ') {
+            let wl = word.chars().count();
+            if !fresh && cur_len + 1 + wl > width {
+                out.push_str(cur.trim_end());
+                out.push('\n');
+                cur = " ".repeat(cont);
+                cur_len = cont;
+                fresh = true;
+            }
+            if !fresh {
+                cur.push(' ');
+                cur_len += 1;
+            }
+            let mut rest: Vec<char> = word.chars().collect();
+            while cur_len + rest.len() > width {
+                let room = width.saturating_sub(cur_len).max(1);
+                cur.extend(rest.drain(..room.min(rest.len())));
+                out.push_str(&cur);
+                out.push('\n');
+                cur = " ".repeat(cont);
+                cur_len = cont;
+            }
+            cur_len += rest.len();
+            cur.extend(rest);
+            fresh = false;
+        }
+        out.push_str(cur.trim_end());
+        out.push_str(nl);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wrap;
+
+    #[test]
+    fn wraps_long_lines_only() {
+        assert_eq!(wrap("short\n", 10), "short\n");
+        assert_eq!(
+            wrap("  aaa bbb ccc ddd\nx", 10),
+            "  aaa bbb\n    ccc\n    ddd\nx"
+        );
+        let long = format!("w {}", "z".repeat(25));
+        let w = wrap(&long, 10);
+        assert!(w.lines().all(|l| l.chars().count() <= 10), "{w}");
+        assert_eq!(w.replace(['\n', ' '], ""), long.replace(' ', ""));
     }
 }

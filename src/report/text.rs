@@ -3,8 +3,8 @@
 
 use std::io;
 
-use super::Reporter;
-use crate::result::{BenchResult, JobReport, Workload};
+use super::{share_ns, wrap, Reporter, SHARE_COLUMNS, TEXT_WIDTH};
+use crate::result::{Attribution, BenchResult, JobReport, Workload};
 use crate::units::fmt_bytes;
 
 /// The text reporter.
@@ -16,6 +16,15 @@ fn ms(ns: f64) -> String {
 
 impl Reporter for Text {
     fn render(&self, r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
+        let mut buf = Vec::new();
+        self.render_unwrapped(r, &mut buf)?;
+        out.write_all(wrap(&String::from_utf8_lossy(&buf), TEXT_WIDTH).as_bytes())
+    }
+}
+
+impl Text {
+    /// The report before long lines are wrapped to [`TEXT_WIDTH`].
+    fn render_unwrapped(&self, r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
         match &r.workload {
             Workload::Rados(w) => {
                 writeln!(
@@ -210,6 +219,67 @@ fn render_job(j: &JobReport, latency_definition: &str, out: &mut dyn io::Write) 
         ms(l.p99 as f64),
         ms(l.p99_9 as f64)
     )?;
+    if let Some(a) = &j.attribution {
+        render_attribution(a, out)?;
+    }
+    Ok(())
+}
+
+/// "Where the mean went": one line per part, ms and % of the mean.
+fn render_attribution(a: &Attribution, out: &mut dyn io::Write) -> io::Result<()> {
+    writeln!(out, "  Where the mean went ({} ms):", ms(a.mean_ns))?;
+    for s in &a.shares {
+        let pct = if a.mean_ns > 0.0 {
+            format!("{:>5.1} %", 100.0 * s.ns / a.mean_ns)
+        } else {
+            String::new()
+        };
+        writeln!(out, "    {:<20} {:>9} ms {pct}", s.part.label(), ms(s.ns))?;
+    }
+    for n in &a.notes {
+        writeln!(out, "    note: {n}")?;
+    }
+    Ok(())
+}
+
+/// The per-OSD split: one line per primary OSD and op kind.
+fn render_osd_attribution(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
+    let rows: Vec<_> = r
+        .osds
+        .iter()
+        .flat_map(|o| o.client.iter().map(move |c| (o.osd, c)))
+        .filter_map(|(osd, c)| c.attribution.as_ref().map(|a| (osd, c, a)))
+        .collect();
+    if rows.is_empty() {
+        return Ok(());
+    }
+    writeln!(out)?;
+    writeln!(out, "Where each primary OSD's mean went, ms:")?;
+    write!(out, "  {:<7} {:<6} {:>8}", "osd", "op", "mean")?;
+    for p in SHARE_COLUMNS {
+        let head = match p {
+            crate::result::Part::PublicNetwork => "network",
+            crate::result::Part::OsdQueue => "queue",
+            crate::result::Part::OsdLocal => "local",
+            crate::result::Part::Replication => "replic.",
+            _ => "unattr.",
+        };
+        write!(out, " {head:>8}")?;
+    }
+    writeln!(out)?;
+    for (osd, c, a) in rows {
+        write!(
+            out,
+            "  {:<7} {:<6} {:>8}",
+            format!("osd.{osd}"),
+            c.op,
+            ms(a.mean_ns)
+        )?;
+        for p in SHARE_COLUMNS {
+            write!(out, " {:>8}", share_ns(a, p).map_or_else(|| "-".into(), ms))?;
+        }
+        writeln!(out)?;
+    }
     Ok(())
 }
 
@@ -264,7 +334,7 @@ fn render_osds(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
     }
     writeln!(
         out,
-        "  {:<7} {:<6} {:>8} {:>9} {:>9} | {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+        "  {:<7} {:<6} {:>8} {:>8} {:>8} | {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
         "osd", "op", "ops", "mean", "p99", "op_w", "w_proc", "op_r", "commit", "subop_w", "OSD ops"
     )?;
     for o in &r.osds {
@@ -286,14 +356,14 @@ fn render_osds(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
         if o.client.is_empty() {
             writeln!(
                 out,
-                "  {name:<7} {:<6} {:>8} {:>9} {:>9} | {osd_side}",
+                "  {name:<7} {:<6} {:>8} {:>8} {:>8} | {osd_side}",
                 "-", 0, "-", "-"
             )?;
         }
         for row in &o.client {
             writeln!(
                 out,
-                "  {name:<7} {:<6} {:>8} {:>9} {:>9} | {osd_side}",
+                "  {name:<7} {:<6} {:>8} {:>8} {:>8} | {osd_side}",
                 row.op,
                 row.ops,
                 ms(row.mean_ns),
@@ -305,5 +375,55 @@ fn render_osds(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
         out,
         "  (OSD columns are the OSD's own perf counters over the run: op_w/op_r receive->reply, \
          w_proc dequeue->reply, commit = BlueStore commit_lat, subop_w = as a replica)"
+    )?;
+    render_osd_attribution(r, out)?;
+    render_tail(r, out)
+}
+
+/// The slowest ops, with their primary OSD's own record of them.
+fn render_tail(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
+    if r.tail.is_empty() {
+        return Ok(());
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "Slowest ops, joined to the OSDs' records (dump_historic_ops_by_duration), ms:"
+    )?;
+    writeln!(
+        out,
+        "  {:<5} {:>8} {:<7} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}  object",
+        "op", "client", "osd", "in OSD", "receive", "queue", "local", "replic.", "outside"
+    )?;
+    for t in &r.tail {
+        let (osd, cols) = match &t.osd {
+            Some(s) => (
+                format!("osd.{}", s.osd),
+                format!(
+                    "{:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+                    ms(s.total_ns),
+                    ms(s.receive_ns),
+                    ms(s.queue_ns),
+                    ms(s.local_ns),
+                    ms(s.replication_ns),
+                    t.outside_osd_ns.map_or_else(|| "-".into(), ms)
+                ),
+            ),
+            None => (
+                "-".into(),
+                format!("{:<53}", "  (not in the OSD's kept history)"),
+            ),
+        };
+        writeln!(
+            out,
+            "  {:<5} {:>8} {osd:<7} {cols}  {}",
+            t.op,
+            ms(t.latency_ns as f64),
+            t.object
+        )?;
+    }
+    writeln!(
+        out,
+        "  (outside = client latency − the OSD's receive→reply: network both ways + client)"
     )
 }

@@ -216,6 +216,11 @@ impl Target for RadosTarget<'_> {
         let (obj, off) = self.layout.locate(op.index);
         format!("{} {}{obj} at offset {off}", op.kind.as_str(), self.prefix)
     }
+
+    fn object_of(&self, op: &Op) -> Option<(String, u64)> {
+        let (obj, off) = self.layout.locate(op.index);
+        Some((format!("{}{obj}", self.prefix), off))
+    }
 }
 
 #[cfg(test)]

@@ -282,6 +282,16 @@ impl Target for RbdTarget<'_> {
             ),
         }
     }
+    fn object_of(&self, op: &Op) -> Option<(String, u64)> {
+        if self.object_prefix.is_empty() || op.kind == OpKind::Flush {
+            return None;
+        }
+        let objno = op.offset / self.object_size;
+        Some((
+            format!("{}.{objno:016x}", self.object_prefix),
+            op.offset % self.object_size,
+        ))
+    }
 }
 
 #[cfg(test)]

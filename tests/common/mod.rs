@@ -185,3 +185,15 @@ pub fn validate(doc: &serde_json::Value) {
         "result does not match the schema: {errors:#?}\n{doc:#}"
     );
 }
+
+/// Renders a result document (as the JSON report printed it) with the text reporter.
+pub fn render_text(doc: &serde_json::Value) -> String {
+    let r: cephbench::result::BenchResult =
+        serde_json::from_value(doc.clone()).expect("a result document");
+    let mut out = Vec::new();
+    cephbench::report::Format::Text
+        .reporter()
+        .render(&r, &mut out)
+        .unwrap();
+    String::from_utf8(out).unwrap()
+}

@@ -1,0 +1,379 @@
+//! Where the latency went: pure functions that split a client-observed mean
+//! into the parts of an op's path, from what the probes measured.
+//!
+//! For a client op on its primary OSD (see `PrimaryLogPG::do_op`,
+//! `log_op_stats`, `ReplicatedBackend::submit_transaction` and
+//! `OSD::ms_fast_dispatch` for where each timer starts and stops):
+//!
+//! ```text
+//! client submit ─┬─ client share: librados/librbd, messenger threads (not measured
+//!                │   on its own: it stays in `unattributed`)
+//!                ├─ public network: request + reply on the wire; the client's TCP
+//!                │   connect RTT to that OSD, sampled during the run
+//!   recv_stamp ──┼─ (taken by the messenger before the payload is read)
+//!                ├─ OSD queue  = op_w_latency − op_w_process_latency
+//!                │   (payload receive, dispatch throttles, the op queue)
+//!   dequeued ────┼─ OSD local  = op_w_process_latency − replication
+//!                │   (prepare: execute the op, build the transaction, send the
+//!                │   repops; then the local objectstore commit)
+//!                ├─ replication = time the primary still waited for its replicas
+//!                │   after its own commit: process − prepare − local commit
+//!                │   (cluster-network RTT + replica's repop time − local commit)
+//!   reply sent ──┘
+//! ```
+//!
+//! Reads have no replication share (`op_r_latency`, `op_r_process_latency`).
+//! Every share is an OSD-reported or probe-measured mean over the run window;
+//! the client-side remainder is `unattributed`, which may come out negative
+//! when the counters' window (ramp included) and the client's differ.
+#![forbid(unsafe_code)]
+
+use crate::counters::OsdCounters;
+use crate::result::{Attribution, BenchResult, Part, Share};
+
+/// What is known about one op kind on one primary OSD.
+#[derive(Debug, Clone, Copy)]
+pub struct OsdInputs<'a> {
+    /// `read` or `write`.
+    pub op: &'a str,
+    /// The client's mean completion latency of those ops, ns.
+    pub client_mean_ns: f64,
+    /// The OSD's counters over the run window.
+    pub counters: Option<&'a OsdCounters>,
+    /// The client's mean round trip to this OSD's public address, ns.
+    pub rtt_ns: Option<f64>,
+    /// Copies the pool keeps (1: no replication).
+    pub pool_size: u32,
+}
+
+/// Splits one primary OSD's mean for one op kind.
+pub fn split_osd(i: &OsdInputs<'_>) -> Attribution {
+    let mut notes = Vec::new();
+    let mut shares: Vec<Share> = Vec::new();
+    let mut push = |part, ns: Option<f64>| {
+        if let Some(ns) = ns.filter(|v| v.is_finite()) {
+            shares.push(Share { part, ns });
+        }
+    };
+    notes.push(CLIENT_NOTE.to_string());
+    match i.rtt_ns {
+        Some(r) => push(Part::PublicNetwork, Some(r)),
+        None => notes.push("no client RTT to this OSD: public network not split out".into()),
+    }
+    let c = i.counters.filter(|c| !c.reset);
+    if i.counters.is_some_and(|c| c.reset) {
+        notes.push("the OSD's counters were reset during the run (restart?)".into());
+    }
+    let mean = |d: Option<crate::counters::AvgDelta>| d.and_then(|d| d.mean_ns);
+    match (i.op, c) {
+        (_, None) => {
+            notes.push("no OSD counters: queue, OSD and replication time stay unattributed".into())
+        }
+        ("write", Some(c)) => {
+            let (op, process) = (mean(c.op_w_latency), mean(c.op_w_process_latency));
+            push(Part::OsdQueue, op.zip(process).map(|(o, p)| o - p));
+            if i.pool_size <= 1 {
+                push(Part::OsdLocal, process);
+                push(Part::Replication, Some(0.0));
+                notes.push("size-1 pool: no replication share".into());
+            } else {
+                let prepare = mean(c.op_w_prepare_latency);
+                let commit = mean(c.commit_lat);
+                if commit.is_none() {
+                    notes.push(
+                        "the objectstore reports no commit latency (memstore?): \
+                         local commit taken as 0"
+                            .into(),
+                    );
+                }
+                match process.zip(prepare) {
+                    Some((p, pr)) => {
+                        let wait = (p - pr).max(0.0);
+                        let repl = (wait - commit.unwrap_or(0.0)).clamp(0.0, wait);
+                        push(Part::OsdLocal, Some(p - repl));
+                        push(Part::Replication, Some(repl));
+                    }
+                    None => push(Part::OsdLocal, process),
+                }
+            }
+        }
+        ("read", Some(c)) => {
+            let (op, process) = (mean(c.op_r_latency), mean(c.op_r_process_latency));
+            push(Part::OsdQueue, op.zip(process).map(|(o, p)| o - p));
+            push(Part::OsdLocal, process);
+            push(Part::Replication, Some(0.0));
+        }
+        _ => {}
+    }
+    finish(i.client_mean_ns, shares, notes)
+}
+
+const CLIENT_NOTE: &str =
+    "client (librados/librbd) time is not measured on its own: it is part of unattributed";
+
+/// Orders the shares, adds `unattributed` so they sum to `mean_ns`.
+fn finish(mean_ns: f64, mut shares: Vec<Share>, notes: Vec<String>) -> Attribution {
+    shares.sort_by_key(|s| Part::ALL.iter().position(|p| *p == s.part));
+    let known: f64 = shares.iter().map(|s| s.ns).sum();
+    shares.push(Share {
+        part: Part::Unattributed,
+        ns: mean_ns - known,
+    });
+    Attribution {
+        mean_ns,
+        shares,
+        notes,
+    }
+}
+
+/// Combines per-OSD splits into a job's: each part weighted by the OSD's
+/// share of the ops; `unattributed` closes the sum to the job's exact mean.
+pub fn combine(rows: &[(u64, &Attribution)], job_mean_ns: f64) -> Attribution {
+    let total: u64 = rows.iter().map(|(n, _)| n).sum();
+    let mut shares: Vec<Share> = Vec::new();
+    let mut notes: Vec<String> = Vec::new();
+    if total > 0 {
+        for part in Part::ALL.iter().filter(|p| **p != Part::Unattributed) {
+            let mut any = false;
+            let mut sum = 0.0;
+            for (n, a) in rows {
+                if let Some(s) = a.shares.iter().find(|s| s.part == *part) {
+                    any = true;
+                    sum += s.ns * (*n as f64 / total as f64);
+                }
+            }
+            if any {
+                shares.push(Share {
+                    part: *part,
+                    ns: sum,
+                });
+            }
+        }
+        for (_, a) in rows {
+            for n in &a.notes {
+                if !notes.contains(n) {
+                    notes.push(n.clone());
+                }
+            }
+        }
+    } else {
+        notes.push("no ops were mapped to an OSD".into());
+    }
+    finish(job_mean_ns, shares, notes)
+}
+
+/// Fills in the attribution of every per-OSD row and every job of a result,
+/// from what the result itself holds (so saved results can be re-analysed).
+pub fn attribute(result: &mut BenchResult) {
+    let Some(size) = result.placement.as_ref().map(|p| p.size) else {
+        return;
+    };
+    if result.osds.iter().all(|o| o.counters.is_none()) && result.network.is_none() {
+        return;
+    }
+    let rtt = |osd: i32| {
+        result.network.as_ref().and_then(|n| {
+            n.client_rtt
+                .iter()
+                .find(|r| r.osd == osd && r.samples > 0)
+                .map(|r| r.mean_us * 1e3)
+        })
+    };
+    let mut per_osd = Vec::new();
+    for o in &result.osds {
+        for (ix, row) in o.client.iter().enumerate() {
+            if row.op == "flush" {
+                continue;
+            }
+            let a = split_osd(&OsdInputs {
+                op: &row.op,
+                client_mean_ns: row.mean_ns,
+                counters: o.counters.as_ref(),
+                rtt_ns: rtt(o.osd),
+                pool_size: size,
+            });
+            per_osd.push((o.osd, ix, a));
+        }
+    }
+    for (osd, ix, a) in &per_osd {
+        if let Some(o) = result.osds.iter_mut().find(|o| o.osd == *osd) {
+            o.client[*ix].attribution = Some(a.clone());
+        }
+    }
+    for job in &mut result.jobs {
+        if job.op == "flush" || job.ops == 0 {
+            continue;
+        }
+        let rows: Vec<(u64, &Attribution)> = result
+            .osds
+            .iter()
+            .flat_map(|o| o.client.iter())
+            .filter(|r| r.op == job.op)
+            .filter_map(|r| r.attribution.as_ref().map(|a| (r.ops, a)))
+            .collect();
+        if !rows.is_empty() {
+            job.attribution = Some(combine(&rows, job.latency_ns.mean));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::counters::AvgDelta;
+
+    fn avg(ms: f64) -> Option<AvgDelta> {
+        Some(AvgDelta {
+            count: 100,
+            mean_ns: Some(ms * 1e6),
+        })
+    }
+
+    fn counters() -> OsdCounters {
+        OsdCounters {
+            osd: 1,
+            reset: false,
+            op_w: Some(100),
+            op_r: Some(100),
+            subop_w: Some(200),
+            op_w_latency: avg(5.0),
+            op_w_process_latency: avg(4.0),
+            op_w_prepare_latency: avg(0.5),
+            op_r_latency: avg(1.0),
+            op_r_process_latency: avg(0.75),
+            subop_w_latency: avg(2.5),
+            commit_lat: avg(2.0),
+        }
+    }
+
+    fn get(a: &Attribution, p: Part) -> Option<f64> {
+        a.shares.iter().find(|s| s.part == p).map(|s| s.ns / 1e6)
+    }
+
+    fn sum(a: &Attribution) -> f64 {
+        a.shares.iter().map(|s| s.ns).sum()
+    }
+
+    #[test]
+    fn replicated_write_splits_the_wait_beyond_the_local_commit() {
+        let c = counters();
+        let a = split_osd(&OsdInputs {
+            op: "write",
+            client_mean_ns: 6e6,
+            counters: Some(&c),
+            rtt_ns: Some(0.25e6),
+            pool_size: 3,
+        });
+        assert_eq!(get(&a, Part::PublicNetwork), Some(0.25));
+        assert_eq!(get(&a, Part::OsdQueue), Some(1.0));
+        // process 4 = prepare 0.5 + wait 3.5; wait beyond commit 2.0 = 1.5.
+        assert_eq!(get(&a, Part::Replication), Some(1.5));
+        assert_eq!(get(&a, Part::OsdLocal), Some(2.5));
+        assert_eq!(get(&a, Part::Unattributed), Some(0.75));
+        assert_eq!(get(&a, Part::Client), None);
+        assert!((sum(&a) - 6e6).abs() < 1e-6);
+        let order: Vec<Part> = a.shares.iter().map(|s| s.part).collect();
+        assert_eq!(
+            order,
+            [
+                Part::PublicNetwork,
+                Part::OsdQueue,
+                Part::OsdLocal,
+                Part::Replication,
+                Part::Unattributed
+            ]
+        );
+    }
+
+    #[test]
+    fn size_one_and_reads_have_no_replication() {
+        let c = counters();
+        let w = split_osd(&OsdInputs {
+            op: "write",
+            client_mean_ns: 6e6,
+            counters: Some(&c),
+            rtt_ns: None,
+            pool_size: 1,
+        });
+        assert_eq!(get(&w, Part::Replication), Some(0.0));
+        assert_eq!(get(&w, Part::OsdLocal), Some(4.0));
+        assert_eq!(get(&w, Part::PublicNetwork), None);
+        assert_eq!(get(&w, Part::Unattributed), Some(1.0));
+        let r = split_osd(&OsdInputs {
+            op: "read",
+            client_mean_ns: 1.5e6,
+            counters: Some(&c),
+            rtt_ns: Some(0.1e6),
+            pool_size: 3,
+        });
+        assert_eq!(get(&r, Part::OsdQueue), Some(0.25));
+        assert_eq!(get(&r, Part::OsdLocal), Some(0.75));
+        assert_eq!(get(&r, Part::Replication), Some(0.0));
+        assert!((get(&r, Part::Unattributed).unwrap() - 0.4).abs() < 1e-9);
+    }
+
+    #[test]
+    fn missing_or_reset_counters_leave_the_rest_unattributed() {
+        let mut c = counters();
+        c.reset = true;
+        for counters in [None, Some(&c)] {
+            let a = split_osd(&OsdInputs {
+                op: "write",
+                client_mean_ns: 3e6,
+                counters,
+                rtt_ns: Some(1e6),
+                pool_size: 3,
+            });
+            assert_eq!(get(&a, Part::OsdQueue), None);
+            assert_eq!(get(&a, Part::Unattributed), Some(2.0));
+            assert!(a.notes.len() >= 2, "{:?}", a.notes);
+        }
+    }
+
+    #[test]
+    fn replicas_faster_than_the_local_commit_cost_nothing() {
+        let mut c = counters();
+        c.commit_lat = avg(10.0);
+        let a = split_osd(&OsdInputs {
+            op: "write",
+            client_mean_ns: 6e6,
+            counters: Some(&c),
+            rtt_ns: None,
+            pool_size: 2,
+        });
+        assert_eq!(get(&a, Part::Replication), Some(0.0));
+        assert_eq!(get(&a, Part::OsdLocal), Some(4.0));
+        // No commit latency (memstore): the whole wait is replication.
+        c.commit_lat = None;
+        let a = split_osd(&OsdInputs {
+            op: "write",
+            client_mean_ns: 6e6,
+            counters: Some(&c),
+            rtt_ns: None,
+            pool_size: 2,
+        });
+        assert_eq!(get(&a, Part::Replication), Some(3.5));
+    }
+
+    #[test]
+    fn combine_weights_by_ops_and_closes_to_the_job_mean() {
+        let c = counters();
+        let mk = |mean, rtt| {
+            split_osd(&OsdInputs {
+                op: "write",
+                client_mean_ns: mean,
+                counters: Some(&c),
+                rtt_ns: Some(rtt),
+                pool_size: 3,
+            })
+        };
+        let (a, b) = (mk(6e6, 0.2e6), mk(8e6, 0.6e6));
+        let job = combine(&[(300, &a), (100, &b)], 6.5e6);
+        assert!((get(&job, Part::PublicNetwork).unwrap() - 0.3).abs() < 1e-9);
+        assert_eq!(get(&job, Part::OsdQueue), Some(1.0));
+        assert!((sum(&job) - 6.5e6).abs() < 1e-6);
+        assert_eq!(job.notes.len(), a.notes.len());
+        let empty = combine(&[], 1e6);
+        assert_eq!(get(&empty, Part::Unattributed), Some(1.0));
+    }
+}

@@ -1,0 +1,208 @@
+//! Importing fio's JSON output (`fio --output-format=json`) into
+//! `cephbench compare`, so one table holds Ceph and local storage.
+//!
+//! Each fio job's `read` and `write` sections (those that did I/O) become one
+//! row each, named `jobname/read` and `jobname/write`: fio's `total_ios`,
+//! `io_bytes`, `runtime`, `iops` and `bw_bytes`, and as latency fio's
+//! **clat** (`clat_ns`: submission to completion), the analogue of
+//! cephbench's completion latency. fio's `lat` (clat plus submission) mean is
+//! reported in a note. fio has no per-second samples here, so its rows get
+//! no noise verdict.
+#![forbid(unsafe_code)]
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::compare::Source;
+use crate::result::JobReport;
+use crate::stats::LatencySummary;
+
+/// What the compare output says about fio rows.
+pub const CLAT_NOTE: &str = "fio rows: latency is fio's clat (submission -> completion), \
+the analogue of cephbench's completion latency; fio's lat adds the submission time";
+
+/// fio output that cannot be imported.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct FioError(String);
+
+/// Whether a JSON document is fio's output (it has a `fio version` key).
+pub fn is_fio(v: &Value) -> bool {
+    v.get("fio version").is_some()
+}
+
+/// fio's percentile keys are printed with `%f`: `99.900000`.
+fn percentile(clat: &Value, p: f64) -> Option<u64> {
+    clat.get("percentile")?.get(format!("{p:.6}"))?.as_u64()
+}
+
+fn u64_of(v: &Value, key: &str, what: &str) -> Result<u64, FioError> {
+    v.get(key)
+        .and_then(Value::as_u64)
+        .ok_or_else(|| FioError(format!("{what}: no integer '{key}'")))
+}
+
+fn f64_of(v: &Value, key: &str, what: &str) -> Result<f64, FioError> {
+    v.get(key)
+        .and_then(Value::as_f64)
+        .ok_or_else(|| FioError(format!("{what}: no number '{key}'")))
+}
+
+fn opts(job: &Value, global: &Value) -> BTreeMap<String, String> {
+    let mut m = BTreeMap::new();
+    for src in [global, &job["job options"]] {
+        if let Some(o) = src.as_object() {
+            for (k, v) in o {
+                if let Some(s) = v.as_str() {
+                    m.insert(k.clone(), s.to_string());
+                }
+            }
+        }
+    }
+    m
+}
+
+fn label(o: &BTreeMap<String, String>, version: &str) -> String {
+    let get = |k: &str, d: &str| o.get(k).cloned().unwrap_or_else(|| d.to_string());
+    let engine = get("ioengine", "psync");
+    let target = match (o.get("pool"), o.get("rbdname")) {
+        (Some(p), Some(i)) => format!("{p}/{i}"),
+        _ => get("filename", get("directory", "?").as_str()),
+    };
+    let jobs = o
+        .get("numjobs")
+        .map(|n| format!("x{n}"))
+        .unwrap_or_default();
+    format!(
+        "{version} {} {} QD{}{jobs} ({engine}) on {target}",
+        get("rw", "read"),
+        get("bs", "4k"),
+        get("iodepth", "1"),
+    )
+}
+
+/// Converts fio's JSON output into a comparison input.
+pub fn import(v: &Value) -> Result<Source, FioError> {
+    let version = v["fio version"].as_str().unwrap_or("fio");
+    let jobs = v
+        .get("jobs")
+        .and_then(Value::as_array)
+        .ok_or_else(|| FioError("fio output without a 'jobs' array".into()))?;
+    let global = v.get("global options").cloned().unwrap_or(Value::Null);
+    let mut rows: Vec<JobReport> = Vec::new();
+    let mut lat_notes = Vec::new();
+    let mut first_label = None;
+    for (i, job) in jobs.iter().enumerate() {
+        let name = job
+            .get("jobname")
+            .and_then(Value::as_str)
+            .ok_or_else(|| FioError(format!("fio job {i} has no 'jobname'")))?;
+        let o = opts(job, &global);
+        first_label.get_or_insert_with(|| label(&o, version));
+        let error = job.get("error").and_then(Value::as_u64).unwrap_or(0);
+        for op in ["read", "write"] {
+            let what = format!("fio job '{name}' {op}");
+            let s = job
+                .get(op)
+                .ok_or_else(|| FioError(format!("{what}: section missing")))?;
+            let ops = u64_of(s, "total_ios", &what)?;
+            let bytes = u64_of(s, "io_bytes", &what)?;
+            if ops == 0 && bytes == 0 {
+                continue;
+            }
+            let clat = s
+                .get("clat_ns")
+                .ok_or_else(|| FioError(format!("{what}: no 'clat_ns'")))?;
+            let pct = |p: f64| {
+                percentile(clat, p).ok_or_else(|| {
+                    FioError(format!(
+                        "{what}: no clat percentile {p} (fio ran with clat_percentiles=0 or \
+                         lat_percentiles=1; rerun with fio's defaults)"
+                    ))
+                })
+            };
+            let latency_ns = LatencySummary {
+                min: u64_of(clat, "min", &what)?,
+                mean: f64_of(clat, "mean", &what)?,
+                stddev: f64_of(clat, "stddev", &what)?,
+                p50: pct(50.0)?,
+                p90: pct(90.0)?,
+                p99: pct(99.0)?,
+                p99_9: pct(99.9)?,
+                max: u64_of(clat, "max", &what)?,
+            };
+            let mut row_name = name.to_string();
+            if rows.iter().any(|r| r.name == row_name && r.op == op) {
+                row_name = format!("{name}#{i}");
+            }
+            if let Some(m) = s.get("lat_ns").and_then(|l| l.get("mean")?.as_f64()) {
+                lat_notes.push(format!("{row_name}/{op} {:.3} ms", m / 1e6));
+            }
+            rows.push(JobReport {
+                name: row_name,
+                op: op.to_string(),
+                ops,
+                errors: 0,
+                bytes,
+                elapsed_s: u64_of(s, "runtime", &what)? as f64 / 1e3,
+                iops: f64_of(s, "iops", &what)?,
+                bytes_per_sec: f64_of(s, "bw_bytes", &what)?,
+                latency_ns,
+                stop_reason: "fio".into(),
+                verify_mismatches: None,
+                first_error: (error != 0).then(|| format!("fio reported error {error}")),
+                errors_by_errno: Default::default(),
+                longest_gap_s: 0.0,
+                slow_ops: 0,
+                slow_op_s: 0.0,
+                timeline: Vec::new(),
+                histogram: None,
+                attribution: None,
+            });
+        }
+    }
+    if rows.is_empty() {
+        return Err(FioError(
+            "fio output with no job that did reads or writes".into(),
+        ));
+    }
+    let mut label = first_label.unwrap_or_default();
+    if jobs.len() > 1 {
+        label.push_str(&format!(" (+{} more fio jobs)", jobs.len() - 1));
+    }
+    let mut notes = vec![CLAT_NOTE.to_string()];
+    if !lat_notes.is_empty() {
+        notes.push(format!("{label}: fio lat mean {}", lat_notes.join(", ")));
+    }
+    Ok(Source {
+        label,
+        jobs: rows,
+        notes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rejects_fio_output_without_clat_percentiles() {
+        let v: Value = serde_json::json!({
+            "fio version": "fio-3.33",
+            "jobs": [{
+                "jobname": "x", "error": 0, "job options": {"rw": "write"},
+                "read": {"total_ios": 0, "io_bytes": 0},
+                "write": {"total_ios": 10, "io_bytes": 40960, "runtime": 1000,
+                          "iops": 10.0, "bw_bytes": 40960,
+                          "clat_ns": {"min": 1, "max": 9, "mean": 5.0, "stddev": 1.0}}
+            }]
+        });
+        let e = import(&v).unwrap_err().to_string();
+        assert!(e.contains("no clat percentile 50"), "{e}");
+        let e = import(&serde_json::json!({"fio version": "fio-3"}))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("'jobs'"), "{e}");
+    }
+}

@@ -1,0 +1,131 @@
+//! Reading result files for `cephbench report` and `cephbench compare`:
+//! cephbench's JSON results (checked whole before anything is rendered) and,
+//! for `compare`, fio's JSON output ([`crate::fio`]).
+#![forbid(unsafe_code)]
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::compare::Source;
+use crate::result::{BenchResult, SCHEMA_VERSION};
+use crate::stats::decode_histogram;
+
+/// A file that cannot be used, with what is wrong (one line).
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {problem}")]
+pub struct LoadError {
+    /// The file as given.
+    pub path: String,
+    /// What is wrong and, where there is one, the fix.
+    pub problem: String,
+}
+
+fn err(path: &Path, problem: impl Into<String>) -> LoadError {
+    LoadError {
+        path: path.display().to_string(),
+        problem: problem.into(),
+    }
+}
+
+/// One line of a serde error.
+fn one_line(e: impl std::fmt::Display) -> String {
+    e.to_string().lines().collect::<Vec<_>>().join(" ")
+}
+
+/// Reads a file as JSON. fio's output may be preceded by fio's notes (when
+/// stdout was redirected): parsing then starts at the first line that opens
+/// an object.
+fn read_json(path: &Path) -> Result<(Vec<u8>, Value), LoadError> {
+    let bytes =
+        std::fs::read(path).map_err(|e| err(path, format!("cannot read: {}", one_line(e))))?;
+    match serde_json::from_slice::<Value>(&bytes) {
+        Ok(v) => Ok((bytes, v)),
+        Err(e) => {
+            let text = String::from_utf8_lossy(&bytes);
+            if let Some(start) = text.find("\n{") {
+                if let Ok(v) = serde_json::from_str::<Value>(&text[start + 1..]) {
+                    if crate::fio::is_fio(&v) {
+                        return Ok((bytes, v));
+                    }
+                }
+            }
+            Err(err(
+                path,
+                format!(
+                    "not JSON ({}); expected a result from `cephbench ... --format json`",
+                    one_line(e)
+                ),
+            ))
+        }
+    }
+}
+
+fn check_result(path: &Path, bytes: &[u8], v: &Value) -> Result<BenchResult, LoadError> {
+    if !v.is_object() {
+        return Err(err(
+            path,
+            "not a cephbench result (not a JSON object); make one with `cephbench ... --format json`",
+        ));
+    }
+    match v.get("schema_version").map(Value::as_u64) {
+        None => {
+            return Err(err(
+                path,
+                "not a cephbench result (no schema_version); make one with `cephbench ... --format json`",
+            ))
+        }
+        Some(Some(n)) if n == u64::from(SCHEMA_VERSION) => {}
+        Some(n) => {
+            return Err(err(
+                path,
+                format!(
+                    "result schema version {} is not supported: this cephbench ({}) reads version \
+                     {SCHEMA_VERSION}; render it with the cephbench that wrote it",
+                    n.map_or_else(|| "(not a number)".into(), |n| n.to_string()),
+                    env!("CARGO_PKG_VERSION")
+                ),
+            ))
+        }
+    }
+    let r: BenchResult = serde_json::from_slice(bytes).map_err(|e| {
+        err(
+            path,
+            format!("not a valid cephbench result: {}", one_line(e)),
+        )
+    })?;
+    for j in &r.jobs {
+        if let Some(h) = &j.histogram {
+            decode_histogram(h).map_err(|e| {
+                err(
+                    path,
+                    format!("job '{}': histogram: {}", j.name, one_line(e)),
+                )
+            })?;
+        }
+    }
+    Ok(r)
+}
+
+/// Loads and checks a cephbench result file: JSON, the current schema
+/// version, every field, and every serialized histogram.
+pub fn load_result(path: &Path) -> Result<BenchResult, LoadError> {
+    let (bytes, v) = read_json(path)?;
+    if crate::fio::is_fio(&v) {
+        return Err(err(
+            path,
+            "this is fio output: `cephbench compare` imports it; `report` renders cephbench results",
+        ));
+    }
+    check_result(path, &bytes, &v)
+}
+
+/// Loads a comparison input: a cephbench result or fio's JSON output
+/// (detected by its `fio version` key).
+pub fn load_source(path: &Path) -> Result<Source, LoadError> {
+    let (bytes, v) = read_json(path)?;
+    if crate::fio::is_fio(&v) {
+        return crate::fio::import(&v).map_err(|e| err(path, e.to_string()));
+    }
+    Ok(Source::from(&check_result(path, &bytes, &v)?))
+}

@@ -1,0 +1,575 @@
+//! `--format html`: one self-contained page (inline CSS, no scripts, no
+//! network fetches) with plots rendered here as inline SVG ([`super::svg`]):
+//! per job a completion-latency percentile curve and per-second IOPS and
+//! latency timelines, per-OSD latency bars, the attribution as stacked bars,
+//! and, for several results, comparison bars with Diff %.
+#![forbid(unsafe_code)]
+
+use std::io;
+
+use super::svg::{self, esc, num, Bar, BarChart, BarGroup, LineChart, Series, StackRow};
+use super::{workload_label, Reporter};
+use crate::compare;
+use crate::result::{BenchResult, JobReport, Part};
+use crate::stats::decode_histogram;
+
+/// The HTML reporter (one result per page; see [`render_page`] for several).
+pub struct Html;
+
+impl Reporter for Html {
+    fn render(&self, result: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
+        render_page(&[(String::new(), result.clone())], out)
+    }
+}
+
+const CSS: &str =
+    "body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222;max-width:1180px}\
+h1{font-size:1.5em}h2{font-size:1.25em;border-bottom:1px solid #ccc;margin-top:2em}\
+h3{font-size:1.05em;margin-bottom:.3em}\
+table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ddd;padding:2px 8px}\
+td.n{text-align:right;font-variant-numeric:tabular-nums}\
+.plots{display:flex;flex-wrap:wrap;gap:12px}.note{color:#555;font-size:.9em}\
+.warn{color:#a40000;font-weight:bold}\
+svg{background:#fff;border:1px solid #eee;font-size:11px}svg text{fill:#222}\
+svg .t{font-size:13px;font-weight:bold}svg .s{font-size:10px}\
+svg .g{stroke:#e4e4e4}svg .a{stroke:#444}svg .m{stroke:#000;stroke-width:2;stroke-dasharray:3 2}\
+svg .ramp{fill:#eee}";
+
+fn letter(i: usize) -> char {
+    char::from(b'A' + (i % 26) as u8)
+}
+
+/// Renders one page holding every result (`(source name, result)`; the
+/// name, e.g. the file, may be empty), with comparison bars when there are
+/// several.
+pub fn render_page(results: &[(String, BenchResult)], out: &mut dyn io::Write) -> io::Result<()> {
+    let mut h = String::new();
+    h.push_str("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
+    h.push_str("<meta name=\"viewport\" content=\"width=device-width\">");
+    let title = match results {
+        [(_, r)] => {
+            let (w, p) = workload_label(r);
+            format!("cephbench: {w} on {p}")
+        }
+        _ => format!("cephbench: {} results", results.len()),
+    };
+    h.push_str(&format!(
+        "<title>{}</title><style>{CSS}</style></head><body>\n<h1>{}</h1>\n",
+        esc(&title),
+        esc(&title)
+    ));
+    if results.len() > 1 {
+        comparison(&mut h, results);
+    }
+    for (i, (name, r)) in results.iter().enumerate() {
+        result_section(&mut h, i, results.len() > 1, name, r);
+    }
+    h.push_str("</body></html>\n");
+    out.write_all(h.as_bytes())
+}
+
+fn comparison(h: &mut String, results: &[(String, BenchResult)]) {
+    let rs: Vec<BenchResult> = results.iter().map(|(_, r)| r.clone()).collect();
+    let c = compare::compare(&rs);
+    h.push_str("<section><h2>Comparison</h2><ul>");
+    for (i, (l, (name, _))) in c.labels.iter().zip(results).enumerate() {
+        let src = if name.is_empty() {
+            String::new()
+        } else {
+            format!(" <span class=\"note\">({})</span>", esc(name))
+        };
+        h.push_str(&format!("<li><b>{}</b>: {}{src}</li>", letter(i), esc(l)));
+    }
+    h.push_str("</ul>");
+    let series: Vec<String> = (0..results.len()).map(|i| letter(i).to_string()).collect();
+    let bars = |figure: &str, label: &dyn Fn(&str) -> String| -> Vec<BarGroup> {
+        c.rows
+            .iter()
+            .filter(|r| r.figure == figure)
+            .map(|r| BarGroup {
+                label: label(&r.job),
+                bars: r
+                    .values
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| {
+                        v.map(|v| Bar {
+                            value: v,
+                            note: match r.diff_pct[i] {
+                                Some(d) if i > 0 => format!("{} ({d:+.1}%)", num(v)),
+                                _ => num(v),
+                            },
+                        })
+                    })
+                    .collect(),
+            })
+            .collect()
+    };
+    h.push_str("<div class=\"plots\">");
+    h.push_str(&svg::bar_chart(&BarChart {
+        title: "IOPS per job (Diff % against A)".into(),
+        y_label: "IOPS (ops/s)".into(),
+        series: series.clone(),
+        groups: bars("IOPS", &|j| j.to_string()),
+    }));
+    let mut lat = bars("mean lat ms", &|j| format!("{j} mean"));
+    lat.extend(bars("p99 lat ms", &|j| format!("{j} p99")));
+    h.push_str(&svg::bar_chart(&BarChart {
+        title: "Mean and p99 completion latency (Diff % against A)".into(),
+        y_label: "completion latency, ms".into(),
+        series,
+        groups: lat,
+    }));
+    h.push_str("</div><table><tr><th>job</th><th>figure</th>");
+    for i in 0..results.len() {
+        h.push_str(&format!("<th>{}</th>", letter(i)));
+        if i > 0 {
+            h.push_str(&format!("<th>Diff {}</th>", letter(i)));
+        }
+    }
+    h.push_str("</tr>");
+    for r in &c.rows {
+        h.push_str(&format!(
+            "<tr><td>{}</td><td>{}</td>",
+            esc(&r.job),
+            esc(r.figure)
+        ));
+        for i in 0..r.values.len() {
+            h.push_str(&format!(
+                "<td class=\"n\">{}</td>",
+                compare::fmt_value(r.values[i])
+            ));
+            if i > 0 {
+                h.push_str(&format!(
+                    "<td class=\"n\">{}</td>",
+                    esc(&compare::fmt_diff(r.diff_pct[i], r.significant[i]))
+                ));
+            }
+        }
+        h.push_str("</tr>");
+    }
+    h.push_str(&format!(
+        "</table><p class=\"note\">* = {}; ~ = within the noise.</p></section>\n",
+        esc(c.method)
+    ));
+}
+
+fn result_section(h: &mut String, i: usize, several: bool, name: &str, r: &BenchResult) {
+    let (w, p) = workload_label(r);
+    let head = if several {
+        format!("{}: {w} on {p}", letter(i))
+    } else {
+        format!("{w} on {p}")
+    };
+    h.push_str(&format!("<section><h2>{}</h2>\n", esc(&head)));
+    if !name.is_empty() {
+        h.push_str(&format!("<p class=\"note\">From {}</p>", esc(name)));
+    }
+    h.push_str(&format!(
+        "<p>cephbench {} · cluster {} ({}) · client {} as {} · started at unix time {}<br>\
+         Latency is {}.</p>\n",
+        esc(&r.tool.version),
+        esc(&r.cluster.fsid),
+        esc(r
+            .cluster
+            .ceph_version
+            .as_deref()
+            .unwrap_or("version unknown")),
+        esc(&r.cluster.client_host),
+        esc(&r.cluster.entity),
+        r.started_unix,
+        esc(&r.latency_definition)
+    ));
+    if r.interrupted {
+        h.push_str("<p class=\"warn\">Interrupted: partial results.</p>");
+    }
+    for w in &r.warnings {
+        h.push_str(&format!("<p class=\"warn\">Warning: {}</p>", esc(w)));
+    }
+    summary_table(h, r);
+    for j in &r.jobs {
+        h.push_str(&format!(
+            "<h3>{} ({})</h3><div class=\"plots\">",
+            esc(&j.name),
+            esc(&j.op)
+        ));
+        let (curve, from_hist) = percentile_curve(j);
+        h.push_str(&percentile_chart(j, &curve, from_hist));
+        let (iops, lat, ramp) = timelines(j);
+        let shade = ramp.map(|t| (0.0, t, "ramp (excluded)".to_string()));
+        h.push_str(&svg::line_chart(&LineChart {
+            title: "IOPS per second".into(),
+            x_label: "time since start, s".into(),
+            y_label: "IOPS (ops/s)".into(),
+            series: vec![Series {
+                name: "IOPS".into(),
+                points: iops,
+            }],
+            x_ticks: None,
+            shade: shade.clone(),
+        }));
+        h.push_str(&svg::line_chart(&LineChart {
+            title: "Mean completion latency per second".into(),
+            x_label: "time since start, s".into(),
+            y_label: "completion latency, ms".into(),
+            series: vec![Series {
+                name: "mean".into(),
+                points: lat,
+            }],
+            x_ticks: None,
+            shade,
+        }));
+        h.push_str("</div>");
+        h.push_str(&format!(
+            "<p class=\"note\">Percentile curve {}. Timelines: one point per \
+             per-second sample, IOPS normalised by the sample's interval (intervals \
+             shorter than 0.5 s, i.e. the job's last partial second, left out).</p>\n",
+            if from_hist {
+                "from the job's HDR histogram"
+            } else {
+                "from the summary percentiles (no histogram in the result)"
+            }
+        ));
+    }
+    attribution(h, r);
+    osd_bars(h, r);
+    h.push_str("</section>\n");
+}
+
+fn summary_table(h: &mut String, r: &BenchResult) {
+    h.push_str(
+        "<table><tr><th>job</th><th>op</th><th>ops</th><th>errors</th><th>IOPS</th>\
+         <th>MiB/s</th><th>mean ms</th><th>p50 ms</th><th>p90 ms</th><th>p99 ms</th>\
+         <th>p99.9 ms</th><th>max ms</th><th>stopped by</th></tr>",
+    );
+    let ms = |ns: f64| format!("{:.3}", ns / 1e6);
+    for j in &r.jobs {
+        let l = &j.latency_ns;
+        h.push_str(&format!(
+            "<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
+             <td class=\"n\">{:.1}</td><td class=\"n\">{:.3}</td><td class=\"n\">{}</td>\
+             <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
+             <td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
+            esc(&j.name),
+            esc(&j.op),
+            j.ops,
+            j.errors,
+            j.iops,
+            j.bytes_per_sec / f64::from(1u32 << 20),
+            ms(l.mean),
+            ms(l.p50 as f64),
+            ms(l.p90 as f64),
+            ms(l.p99 as f64),
+            ms(l.p99_9 as f64),
+            ms(l.max as f64),
+            esc(&j.stop_reason.replace('_', " "))
+        ));
+    }
+    h.push_str("</table>\n");
+}
+
+/// Points per decade of the percentile curve's x axis.
+const PER_DECADE: u32 = 10;
+/// The curve stops at 99.9999%.
+const MAX_NINES: f64 = 6.0;
+
+/// The percentile curve of a job's completion latency as
+/// (x = log10(1 / (1 − q)), latency ns): x = 0 is the minimum, 1 the 90th
+/// percentile, 2 the 99th, ... up to what the op count supports. From the
+/// serialized histogram when the result has one (never above the job's
+/// exact max), otherwise from the summary percentiles. The flag says which.
+pub fn percentile_curve(j: &JobReport) -> (Vec<(f64, u64)>, bool) {
+    if let Some(hist) = j
+        .histogram
+        .as_deref()
+        .and_then(|t| decode_histogram(t).ok())
+    {
+        let n = hist.len();
+        if n > 0 {
+            let xmax = (n as f64).log10().min(MAX_NINES);
+            let steps = (xmax * f64::from(PER_DECADE)).floor() as u32;
+            let cap = if j.latency_ns.max > 0 {
+                j.latency_ns.max
+            } else {
+                u64::MAX
+            };
+            let pts = (0..=steps)
+                .map(|k| {
+                    let x = f64::from(k) / f64::from(PER_DECADE);
+                    let q = 1.0 - 10f64.powf(-x);
+                    (x, hist.value_at_quantile(q).min(cap))
+                })
+                .collect();
+            return (pts, true);
+        }
+    }
+    let l = &j.latency_ns;
+    if j.ops == 0 {
+        return (Vec::new(), false);
+    }
+    let mut pts = vec![
+        (0.0, l.min),
+        (2f64.log10(), l.p50),
+        (1.0, l.p90),
+        (2.0, l.p99),
+        (3.0, l.p99_9),
+    ];
+    pts.retain(|(x, _)| *x <= (j.ops as f64).log10().max(1.0));
+    (pts, false)
+}
+
+fn percentile_chart(j: &JobReport, curve: &[(f64, u64)], from_hist: bool) -> String {
+    let xmax = curve.last().map_or(1.0, |p| p.0).ceil().max(1.0) as u32;
+    let ticks = (0..=xmax)
+        .map(|k| {
+            let label = match k {
+                0 => "0%".to_string(),
+                k => format!("{}%", 100.0 - 100.0 * 10f64.powi(-(k as i32))),
+            };
+            (f64::from(k), label)
+        })
+        .collect();
+    svg::line_chart(&LineChart {
+        title: format!(
+            "Completion latency by percentile{}",
+            if from_hist { "" } else { " (summary)" }
+        ),
+        x_label: "percentile (log scale toward 100%)".into(),
+        y_label: "completion latency, ms".into(),
+        series: vec![Series {
+            name: j.name.clone(),
+            points: curve.iter().map(|(x, v)| (*x, *v as f64 / 1e6)).collect(),
+        }],
+        x_ticks: Some(ticks),
+        shade: None,
+    })
+}
+
+/// (x, y) points of a plot.
+pub type Points = Vec<(f64, f64)>;
+
+/// Per-second (t, IOPS) and (t, mean latency ms) points, and the end of the
+/// ramp-up (the last ramp sample's time), if any.
+pub fn timelines(j: &JobReport) -> (Points, Points, Option<f64>) {
+    let (mut iops, mut lat, mut ramp) = (Vec::new(), Vec::new(), None);
+    let mut prev = 0.0;
+    for s in &j.timeline {
+        let dt = s.t_s - prev;
+        prev = s.t_s;
+        if s.ramp {
+            ramp = Some(s.t_s);
+        }
+        if dt >= 0.5 {
+            iops.push((s.t_s, s.ops as f64 / dt));
+        }
+        if s.ops > 0 {
+            lat.push((s.t_s, s.mean_latency_ns / 1e6));
+        }
+    }
+    (iops, lat, ramp)
+}
+
+fn attribution(h: &mut String, r: &BenchResult) {
+    let jobs: Vec<&JobReport> = r.jobs.iter().filter(|j| j.attribution.is_some()).collect();
+    if jobs.is_empty() {
+        return;
+    }
+    // The parts any job has a share for (e.g. no `client` when it is not
+    // measured on its own), in path order.
+    let parts: Vec<Part> = Part::ALL
+        .into_iter()
+        .filter(|p| {
+            jobs.iter().any(|j| {
+                j.attribution
+                    .iter()
+                    .flat_map(|a| &a.shares)
+                    .any(|s| s.part == *p)
+            })
+        })
+        .collect();
+    h.push_str("<h3>Where the mean completion latency went</h3>");
+    let mut rows = Vec::new();
+    let mut notes = Vec::new();
+    h.push_str("<table><tr><th>job</th><th>mean ms</th>");
+    for p in &parts {
+        h.push_str(&format!("<th>{} ms</th>", esc(p.label())));
+    }
+    h.push_str("</tr>");
+    for j in &jobs {
+        let a = j.attribution.as_ref().expect("filtered");
+        let label = format!("{}/{}", j.name, j.op);
+        let by_part: Vec<f64> = parts
+            .iter()
+            .map(|p| {
+                a.shares
+                    .iter()
+                    .filter(|s| s.part == *p)
+                    .map(|s| s.ns / 1e6)
+                    .sum()
+            })
+            .collect();
+        h.push_str(&format!(
+            "<tr><td>{}</td><td class=\"n\">{:.3}</td>",
+            esc(&label),
+            a.mean_ns / 1e6
+        ));
+        for v in &by_part {
+            h.push_str(&format!("<td class=\"n\">{v:.3}</td>"));
+        }
+        h.push_str("</tr>");
+        for (p, v) in parts.iter().zip(&by_part) {
+            if *v < 0.0 {
+                notes.push(format!(
+                    "{label}: {} is {v:.3} ms (negative: the measured parts add up to \
+                     more than the client's mean, so they overlap); not drawn",
+                    p.label()
+                ));
+            }
+        }
+        for n in &a.notes {
+            notes.push(format!("{label}: {n}"));
+        }
+        rows.push(StackRow {
+            label,
+            segments: by_part,
+            marker: Some((a.mean_ns / 1e6, format!("mean {:.3} ms", a.mean_ns / 1e6))),
+        });
+    }
+    h.push_str("</table>");
+    h.push_str(&svg::stacked_bars(&svg::StackedChart {
+        title: "Attribution of the mean completion latency".into(),
+        x_label: "completion latency, ms".into(),
+        parts: parts.iter().map(|p| p.label().to_string()).collect(),
+        rows,
+    }));
+    if !notes.is_empty() {
+        h.push_str("<ul class=\"note\">");
+        for n in notes {
+            h.push_str(&format!("<li>{}</li>", esc(&n)));
+        }
+        h.push_str("</ul>");
+    }
+    h.push('\n');
+}
+
+fn osd_bars(h: &mut String, r: &BenchResult) {
+    let groups: Vec<BarGroup> = r
+        .osds
+        .iter()
+        .flat_map(|o| {
+            o.client.iter().map(move |c| BarGroup {
+                label: format!("osd.{} {}", o.osd, c.op),
+                bars: vec![
+                    Some(Bar {
+                        value: c.mean_ns / 1e6,
+                        note: format!("{:.3}", c.mean_ns / 1e6),
+                    }),
+                    Some(Bar {
+                        value: c.p99_ns as f64 / 1e6,
+                        note: format!("{:.3}", c.p99_ns as f64 / 1e6),
+                    }),
+                ],
+            })
+        })
+        .collect();
+    if groups.is_empty() {
+        return;
+    }
+    h.push_str("<h3>Per OSD (client completion latency by primary OSD)</h3>");
+    h.push_str(&svg::bar_chart(&BarChart {
+        title: "Completion latency by primary OSD".into(),
+        y_label: "completion latency, ms".into(),
+        series: vec!["mean".into(), "p99".into()],
+        groups,
+    }));
+    h.push('\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::{encode_histogram, LatencyRecorder, LatencySummary};
+
+    fn job_with(values: &[u64]) -> JobReport {
+        let mut rec = LatencyRecorder::new();
+        for v in values {
+            rec.record(*v);
+        }
+        JobReport {
+            name: "j".into(),
+            op: "write".into(),
+            ops: values.len() as u64,
+            errors: 0,
+            bytes: 0,
+            elapsed_s: 1.0,
+            iops: 0.0,
+            bytes_per_sec: 0.0,
+            latency_ns: rec.summary(),
+            stop_reason: "duration".into(),
+            verify_mismatches: None,
+            first_error: None,
+            errors_by_errno: Default::default(),
+            longest_gap_s: 0.0,
+            slow_ops: 0,
+            slow_op_s: 1.0,
+            timeline: vec![],
+            histogram: Some(encode_histogram(rec.histogram())),
+            attribution: None,
+        }
+    }
+
+    /// The curve's points are the raw data's percentiles (nearest rank)
+    /// within the histogram's 0.1%.
+    #[test]
+    fn percentile_curve_matches_raw_values() {
+        let mut x: u64 = 88_172_645_463_325_252;
+        let values: Vec<u64> = (0..20_000)
+            .map(|i| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let v = 500_000 + x % 2_000_000;
+                if i % 50 == 0 {
+                    v * 10
+                } else {
+                    v
+                }
+            })
+            .collect();
+        let j = job_with(&values);
+        let (pts, from_hist) = percentile_curve(&j);
+        assert!(from_hist);
+        let mut sorted = values.clone();
+        sorted.sort_unstable();
+        // 20000 ops support log10(20000) = 4.3 decades: 44 points.
+        assert_eq!(pts.len(), 44);
+        for (x, got) in &pts {
+            let q = 1.0 - 10f64.powf(-x);
+            let rank = ((q * sorted.len() as f64).ceil() as usize).max(1);
+            let want = sorted[rank - 1];
+            let err = (*got as f64 - want as f64).abs() / want as f64;
+            assert!(err <= 0.001, "x {x}: got {got}, want {want}");
+        }
+        assert!(pts.iter().all(|(_, v)| *v <= j.latency_ns.max));
+    }
+
+    #[test]
+    fn percentile_curve_falls_back_to_the_summary() {
+        let mut j = job_with(&[1_000_000; 5000]);
+        j.histogram = None;
+        j.latency_ns = LatencySummary {
+            min: 1,
+            mean: 5.0,
+            stddev: 0.0,
+            p50: 2,
+            p90: 3,
+            p99: 4,
+            p99_9: 5,
+            max: 6,
+        };
+        let (pts, from_hist) = percentile_curve(&j);
+        assert!(!from_hist);
+        let ys: Vec<u64> = pts.iter().map(|p| p.1).collect();
+        assert_eq!(ys, vec![1, 2, 3, 4, 5]);
+    }
+}

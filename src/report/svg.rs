@@ -1,0 +1,582 @@
+//! A small SVG plotting kit for the HTML report: line charts, grouped bar
+//! charts and horizontal stacked bars, each rendered by a pure function to
+//! one self-contained `<svg>` element (no scripts, no external resources).
+//! Every piece of text is escaped with [`esc`].
+#![forbid(unsafe_code)]
+
+use std::fmt::Write as _;
+
+/// Colours, in series order (colour-blind friendly: Okabe–Ito).
+pub const PALETTE: [&str; 8] = [
+    "#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#999999",
+];
+
+const W: f64 = 560.0;
+const H: f64 = 300.0;
+const LEFT: f64 = 64.0;
+const RIGHT: f64 = 16.0;
+const TOP: f64 = 30.0;
+const BOTTOM: f64 = 48.0;
+
+/// Escapes text for HTML and SVG content and attribute values.
+pub fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A number for a label: 3 significant digits, no exponent.
+pub fn num(v: f64) -> String {
+    let a = v.abs();
+    if a == 0.0 || !v.is_finite() {
+        "0".into()
+    } else if a >= 100.0 {
+        format!("{v:.0}")
+    } else if a >= 10.0 {
+        format!("{v:.1}")
+    } else if a >= 1.0 {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+/// A coordinate, one decimal.
+fn c(v: f64) -> String {
+    format!("{v:.1}")
+}
+
+/// Round tick positions covering `0..=max` (about five), the last ≥ `max`.
+pub fn ticks(max: f64) -> Vec<f64> {
+    let max = if max.is_finite() && max > 0.0 {
+        max
+    } else {
+        1.0
+    };
+    let raw = max / 5.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 2.5, 5.0, 10.0]
+        .iter()
+        .map(|m| m * mag)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * mag);
+    let n = (max / step).ceil() as usize;
+    (0..=n).map(|i| i as f64 * step).collect()
+}
+
+/// One line of a [`LineChart`].
+#[derive(Debug, Clone)]
+pub struct Series {
+    /// Legend text.
+    pub name: String,
+    /// (x, y) in axis units.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// A line chart with a linear y axis from 0.
+#[derive(Debug, Clone)]
+pub struct LineChart {
+    /// Title above the plot.
+    pub title: String,
+    /// x axis label, with unit.
+    pub x_label: String,
+    /// y axis label, with unit.
+    pub y_label: String,
+    /// The lines.
+    pub series: Vec<Series>,
+    /// x ticks as (position, label); `None`: round numbers from `x_min`.
+    pub x_ticks: Option<Vec<(f64, String)>>,
+    /// A shaded x range with its label (e.g. the ramp-up).
+    pub shade: Option<(f64, f64, String)>,
+}
+
+fn open(out: &mut String, title: &str, h: f64) {
+    let _ = write!(
+        out,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {W} {h}\" width=\"{W}\" height=\"{h}\" \
+         role=\"img\" aria-label=\"{t}\"><title>{t}</title>\
+         <text x=\"{x}\" y=\"18\" class=\"t\" text-anchor=\"middle\">{t}</text>",
+        t = esc(title),
+        x = c(W / 2.0),
+    );
+}
+
+fn y_axis(out: &mut String, label: &str, ymax: f64, h: f64) -> f64 {
+    let ts = ticks(ymax);
+    let top = *ts.last().unwrap_or(&1.0);
+    let bottom = h - BOTTOM;
+    for t in &ts {
+        let y = bottom - t / top * (bottom - TOP);
+        let _ = write!(
+            out,
+            "<line x1=\"{l}\" x2=\"{r}\" y1=\"{y}\" y2=\"{y}\" class=\"g\"/>\
+             <text x=\"{tx}\" y=\"{ty}\" text-anchor=\"end\">{v}</text>",
+            l = c(LEFT),
+            r = c(W - RIGHT),
+            y = c(y),
+            tx = c(LEFT - 4.0),
+            ty = c(y + 4.0),
+            v = num(*t)
+        );
+    }
+    let cy = (TOP + bottom) / 2.0;
+    let _ = write!(
+        out,
+        "<text x=\"14\" y=\"{cy}\" transform=\"rotate(-90 14 {cy})\" text-anchor=\"middle\">{}</text>",
+        esc(label),
+        cy = c(cy)
+    );
+    top
+}
+
+/// Lays the legend out from `y` on, wrapping to new rows of 16 px; returns
+/// the rows used.
+fn legend(out: &mut String, names: &[String], y: f64) -> usize {
+    let mut x = LEFT;
+    let mut y = y;
+    let mut rows = 1;
+    for (i, n) in names.iter().enumerate() {
+        let w = 24.0 + 6.5 * n.chars().count() as f64;
+        if x > LEFT && x + w > W - RIGHT {
+            x = LEFT;
+            y += 16.0;
+            rows += 1;
+        }
+        let _ = write!(
+            out,
+            "<rect x=\"{x}\" y=\"{ry}\" width=\"10\" height=\"10\" fill=\"{f}\"/>\
+             <text x=\"{tx}\" y=\"{y}\">{n}</text>",
+            x = c(x),
+            ry = c(y - 9.0),
+            f = PALETTE[i % PALETTE.len()],
+            tx = c(x + 14.0),
+            y = c(y),
+            n = esc(n)
+        );
+        x += w;
+    }
+    rows
+}
+
+/// The rows [`legend`] will use for `names`.
+fn legend_rows(names: &[String]) -> usize {
+    legend(&mut String::new(), names, 0.0)
+}
+
+/// Renders a line chart.
+pub fn line_chart(ch: &LineChart) -> String {
+    let mut out = String::new();
+    open(&mut out, &ch.title, H);
+    let all = ch.series.iter().flat_map(|s| s.points.iter());
+    let (mut x0, mut x1, mut ymax) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
+    for (x, y) in all {
+        x0 = x0.min(*x);
+        x1 = x1.max(*x);
+        ymax = ymax.max(*y);
+    }
+    if let Some((a, b, _)) = &ch.shade {
+        x0 = x0.min(*a);
+        x1 = x1.max(*b);
+    }
+    if let Some(t) = &ch.x_ticks {
+        for (x, _) in t {
+            x0 = x0.min(*x);
+            x1 = x1.max(*x);
+        }
+    }
+    if !x0.is_finite() {
+        (x0, x1) = (0.0, 1.0);
+    }
+    if x1 <= x0 {
+        x1 = x0 + 1.0;
+    }
+    let ytop = y_axis(&mut out, &ch.y_label, ymax, H);
+    let bottom = H - BOTTOM;
+    let px = |x: f64| LEFT + (x - x0) / (x1 - x0) * (W - LEFT - RIGHT);
+    let py = |y: f64| bottom - y / ytop * (bottom - TOP);
+    if let Some((a, b, label)) = &ch.shade {
+        let _ = write!(
+            out,
+            "<rect x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"{h}\" class=\"ramp\"/>\
+             <text x=\"{tx}\" y=\"{ty}\" class=\"s\">{l}</text>",
+            x = c(px(*a)),
+            y = c(TOP),
+            w = c(px(*b) - px(*a)),
+            h = c(bottom - TOP),
+            tx = c(px(*a) + 3.0),
+            ty = c(TOP + 12.0),
+            l = esc(label)
+        );
+    }
+    let xt: Vec<(f64, String)> = match &ch.x_ticks {
+        Some(t) => t.clone(),
+        None => ticks(x1 - x0)
+            .into_iter()
+            .map(|t| (x0 + t, num(x0 + t)))
+            .filter(|(x, _)| *x <= x1 + 1e-9)
+            .collect(),
+    };
+    for (x, l) in &xt {
+        let _ = write!(
+            out,
+            "<line x1=\"{x}\" x2=\"{x}\" y1=\"{b}\" y2=\"{b2}\" class=\"a\"/>\
+             <text x=\"{x}\" y=\"{ty}\" text-anchor=\"middle\">{l}</text>",
+            x = c(px(*x)),
+            b = c(bottom),
+            b2 = c(bottom + 4.0),
+            ty = c(bottom + 16.0),
+            l = esc(l)
+        );
+    }
+    let _ = write!(
+        out,
+        "<line x1=\"{l}\" x2=\"{r}\" y1=\"{b}\" y2=\"{b}\" class=\"a\"/>\
+         <line x1=\"{l}\" x2=\"{l}\" y1=\"{t}\" y2=\"{b}\" class=\"a\"/>\
+         <text x=\"{cx}\" y=\"{ly}\" text-anchor=\"middle\">{xl}</text>",
+        l = c(LEFT),
+        r = c(W - RIGHT),
+        b = c(bottom),
+        t = c(TOP),
+        cx = c((LEFT + W - RIGHT) / 2.0),
+        ly = c(H - 14.0),
+        xl = esc(&ch.x_label)
+    );
+    for (i, s) in ch.series.iter().enumerate() {
+        if s.points.is_empty() {
+            continue;
+        }
+        let pts: Vec<String> = s
+            .points
+            .iter()
+            .map(|(x, y)| format!("{},{}", c(px(*x)), c(py(*y))))
+            .collect();
+        let color = PALETTE[i % PALETTE.len()];
+        let _ = write!(
+            out,
+            "<polyline points=\"{}\" fill=\"none\" stroke=\"{color}\" stroke-width=\"2\"/>",
+            pts.join(" ")
+        );
+        if s.points.len() == 1 {
+            let (x, y) = s.points[0];
+            let _ = write!(
+                out,
+                "<circle cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{color}\"/>",
+                c(px(x)),
+                c(py(y))
+            );
+        }
+    }
+    if ch.series.len() > 1 {
+        let names: Vec<String> = ch.series.iter().map(|s| s.name.clone()).collect();
+        legend(&mut out, &names, TOP + 12.0);
+    }
+    out.push_str("</svg>");
+    out
+}
+
+/// One bar of a [`BarChart`] group.
+#[derive(Debug, Clone)]
+pub struct Bar {
+    /// Value in axis units (negative values are drawn as 0).
+    pub value: f64,
+    /// Text above the bar (e.g. the value and a Diff %).
+    pub note: String,
+}
+
+/// A group of bars (one per series) under one x label.
+#[derive(Debug, Clone)]
+pub struct BarGroup {
+    /// Label under the group.
+    pub label: String,
+    /// One bar per series, in legend order (`None`: no value).
+    pub bars: Vec<Option<Bar>>,
+}
+
+/// A grouped vertical bar chart with a linear y axis from 0.
+#[derive(Debug, Clone)]
+pub struct BarChart {
+    /// Title above the plot.
+    pub title: String,
+    /// y axis label, with unit.
+    pub y_label: String,
+    /// Series names (legend).
+    pub series: Vec<String>,
+    /// The groups.
+    pub groups: Vec<BarGroup>,
+}
+
+/// Renders a grouped bar chart.
+pub fn bar_chart(ch: &BarChart) -> String {
+    let mut out = String::new();
+    open(&mut out, &ch.title, H);
+    let ymax = ch
+        .groups
+        .iter()
+        .flat_map(|g| g.bars.iter().flatten())
+        .map(|b| b.value)
+        .fold(0.0f64, f64::max);
+    let ytop = y_axis(&mut out, &ch.y_label, ymax, H);
+    let bottom = H - BOTTOM;
+    let ng = ch.groups.len().max(1) as f64;
+    let gw = (W - LEFT - RIGHT) / ng;
+    let nb = ch.series.len().max(1) as f64;
+    let bw = (gw * 0.8 / nb).min(60.0);
+    for (gi, g) in ch.groups.iter().enumerate() {
+        let gx = LEFT + gi as f64 * gw + (gw - bw * nb) / 2.0;
+        for (bi, b) in g.bars.iter().enumerate() {
+            let Some(b) = b else { continue };
+            let v = b.value.max(0.0);
+            let h = v / ytop * (bottom - TOP);
+            let x = gx + bi as f64 * bw;
+            let _ = write!(
+                out,
+                "<rect x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"{h}\" fill=\"{f}\"/>\
+                 <text x=\"{tx}\" y=\"{ty}\" text-anchor=\"middle\" class=\"s\">{n}</text>",
+                x = c(x),
+                y = c(bottom - h),
+                w = c(bw - 2.0),
+                h = c(h),
+                f = PALETTE[bi % PALETTE.len()],
+                tx = c(x + bw / 2.0 - 1.0),
+                ty = c(bottom - h - 3.0),
+                n = esc(&b.note)
+            );
+        }
+        let _ = write!(
+            out,
+            "<text x=\"{x}\" y=\"{y}\" text-anchor=\"middle\">{l}</text>",
+            x = c(LEFT + gi as f64 * gw + gw / 2.0),
+            y = c(bottom + 16.0),
+            l = esc(&g.label)
+        );
+    }
+    let _ = write!(
+        out,
+        "<line x1=\"{l}\" x2=\"{r}\" y1=\"{b}\" y2=\"{b}\" class=\"a\"/>\
+         <line x1=\"{l}\" x2=\"{l}\" y1=\"{t}\" y2=\"{b}\" class=\"a\"/>",
+        l = c(LEFT),
+        r = c(W - RIGHT),
+        b = c(bottom),
+        t = c(TOP),
+    );
+    let rows = legend_rows(&ch.series) as f64;
+    legend(&mut out, &ch.series, H - 12.0 - 16.0 * (rows - 1.0));
+    out.push_str("</svg>");
+    out
+}
+
+/// One horizontal stacked bar.
+#[derive(Debug, Clone)]
+pub struct StackRow {
+    /// Label left of the bar.
+    pub label: String,
+    /// Segment values in legend order (values ≤ 0 are not drawn).
+    pub segments: Vec<f64>,
+    /// A marker at this value (e.g. the measured mean), with its label.
+    pub marker: Option<(f64, String)>,
+}
+
+/// Horizontal stacked bars sharing one x axis from 0.
+#[derive(Debug, Clone)]
+pub struct StackedChart {
+    /// Title above the plot.
+    pub title: String,
+    /// x axis label, with unit.
+    pub x_label: String,
+    /// Segment names (legend).
+    pub parts: Vec<String>,
+    /// The bars.
+    pub rows: Vec<StackRow>,
+}
+
+/// Renders horizontal stacked bars.
+pub fn stacked_bars(ch: &StackedChart) -> String {
+    const ROW: f64 = 34.0;
+    const LABEL: f64 = 120.0;
+    let h = TOP + ROW * ch.rows.len().max(1) as f64 + 48.0 + 16.0 * legend_rows(&ch.parts) as f64;
+    let mut out = String::new();
+    open(&mut out, &ch.title, h);
+    let xmax = ch
+        .rows
+        .iter()
+        .map(|r| {
+            let sum: f64 = r.segments.iter().filter(|v| **v > 0.0).sum();
+            sum.max(r.marker.as_ref().map_or(0.0, |m| m.0))
+        })
+        .fold(0.0f64, f64::max);
+    let ts = ticks(xmax);
+    let top = *ts.last().unwrap_or(&1.0);
+    let plot_w = W - LABEL - RIGHT;
+    let px = |v: f64| LABEL + v / top * plot_w;
+    let axis_y = TOP + ROW * ch.rows.len().max(1) as f64 + 4.0;
+    for t in &ts {
+        let _ = write!(
+            out,
+            "<line x1=\"{x}\" x2=\"{x}\" y1=\"{t0}\" y2=\"{ay}\" class=\"g\"/>\
+             <text x=\"{x}\" y=\"{ty}\" text-anchor=\"middle\">{v}</text>",
+            x = c(px(*t)),
+            t0 = c(TOP),
+            ay = c(axis_y),
+            ty = c(axis_y + 14.0),
+            v = num(*t)
+        );
+    }
+    for (ri, r) in ch.rows.iter().enumerate() {
+        let y = TOP + ri as f64 * ROW + 6.0;
+        let _ = write!(
+            out,
+            "<text x=\"{x}\" y=\"{ty}\" text-anchor=\"end\">{l}</text>",
+            x = c(LABEL - 6.0),
+            ty = c(y + 15.0),
+            l = esc(&r.label)
+        );
+        let mut acc = 0.0;
+        for (si, v) in r.segments.iter().enumerate() {
+            if *v <= 0.0 || !v.is_finite() {
+                continue;
+            }
+            let _ = write!(
+                out,
+                "<rect x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"22\" fill=\"{f}\">\
+                 <title>{n}: {val}</title></rect>",
+                x = c(px(acc)),
+                y = c(y),
+                w = c(px(acc + v) - px(acc)),
+                f = PALETTE[si % PALETTE.len()],
+                n = esc(ch.parts.get(si).map_or("", |s| s.as_str())),
+                val = num(*v)
+            );
+            acc += v;
+        }
+        if let Some((m, label)) = &r.marker {
+            let _ = write!(
+                out,
+                "<line x1=\"{x}\" x2=\"{x}\" y1=\"{y0}\" y2=\"{y1}\" class=\"m\"/>\
+                 <text x=\"{tx}\" y=\"{ty}\" class=\"s\" text-anchor=\"{anchor}\">{l}</text>",
+                x = c(px(*m)),
+                y0 = c(y - 3.0),
+                y1 = c(y + 25.0),
+                // Labels right of the middle end at the marker, so they stay inside.
+                anchor = if px(*m) > LABEL + plot_w / 2.0 {
+                    "end"
+                } else {
+                    "start"
+                },
+                tx = c(if px(*m) > LABEL + plot_w / 2.0 {
+                    px(*m) - 3.0
+                } else {
+                    px(*m) + 3.0
+                }),
+                ty = c(y - 1.0),
+                l = esc(label)
+            );
+        }
+    }
+    let _ = write!(
+        out,
+        "<text x=\"{cx}\" y=\"{ly}\" text-anchor=\"middle\">{xl}</text>",
+        cx = c(LABEL + plot_w / 2.0),
+        ly = c(axis_y + 30.0),
+        xl = esc(&ch.x_label)
+    );
+    legend(&mut out, &ch.parts, axis_y + 48.0);
+    out.push_str("</svg>");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_markup() {
+        assert_eq!(
+            esc("<script>a&'b\"</script>"),
+            "&lt;script&gt;a&amp;&#39;b&quot;&lt;/script&gt;"
+        );
+    }
+
+    #[test]
+    fn ticks_cover_the_range_with_round_steps() {
+        assert_eq!(ticks(9.3), vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
+        assert_eq!(
+            ticks(1200.0),
+            vec![0.0, 250.0, 500.0, 750.0, 1000.0, 1250.0]
+        );
+        assert_eq!(
+            ticks(0.0),
+            vec![0.0, 0.2, 0.4, 0.6000000000000001, 0.8, 1.0]
+        );
+        for m in [0.013, 7.0, 55.5, 1e6, 123_456.0] {
+            let t = ticks(m);
+            assert!(*t.last().unwrap() >= m && t.len() <= 7, "{m}: {t:?}");
+        }
+    }
+
+    /// Bar heights are proportional to the values on the drawn axis.
+    #[test]
+    fn bars_are_to_scale() {
+        let s = bar_chart(&BarChart {
+            title: "t".into(),
+            y_label: "IOPS".into(),
+            series: vec!["A".into(), "B".into()],
+            groups: vec![BarGroup {
+                label: "g".into(),
+                bars: vec![
+                    Some(Bar {
+                        value: 1200.0,
+                        note: "1200".into(),
+                    }),
+                    Some(Bar {
+                        value: 600.0,
+                        note: "600".into(),
+                    }),
+                ],
+            }],
+        });
+        let heights: Vec<f64> = s
+            .split("<rect ")
+            .skip(1)
+            .filter_map(|r| {
+                let h = r.split("height=\"").nth(1)?.split('"').next()?;
+                h.parse().ok()
+            })
+            .collect();
+        // Two bars then two legend squares (10 high).
+        let axis = H - BOTTOM - TOP;
+        assert!(
+            (heights[0] - 1200.0 / 1250.0 * axis).abs() < 0.1,
+            "{heights:?}"
+        );
+        assert!(
+            (heights[1] - 600.0 / 1250.0 * axis).abs() < 0.1,
+            "{heights:?}"
+        );
+    }
+
+    #[test]
+    fn negative_segments_are_not_drawn() {
+        let s = stacked_bars(&StackedChart {
+            title: "t".into(),
+            x_label: "ms".into(),
+            parts: vec!["a".into(), "b".into()],
+            rows: vec![StackRow {
+                label: "r".into(),
+                segments: vec![2.0, -1.0],
+                marker: Some((1.0, "mean".into())),
+            }],
+        });
+        // One segment and two legend squares.
+        assert_eq!(s.matches("<rect ").count(), 3, "{s}");
+        assert!(!s.contains("NaN") && !s.contains("width=\"-"), "{s}");
+    }
+}

@@ -1,0 +1,275 @@
+//! The HTML report in a real browser: Debian's headless Chromium opens a
+//! two-result page made by `cephbench report`, logs no console errors,
+//! builds the expected number of non-empty `<svg>` plots, and renders a
+//! screenshot in which the plots' colours appear.
+//!
+//! The fixture is the one of `tests/report_snapshots.rs`, read back from its
+//! JSON snapshot (the fixture serialized), plus a serialized histogram.
+//! Without Chromium the test is skipped locally, and fails in CI (`CI` set):
+//! `containers/install-deps.sh` installs it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use cephbench::result::BenchResult;
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+/// The snapshot tests' fixture, from its JSON snapshot.
+fn fixture() -> BenchResult {
+    let snap =
+        include_str!("snapshots/report_snapshots__json_report_round_trips_and_matches_schema.snap");
+    // insta's header: "---\n...\n---\n", then the document.
+    let body = snap
+        .splitn(3, "---\n")
+        .nth(2)
+        .expect("insta snapshot header");
+    serde_json::from_str(body).expect("the JSON snapshot is a result")
+}
+
+fn chromium() -> Option<&'static str> {
+    if Path::new(CHROMIUM).exists() {
+        return Some(CHROMIUM);
+    }
+    if std::env::var_os("CI").is_some() {
+        panic!("{CHROMIUM} is missing in CI: containers/install-deps.sh must install `chromium`");
+    }
+    eprintln!(
+        "SKIPPED html_browser: {CHROMIUM} is not installed (apt-get install chromium, \
+         or run containers/install-deps.sh); in CI this test fails instead"
+    );
+    None
+}
+
+/// Runs headless Chromium on `page` with a fresh profile, bounded by 90 s.
+fn run_chromium(bin: &str, page: &Path, extra: &[&str]) -> Output {
+    let profile = tempfile::tempdir().unwrap();
+    let out = Command::new("timeout")
+        .args(["-k", "5", "90", bin])
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--enable-logging=stderr",
+            "--v=0",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(extra)
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .expect("run chromium");
+    assert!(
+        out.status.success(),
+        "chromium failed ({:?}): {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// The page's console messages as Chromium logs them (`INFO:CONSOLE...`),
+/// and uncaught exceptions.
+fn console_lines(stderr: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(stderr)
+        .lines()
+        .filter(|l| l.contains(":CONSOLE") || l.contains("Uncaught"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// `<svg>` elements of a DOM that hold at least one drawn shape.
+fn non_empty_svgs(dom: &str) -> (usize, usize) {
+    let mut total = 0;
+    let mut drawn = 0;
+    for part in dom.split("<svg").skip(1) {
+        total += 1;
+        let body = part.split("</svg>").next().unwrap_or("");
+        if ["<polyline", "<rect", "<circle", "<path"]
+            .iter()
+            .any(|s| body.contains(s))
+        {
+            drawn += 1;
+        }
+    }
+    (total, drawn)
+}
+
+/// A decoded 8-bit RGB/RGBA PNG: (width, height, RGB pixels).
+fn decode_png(bytes: &[u8]) -> (usize, usize, Vec<[u8; 3]>) {
+    use std::io::Read;
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "not a PNG");
+    let (mut w, mut h, mut channels) = (0usize, 0usize, 0usize);
+    let mut idat = Vec::new();
+    let mut pos = 8;
+    while pos + 8 <= bytes.len() {
+        let len = u32::from_be_bytes(bytes[pos..pos + 4].try_into().unwrap()) as usize;
+        let kind = &bytes[pos + 4..pos + 8];
+        let data = &bytes[pos + 8..pos + 8 + len];
+        match kind {
+            b"IHDR" => {
+                w = u32::from_be_bytes(data[0..4].try_into().unwrap()) as usize;
+                h = u32::from_be_bytes(data[4..8].try_into().unwrap()) as usize;
+                assert_eq!(data[8], 8, "bit depth");
+                channels = match data[9] {
+                    2 => 3,
+                    6 => 4,
+                    t => panic!("PNG colour type {t}"),
+                };
+                assert_eq!(data[12], 0, "interlaced PNG");
+            }
+            b"IDAT" => idat.extend_from_slice(data),
+            _ => {}
+        }
+        pos += 12 + len;
+    }
+    let mut raw = Vec::new();
+    flate2::read::ZlibDecoder::new(&idat[..])
+        .read_to_end(&mut raw)
+        .unwrap();
+    let stride = w * channels;
+    assert_eq!(raw.len(), h * (stride + 1), "PNG data size");
+    let mut prev = vec![0u8; stride];
+    let mut px = Vec::with_capacity(w * h);
+    for row in raw.chunks(stride + 1) {
+        let (filter, line) = (row[0], &row[1..]);
+        let mut cur = vec![0u8; stride];
+        for i in 0..stride {
+            let a = if i >= channels { cur[i - channels] } else { 0 };
+            let b = prev[i];
+            let c = if i >= channels { prev[i - channels] } else { 0 };
+            let pred = match filter {
+                0 => 0,
+                1 => a,
+                2 => b,
+                3 => ((u16::from(a) + u16::from(b)) / 2) as u8,
+                4 => {
+                    let p = i16::from(a) + i16::from(b) - i16::from(c);
+                    let (pa, pb, pc) = (
+                        (p - i16::from(a)).abs(),
+                        (p - i16::from(b)).abs(),
+                        (p - i16::from(c)).abs(),
+                    );
+                    if pa <= pb && pa <= pc {
+                        a
+                    } else if pb <= pc {
+                        b
+                    } else {
+                        c
+                    }
+                }
+                f => panic!("PNG filter {f}"),
+            };
+            cur[i] = line[i].wrapping_add(pred);
+        }
+        for p in cur.chunks(channels) {
+            px.push([p[0], p[1], p[2]]);
+        }
+        prev = cur;
+    }
+    (w, h, px)
+}
+
+fn hex(c: &str) -> [u8; 3] {
+    let v = u32::from_str_radix(c.trim_start_matches('#'), 16).unwrap();
+    [(v >> 16) as u8, (v >> 8) as u8, v as u8]
+}
+
+#[test]
+fn html_report_renders_in_headless_chromium() {
+    let Some(bin) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = fixture();
+    let mut rec = cephbench::stats::LatencyRecorder::new();
+    for i in 1..=12_000u64 {
+        rec.record(10_000_000 + (i * 7919) % 6_000_000);
+    }
+    a.jobs[0].latency_ns = rec.summary();
+    a.jobs[0].histogram = Some(cephbench::stats::encode_histogram(rec.histogram()));
+    let mut b = fixture();
+    b.jobs[0].iops *= 2.0;
+    b.jobs[0].latency_ns.mean /= 2.0;
+    if let cephbench::result::Workload::Rados(w) = &mut b.workload {
+        w.pool = "<script>console.error('escaped?')</script>".into();
+    }
+    let (pa, pb) = (dir.path().join("a.json"), dir.path().join("b.json"));
+    std::fs::write(&pa, serde_json::to_vec(&a).unwrap()).unwrap();
+    std::fs::write(&pb, serde_json::to_vec(&b).unwrap()).unwrap();
+    let page: PathBuf = dir.path().join("page.html");
+    let out = assert_cmd::Command::cargo_bin("cephbench")
+        .unwrap()
+        .args(["report", "--format", "html", "-o"])
+        .arg(&page)
+        .arg(&pa)
+        .arg(&pb)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // The harness sees console errors when there are some.
+    let bad = dir.path().join("bad.html");
+    std::fs::write(
+        &bad,
+        "<!DOCTYPE html><html><body><script>console.error('boom'); nope();</script></body></html>",
+    )
+    .unwrap();
+    let out = run_chromium(bin, &bad, &["--dump-dom"]);
+    let lines = console_lines(&out.stderr);
+    assert!(
+        lines.iter().any(|l| l.contains("boom")) && lines.iter().any(|l| l.contains("Uncaught")),
+        "the console check must catch errors: {lines:?}"
+    );
+
+    // The report: no console output at all, and every plot drawn. Per result:
+    // 1 job x (percentile curve + IOPS + latency timelines) + attribution +
+    // per-OSD bars = 5; plus 2 comparison charts.
+    let out = run_chromium(bin, &page, &["--dump-dom"]);
+    let lines = console_lines(&out.stderr);
+    assert!(lines.is_empty(), "console messages: {lines:?}");
+    let dom = String::from_utf8_lossy(&out.stdout);
+    assert!(dom.contains("</html>"), "no DOM dumped: {dom}");
+    assert!(!dom.contains("<script"), "the pool name became a script");
+    let expected = 2 * (3 + 1 + 1) + 2;
+    assert_eq!(non_empty_svgs(&dom), (expected, expected));
+
+    // The screenshot: the right size, mostly white page with the plots'
+    // colours in it (series A's blue and B's orange fill whole bars).
+    let shot = dir.path().join("shot.png");
+    run_chromium(
+        bin,
+        &page,
+        &[
+            &format!("--screenshot={}", shot.display()),
+            "--window-size=1200,3000",
+        ],
+    );
+    let (w, h, px) = decode_png(&std::fs::read(&shot).unwrap());
+    assert_eq!((w, h), (1200, 3000));
+    let white = px.iter().filter(|p| **p == [255, 255, 255]).count();
+    let inked = px.len() - white;
+    assert!(
+        inked > px.len() / 50 && white > px.len() / 4,
+        "blank or all-ink screenshot: {inked} of {} pixels not white",
+        px.len()
+    );
+    for c in [
+        cephbench::report::svg::PALETTE[0],
+        cephbench::report::svg::PALETTE[1],
+    ] {
+        let want = hex(c);
+        let n = px.iter().filter(|p| **p == want).count();
+        eprintln!(
+            "screenshot: {n} pixels of {c}, {inked} of {} not white",
+            px.len()
+        );
+        assert!(n > 2000, "plot colour {c} on only {n} pixels");
+    }
+}
