@@ -258,7 +258,7 @@ pub fn merge_results(results: &[(&str, &BenchResult)]) -> Result<BenchResult, Gr
         .iter()
         .flat_map(|(_, r)| r.tail.iter().cloned())
         .collect();
-    tail.sort_by(|a, b| b.latency_ns.cmp(&a.latency_ns));
+    tail.sort_by_key(|t| std::cmp::Reverse(t.latency_ns));
     Ok(BenchResult {
         schema_version: first.schema_version,
         tool: first.tool.clone(),
