@@ -104,6 +104,8 @@ pub enum Command {
     Report(ReportArgs),
     /// Run a suite of jobs (built-in lab, cdm, rados, or a TOML file), each --runs times.
     Suite(SuiteArgs),
+    /// Join a group of clients and run the jobs a controller (`rados --group`) sends.
+    Agent(AgentArgs),
 }
 
 /// `cephbench suite`.
@@ -186,6 +188,105 @@ impl SuiteArgs {
     }
 }
 
+/// Shortest `--watch-timeout`: librados pings its watches once per
+/// `objecter_tick_interval` (5 s); a shorter timeout lets the OSD drop live
+/// watches (seen here: `ENOTCONN` on every agent mid-job with 5 s).
+const MIN_WATCH_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// `cephbench agent`.
+#[derive(Debug, Args)]
+pub struct AgentArgs {
+    /// Pool holding the group object (and benchmarked by the jobs).
+    #[arg(short = 'p', long)]
+    pub pool: String,
+    /// The group to join.
+    #[arg(long, value_name = "NAME")]
+    pub group: String,
+    /// This agent's id in the group [default: <host>-<pid>].
+    #[arg(long, value_name = "ID")]
+    pub agent_id: Option<String>,
+    /// Leave the group after this long without a job [default: never].
+    #[arg(long, value_parser = dur, value_name = "DURATION")]
+    pub timeout: Option<Duration>,
+    /// How long the OSD keeps this agent's watch after losing contact with it.
+    #[arg(long, default_value = "30s", value_parser = dur, value_name = "DURATION")]
+    pub watch_timeout: Duration,
+    /// Also keep each job's result here, as <group>.<job>.json.
+    #[arg(long, value_name = "DIR")]
+    pub save_results: Option<PathBuf>,
+}
+
+impl AgentArgs {
+    /// Validates the arguments.
+    pub fn config(&self) -> Result<cephbench::group::AgentConfig, UsageError> {
+        use cephbench::group::{default_agent_id, validate_name};
+        validate_name("--group", &self.group).map_err(UsageError)?;
+        let id = self.agent_id.clone().unwrap_or_else(default_agent_id);
+        validate_name("--agent-id", &id).map_err(UsageError)?;
+        if self.watch_timeout < MIN_WATCH_TIMEOUT {
+            return Err(UsageError(
+                "--watch-timeout must be at least 15s (librados confirms a watch only every 5 s)"
+                    .into(),
+            ));
+        }
+        Ok(cephbench::group::AgentConfig {
+            pool: self.pool.clone(),
+            group: self.group.clone(),
+            id,
+            watch_timeout: self.watch_timeout,
+            idle_timeout: self.timeout,
+            save_results: self.save_results.clone(),
+        })
+    }
+}
+
+/// Running one job on a group of agents (`--group`).
+#[derive(Debug, Args)]
+pub struct GroupArgs {
+    /// Run on the agents of this group (see `cephbench agent`) instead of here.
+    #[arg(long, value_name = "NAME")]
+    pub group: Option<String>,
+    /// How many agents run the job.
+    #[arg(long, value_name = "N")]
+    pub clients: Option<usize>,
+    /// How long to wait for --clients agents to be present.
+    #[arg(long, default_value = "60s", value_parser = dur, value_name = "DURATION")]
+    pub wait_agents: Duration,
+    /// The common start is this far in the future when the job is sent.
+    #[arg(long, default_value = "3s", value_parser = dur, value_name = "DURATION")]
+    pub start_delay: Duration,
+    /// How long after the job's expected end to wait for results.
+    #[arg(long, default_value = "60s", value_parser = dur, value_name = "DURATION")]
+    pub group_margin: Duration,
+}
+
+impl GroupArgs {
+    /// The group run these flags describe, if any.
+    pub fn config(&self, pool: &str) -> Result<Option<cephbench::group::GroupConfig>, UsageError> {
+        let (group, clients) = match (&self.group, self.clients) {
+            (None, None) => return Ok(None),
+            (Some(g), Some(n)) => (g, n),
+            _ => {
+                return Err(UsageError(
+                    "--group and --clients go together: e.g. --group lab --clients 3".into(),
+                ))
+            }
+        };
+        cephbench::group::validate_name("--group", group).map_err(UsageError)?;
+        if clients == 0 || clients > 1000 {
+            return Err(UsageError("--clients must be between 1 and 1000".into()));
+        }
+        Ok(Some(cephbench::group::GroupConfig {
+            pool: pool.to_string(),
+            group: group.clone(),
+            clients,
+            wait_agents: self.wait_agents,
+            start_delay: self.start_delay,
+            margin: self.group_margin,
+        }))
+    }
+}
+
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum ModeArg {
     /// Write new objects.
@@ -253,6 +354,8 @@ pub struct RadosArgs {
     /// Placement groups of a pool made by --create-pool.
     #[arg(long, default_value_t = 32, requires = "create_pool", value_name = "N")]
     pub pg_num: u32,
+    #[command(flatten)]
+    pub group: GroupArgs,
 }
 
 /// `cephbench rbd`.
@@ -313,6 +416,8 @@ pub struct RbdArgs {
     /// Skip writing the test area once before the jobs (the report flags it).
     #[arg(long)]
     pub no_precondition: bool,
+    #[command(flatten)]
+    pub group: GroupArgs,
 }
 
 /// A switch.
@@ -443,6 +548,7 @@ impl RbdArgs {
             prior_precondition: None,
             live,
             telemetry: true,
+            start_at: None,
         })
     }
 }
@@ -616,6 +722,7 @@ impl RadosArgs {
                 size: self.pool_size,
                 pg_num: self.pg_num,
             }),
+            start_at: None,
         })
     }
 }

@@ -405,6 +405,7 @@ mod tests {
             interrupted: false,
             warnings: vec![],
             pool: None,
+            clients: None,
         }
     }
 

@@ -13,6 +13,7 @@ pub mod compare;
 pub mod counters;
 pub mod engine;
 pub mod fio;
+pub mod group;
 pub mod historic;
 pub mod input;
 pub mod network;

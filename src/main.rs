@@ -106,6 +106,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Compare(_) | Command::Report(_) | Command::Suite(_) => {
             unreachable!("handled above")
         }
+        Command::Agent(_) => (None, None),
         Command::Cleanup(a) => {
             if let Some(r) = &a.run_name {
                 cephbench::objects::validate_run_name(r).map_err(UsageError)?;
@@ -121,6 +122,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             (None, None)
         }
+    };
+    let group_cfg = match &cli.command {
+        Command::Rados(a) => a.group.config(&a.pool)?,
+        Command::Rbd(a) => a.group.config(&a.pool)?,
+        _ => None,
+    };
+    let agent_cfg = match &cli.command {
+        Command::Agent(a) => Some(a.config()?),
+        _ => None,
     };
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -146,6 +156,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     args.pool, cfg.run_name
                 );
                 let stop = install_signal_handlers(hint);
+                if let Some(g) = group_cfg {
+                    let job = cephbench::group::JobSpec::Rados(cfg);
+                    let outcome = cephbench::group::run_group(&rados, &g, job, stop, |l| {
+                        eprintln!("cephbench: group {}: {l}", g.group)
+                    })
+                    .await?;
+                    return finish_group(outcome, cli.format);
+                }
                 let outcome = bench::run_rados(&rados, &cfg, stop).await?;
                 finish(outcome, cli.format)
             }
@@ -161,11 +179,35 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     }
                 };
                 let stop = install_signal_handlers(hint);
+                if let Some(g) = group_cfg {
+                    let job = cephbench::group::JobSpec::Rbd(cfg);
+                    let outcome = cephbench::group::run_group(&rados, &g, job, stop, |l| {
+                        eprintln!("cephbench: group {}: {l}", g.group)
+                    })
+                    .await?;
+                    return finish_group(outcome, cli.format);
+                }
                 let outcome = bench::run_rbd(&rados, &cfg, stop).await?;
                 finish(outcome, cli.format)
             }
             Command::Compare(_) | Command::Report(_) | Command::Suite(_) => {
                 unreachable!("handled above")
+            }
+            Command::Agent(args) => {
+                let cfg = agent_cfg.expect("validated above");
+                let stop = install_signal_handlers(format!("cephbench cleanup -p {}", args.pool));
+                let interrupted = stop.clone();
+                let id = cfg.id.clone();
+                let jobs = cephbench::group::run_agent(&rados, &cfg, stop, |l| {
+                    eprintln!("cephbench agent {id}: {l}")
+                })
+                .await?;
+                eprintln!("cephbench agent {}: ran {jobs} job(s)", cfg.id);
+                Ok(if *interrupted.borrow() {
+                    ExitCode::from(EXIT_INTERRUPTED)
+                } else {
+                    ExitCode::SUCCESS
+                })
             }
             Command::Cleanup(args) => {
                 let mut io = rados.ioctx(&args.pool)?;
@@ -384,6 +426,39 @@ fn finish(outcome: bench::Outcome, format: Format) -> anyhow::Result<ExitCode> {
     }
     if let Some(e) = outcome.error {
         return Err(anyhow::Error::new(e).context("the benchmark stopped on an error"));
+    }
+    Ok(if outcome.result.interrupted {
+        ExitCode::from(EXIT_INTERRUPTED)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Prints a group run's merged report; agents without a result fail the
+/// command (exit 1) after the report, each named on stderr.
+fn finish_group(
+    outcome: cephbench::group::GroupOutcome,
+    format: Format,
+) -> anyhow::Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
+    format.reporter().render(&outcome.result, &mut out)?;
+    out.flush()?;
+    let mut bad: Vec<String> = Vec::new();
+    for (a, why) in outcome.missing.iter().chain(outcome.failed.iter()) {
+        eprintln!("cephbench: warning: agent {a}: {why}");
+        bad.push(a.clone());
+    }
+    if !bad.is_empty() {
+        let n = outcome
+            .result
+            .clients
+            .as_ref()
+            .map_or(0, |c| c.clients.len());
+        anyhow::bail!(
+            "{} of {n} agents delivered no complete result ({}); the report covers the others",
+            bad.len(),
+            bad.join(", ")
+        );
     }
     Ok(if outcome.result.interrupted {
         ExitCode::from(EXIT_INTERRUPTED)

@@ -50,6 +50,10 @@ pub struct BenchResult {
     /// The pool's settings at the start of the run, if they could be read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pool: Option<PoolSettings>,
+    /// For group runs (`--group`): the clients whose results were merged
+    /// into the figures above, one row each.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clients: Option<GroupReport>,
 }
 
 /// A pool's settings, as the mons report them: what makes two results
@@ -89,6 +93,53 @@ pub struct OsdMemory {
     pub osd: i32,
     /// Its `osd_memory_target`, bytes.
     pub bytes: u64,
+}
+
+/// The clients of a coordinated multi-client run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GroupReport {
+    /// The group's name.
+    pub group: String,
+    /// How many clients were asked for.
+    pub requested: u64,
+    /// The common start, on the controller's clock, ns since the epoch.
+    pub planned_start_unix_ns: u64,
+    /// Latest minus earliest measured start of the clients that reported,
+    /// on the controller's clock (clock offsets removed), ms.
+    pub start_spread_ms: Option<f64>,
+    /// One row per client, including the ones that delivered nothing.
+    pub clients: Vec<ClientReport>,
+}
+
+/// One client of a group run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClientReport {
+    /// The agent's id (`--agent-id`, default `<host>-<pid>`).
+    pub agent: String,
+    /// The agent's host.
+    pub host: String,
+    /// `ok`, `missing` (no answer: died or stalled) or `failed` (it answered with an error).
+    pub status: String,
+    /// Why it failed or is missing.
+    pub error: Option<String>,
+    /// The run name (object names) it used.
+    pub run_name: String,
+    /// Measured ops (all its jobs).
+    pub ops: u64,
+    /// Its ops per second.
+    pub iops: f64,
+    /// Its mean completion latency, ns.
+    pub mean_ns: f64,
+    /// Its 99th percentile (the highest of its jobs'), ns.
+    pub p99_ns: u64,
+    /// Its clock minus the controller's, ms (from notify round trips).
+    pub clock_offset_ms: f64,
+    /// The round trip of the ping the offset came from, ms: the offset's
+    /// error is at most half of it.
+    pub clock_rtt_ms: f64,
+    /// Its measured start minus the planned common start, on the
+    /// controller's clock, ms.
+    pub start_delta_ms: Option<f64>,
 }
 
 /// One OSD, as the client saw the ops it was primary for and as its own

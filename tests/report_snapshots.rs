@@ -179,6 +179,7 @@ fn fixture() -> BenchResult {
         interrupted: false,
         warnings: vec![],
         pool: None,
+        clients: None,
     }
 }
 

@@ -123,6 +123,7 @@ fn result(jobs: Vec<JobReport>, rw: &str, bs: u64, qd: u64, fsync: Option<u64>) 
         placement: None,
         network: None,
         tail: Vec::new(),
+        clients: None,
         interrupted: false,
         warnings: vec![],
         pool: Some(pool()),

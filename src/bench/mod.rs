@@ -160,6 +160,8 @@ pub struct Outcome {
     pub cleaned: Option<u64>,
     /// When the run could not remove what it created: the command that does.
     pub leftovers: Option<String>,
+    /// When the measured ops started, on this host's clock (rados runs).
+    pub measured_start: Option<SystemTime>,
 }
 
 /// Explains a failed op of a run on `pool`: a full pool (naming the quota),
@@ -233,7 +235,7 @@ fn quota_detail(rados: &Rados, pool: &str) -> Option<String> {
 }
 
 /// How `--create-pool` makes a pool.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PoolSpec {
     /// Replicas (`size`).
     pub size: u32,

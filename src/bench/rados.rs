@@ -20,8 +20,9 @@ use crate::progress::{Counters, WorkerProgress};
 use crate::result::{BenchResult, RadosWorkload, Workload, SCHEMA_VERSION};
 use crate::workload::rados::{Layout, RadosMode, RadosSource, RadosTarget};
 
-/// A validated `cephbench rados` invocation.
-#[derive(Debug, Clone)]
+/// A validated `cephbench rados` invocation (serializable: group runs send it
+/// to the agents).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct RadosConfig {
     /// Pool to use.
     pub pool: String,
@@ -56,6 +57,10 @@ pub struct RadosConfig {
     /// `--create-pool`: create the pool if it does not exist (and remove it
     /// afterwards, when it was created by this run and cleanup is on).
     pub create_pool: Option<PoolSpec>,
+    /// Start the measured ops at this time (after every preparation), for
+    /// runs coordinated across clients; `None`: at once.
+    #[serde(default)]
+    pub start_at: Option<std::time::SystemTime>,
 }
 
 fn cstr(s: &str) -> CString {
@@ -251,6 +256,12 @@ pub async fn run_rados(
         probes.slots.as_ref(),
     );
 
+    if let Some(at) = cfg.start_at {
+        if let Ok(wait) = at.duration_since(std::time::SystemTime::now()) {
+            tokio::time::sleep(wait).await;
+        }
+    }
+    let measured_start = std::time::SystemTime::now();
     let counters = Arc::new(Counters::default());
     let worker = engine::run(
         &mut target,
@@ -351,6 +362,7 @@ pub async fn run_rados(
         interrupted,
         warnings,
         pool: pool_settings,
+        clients: None,
     };
     crate::attribution::attribute(&mut result);
 
@@ -359,6 +371,7 @@ pub async fn run_rados(
         error,
         cleaned,
         leftovers,
+        measured_start: Some(measured_start),
     })
 }
 
@@ -408,6 +421,14 @@ pub async fn cleanup(
     }
     let n = remove_objects(io, names.drain(..), concurrency).await?;
     let m = remove_objects(io, metas, concurrency).await?;
+    // Group runs' leftovers (an agent killed with SIGKILL, a controller
+    // killed before it read the results); agents still watching lose their watch.
+    let g = if run.is_none() {
+        let groups = io.list_prefix(crate::group::GROUP_PREFIX)?;
+        remove_objects(io, groups.into_iter().map(|e| e.name), concurrency).await?
+    } else {
+        0
+    };
     // Images of `cephbench rbd --size` runs that died before removing them:
     // each RBD image has an id object `rbd_id.<name>`.
     let mut images = 0;
@@ -420,7 +441,7 @@ pub async fn cleanup(
         }
     }
     let mut report = CleanupReport {
-        removed: n + m + images,
+        removed: n + m + g + images,
         ..Default::default()
     };
     if created_pool {

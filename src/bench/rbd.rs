@@ -22,7 +22,7 @@ use crate::workload::rbd::{RbdMode, RbdSource, RbdTarget};
 pub const IMAGE_PREFIX: &str = "cephbench_img.";
 
 /// Which image to use.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub enum ImageChoice {
     /// An existing image; written only with `allow_write`.
     Existing {
@@ -45,8 +45,9 @@ pub enum ImageChoice {
     },
 }
 
-/// A validated `cephbench rbd` invocation.
-#[derive(Debug, Clone)]
+/// A validated `cephbench rbd` invocation (serializable: group runs send
+/// it to the agents).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct RbdConfig {
     /// Pool.
     pub pool: String,
@@ -83,6 +84,10 @@ pub struct RbdConfig {
     pub live: bool,
     /// Probe placement and OSD counters around the run.
     pub telemetry: bool,
+    /// Start the measured jobs at this time (after creating and
+    /// preconditioning the image), for runs coordinated across clients.
+    #[serde(default)]
+    pub start_at: Option<std::time::SystemTime>,
 }
 
 /// A new, unique image name: `cephbench_img.<host>.<pid>.<unix time>`.
@@ -302,9 +307,15 @@ async fn run_on_image(
         max_bytes: cfg.io_total,
         slow_op: super::SLOW_OP,
     };
+    let mut measured_start = None;
     let (outcome, timeline) = if interrupted {
         (None, Vec::new())
     } else {
+        if let Some(at) = cfg.start_at {
+            if let Ok(wait) = at.duration_since(std::time::SystemTime::now()) {
+                tokio::time::sleep(wait).await;
+            }
+        }
         let mut images = vec![first];
         for _ in 1..cfg.numjobs {
             images.push(open(io, &cfg.pool, name)?);
@@ -334,6 +345,7 @@ async fn run_on_image(
                 )
             })
             .collect();
+        measured_start = Some(std::time::SystemTime::now());
         let jobs = targets
             .iter_mut()
             .zip(sources.iter_mut())
@@ -413,6 +425,7 @@ async fn run_on_image(
         interrupted,
         warnings,
         pool: pool_settings,
+        clients: None,
     };
     crate::attribution::attribute(&mut result);
 
@@ -421,6 +434,7 @@ async fn run_on_image(
         error,
         cleaned: None,
         leftovers: None,
+        measured_start,
     })
 }
 

@@ -158,6 +158,13 @@ impl Rados {
         &self.entity
     }
 
+    /// This client's global id in the cluster (`client.<gid>`, as notify
+    /// replies name watchers and notifiers).
+    pub fn instance_id(&self) -> u64 {
+        // SAFETY: valid, connected handle.
+        unsafe { sys::rados_get_instance_id(self.handle.as_ptr()) }
+    }
+
     /// The cluster's fsid.
     pub fn fsid(&self) -> Result<String> {
         let mut buf = [0 as c_char; 64];

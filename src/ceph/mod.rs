@@ -10,9 +10,13 @@ pub mod completion;
 mod error;
 mod ioctx;
 pub mod rbd;
+mod watch;
 
 pub use cluster::{librados_version, CommandOutput, ConnectOptions, Rados};
 pub use completion::{AioDone, AioFuture};
 pub use error::{CephError, ConnectError, Errno, Result};
 pub use ioctx::{IoCtx, ListEntry, ObjectStat};
 pub use rbd::{create_image, remove_image, Image, ImageInfo};
+pub use watch::{
+    decode_notify_reply, Notify, NotifyAck, NotifyReply, NotifyTimeout, Watch, WatchEvent,
+};

@@ -90,6 +90,36 @@ impl Reporter for Markdown {
                 writeln!(out, "\n> {n}")?;
             }
         }
+        if let Some(g) = &r.clients {
+            writeln!(out)?;
+            writeln!(
+                out,
+                "Clients of group `{}` (figures above merge their histograms):",
+                g.group
+            )?;
+            writeln!(out)?;
+            writeln!(
+                out,
+                "| agent | host | status | ops | IOPS | mean ms | p99 ms | clock offset ms | start ms |"
+            )?;
+            writeln!(out, "|---|---|---|---:|---:|---:|---:|---:|---:|")?;
+            for c in &g.clients {
+                writeln!(
+                    out,
+                    "| {} | {} | {} | {} | {:.1} | {} | {} | {:+.3} | {} |",
+                    c.agent,
+                    c.host,
+                    c.status,
+                    c.ops,
+                    c.iops,
+                    ms(c.mean_ns),
+                    ms(c.p99_ns as f64),
+                    c.clock_offset_ms,
+                    c.start_delta_ms
+                        .map_or("-".to_string(), |d| format!("{d:+.1}"))
+                )?;
+            }
+        }
         Ok(())
     }
 }

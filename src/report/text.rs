@@ -96,8 +96,61 @@ impl Text {
         for job in &r.jobs {
             render_job(job, &r.latency_definition, out)?;
         }
+        render_clients(r, out)?;
         render_osds(r, out)
     }
+}
+
+/// Group runs: one row per client, and how well the clients started together.
+fn render_clients(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
+    let Some(g) = &r.clients else {
+        return Ok(());
+    };
+    let ms = |ns: f64| ns / 1e6;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "Clients of group '{}' ({} requested; figures above merge their histograms)",
+        g.group, g.requested
+    )?;
+    writeln!(
+        out,
+        "  {:<24} {:<16} {:<8} {:>10} {:>10} {:>10} {:>10} {:>11} {:>9}",
+        "agent", "host", "status", "ops", "IOPS", "mean ms", "p99 ms", "clock ms", "start ms"
+    )?;
+    for c in &g.clients {
+        writeln!(
+            out,
+            "  {:<24} {:<16} {:<8} {:>10} {:>10.1} {:>10.3} {:>10.3} {:>+11.3} {:>9}",
+            c.agent,
+            c.host,
+            c.status,
+            c.ops,
+            c.iops,
+            ms(c.mean_ns),
+            ms(c.p99_ns as f64),
+            c.clock_offset_ms,
+            c.start_delta_ms
+                .map_or("-".to_string(), |d| format!("{d:+.1}"))
+        )?;
+        if let Some(e) = &c.error {
+            writeln!(out, "    {}: {e}", c.agent)?;
+        }
+    }
+    if let Some(s) = g.start_spread_ms {
+        writeln!(
+            out,
+            "  Start spread: {s:.1} ms (latest minus earliest measured start, on the controller's clock)"
+        )?;
+    }
+    writeln!(
+        out,
+        "  clock ms: the agent's clock minus the controller's, within ± half its ping RTT (max RTT {:.3} ms)",
+        g.clients
+            .iter()
+            .map(|c| c.clock_rtt_ms)
+            .fold(0.0, f64::max)
+    )
 }
 
 fn render_job(j: &JobReport, latency_definition: &str, out: &mut dyn io::Write) -> io::Result<()> {

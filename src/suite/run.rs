@@ -310,6 +310,7 @@ async fn run_plan(
                     prior_precondition: prior.clone(),
                     live: false,
                     telemetry: opts.telemetry,
+                    start_at: None,
                 };
                 let o = run_rbd(rados, &cfg, stop.clone()).await?;
                 if prior.is_none() {
@@ -346,6 +347,7 @@ async fn run_plan(
                     verify: false,
                     live: false,
                     telemetry: opts.telemetry,
+                    start_at: None,
                     create_pool: None,
                 };
                 run_rados(rados, &cfg, stop.clone()).await?

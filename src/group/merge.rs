@@ -1,0 +1,358 @@
+//! Merging the clients' results of a group run into one [`BenchResult`]:
+//! counts and rates add up, latency histograms are added (so percentiles
+//! are those of every op of every client), the mean and standard deviation
+//! are combined exactly from each client's count, mean and deviation.
+
+use std::collections::BTreeMap;
+
+use hdrhistogram::Histogram;
+
+use crate::progress::Sample;
+use crate::result::{BenchResult, JobReport, OsdClientRow, OsdReport};
+use crate::stats::{decode_histogram, encode_histogram, LatencySummary};
+
+use super::GroupError;
+
+/// Percentiles of a merged histogram, as [`crate::stats::LatencyRecorder`]
+/// reports them: the bucket's highest equivalent value, never above `max`.
+fn quantile(h: &Histogram<u64>, q: f64, max: u64) -> u64 {
+    if h.is_empty() {
+        return 0;
+    }
+    h.value_at_quantile(q).min(max)
+}
+
+/// Merges the latency summaries and histograms of one job across clients.
+fn merge_latency(
+    jobs: &[(&str, &JobReport)],
+) -> Result<(LatencySummary, Option<String>), GroupError> {
+    let mut hist: Option<Histogram<u64>> = None;
+    let with_ops: Vec<&(&str, &JobReport)> = jobs.iter().filter(|(_, j)| j.ops > 0).collect();
+    for (agent, j) in &with_ops {
+        let text = j
+            .histogram
+            .as_deref()
+            .ok_or_else(|| GroupError::BadResult {
+                agent: agent.to_string(),
+                why: format!("job '{}' has {} ops but no histogram", j.name, j.ops),
+            })?;
+        let h = decode_histogram(text).map_err(|e| GroupError::BadResult {
+            agent: agent.to_string(),
+            why: e.to_string(),
+        })?;
+        match &mut hist {
+            None => hist = Some(h),
+            Some(acc) => acc.add(&h).map_err(|e| GroupError::BadResult {
+                agent: agent.to_string(),
+                why: format!("histogram cannot be added: {e:?}"),
+            })?,
+        }
+    }
+    let Some(h) = hist else {
+        return Ok((LatencySummary::default(), None));
+    };
+    let n: f64 = with_ops.iter().map(|(_, j)| j.ops as f64).sum();
+    let mean = with_ops
+        .iter()
+        .map(|(_, j)| j.ops as f64 * j.latency_ns.mean)
+        .sum::<f64>()
+        / n;
+    // Pooled variance: within-client sums of squares plus between-client spread.
+    let ss: f64 = with_ops
+        .iter()
+        .map(|(_, j)| {
+            let k = j.ops as f64;
+            (k - 1.0).max(0.0) * j.latency_ns.stddev.powi(2)
+                + k * (j.latency_ns.mean - mean).powi(2)
+        })
+        .sum();
+    let stddev = if n > 1.0 {
+        (ss / (n - 1.0)).max(0.0).sqrt()
+    } else {
+        0.0
+    };
+    let min = with_ops
+        .iter()
+        .map(|(_, j)| j.latency_ns.min)
+        .min()
+        .unwrap_or(0);
+    let max = with_ops
+        .iter()
+        .map(|(_, j)| j.latency_ns.max)
+        .max()
+        .unwrap_or(0);
+    let s = LatencySummary {
+        min,
+        mean,
+        stddev,
+        p50: quantile(&h, 0.50, max),
+        p90: quantile(&h, 0.90, max),
+        p99: quantile(&h, 0.99, max),
+        p99_9: quantile(&h, 0.999, max),
+        max,
+    };
+    Ok((s, Some(encode_histogram(&h))))
+}
+
+/// Adds the clients' per-second samples second by second.
+fn merge_timeline(jobs: &[(&str, &JobReport)]) -> Vec<Sample> {
+    let len = jobs
+        .iter()
+        .map(|(_, j)| j.timeline.len())
+        .max()
+        .unwrap_or(0);
+    (0..len)
+        .map(|i| {
+            let present: Vec<&Sample> =
+                jobs.iter().filter_map(|(_, j)| j.timeline.get(i)).collect();
+            let ops: u64 = present.iter().map(|s| s.ops).sum();
+            let lat = if ops > 0 {
+                present
+                    .iter()
+                    .map(|s| s.ops as f64 * s.mean_latency_ns)
+                    .sum::<f64>()
+                    / ops as f64
+            } else {
+                0.0
+            };
+            Sample {
+                t_s: present[0].t_s,
+                ramp: present.iter().any(|s| s.ramp),
+                ops,
+                bytes: present.iter().map(|s| s.bytes).sum(),
+                mean_latency_ns: lat,
+                in_flight: present.iter().map(|s| s.in_flight).sum(),
+                errors: present.iter().map(|s| s.errors).sum(),
+            }
+        })
+        .collect()
+}
+
+fn merge_job(jobs: &[(&str, &JobReport)]) -> Result<JobReport, GroupError> {
+    let first = jobs[0].1;
+    let (latency, histogram) = merge_latency(jobs)?;
+    let mut stops: Vec<&str> = jobs.iter().map(|(_, j)| j.stop_reason.as_str()).collect();
+    stops.dedup();
+    stops.sort_unstable();
+    stops.dedup();
+    let mut by_errno = BTreeMap::new();
+    for (_, j) in jobs {
+        for (e, n) in &j.errors_by_errno {
+            *by_errno.entry(e.clone()).or_insert(0) += n;
+        }
+    }
+    Ok(JobReport {
+        name: first.name.clone(),
+        op: first.op.clone(),
+        ops: jobs.iter().map(|(_, j)| j.ops).sum(),
+        errors: jobs.iter().map(|(_, j)| j.errors).sum(),
+        bytes: jobs.iter().map(|(_, j)| j.bytes).sum(),
+        elapsed_s: jobs.iter().map(|(_, j)| j.elapsed_s).fold(0.0, f64::max),
+        iops: jobs.iter().map(|(_, j)| j.iops).sum(),
+        bytes_per_sec: jobs.iter().map(|(_, j)| j.bytes_per_sec).sum(),
+        latency_ns: latency,
+        stop_reason: stops.join(","),
+        verify_mismatches: jobs
+            .iter()
+            .filter_map(|(_, j)| j.verify_mismatches)
+            .reduce(|a, b| a + b),
+        first_error: jobs
+            .iter()
+            .find_map(|(a, j)| j.first_error.as_ref().map(|e| format!("[{a}] {e}"))),
+        errors_by_errno: by_errno,
+        longest_gap_s: jobs
+            .iter()
+            .map(|(_, j)| j.longest_gap_s)
+            .fold(0.0, f64::max),
+        slow_ops: jobs.iter().map(|(_, j)| j.slow_ops).sum(),
+        slow_op_s: first.slow_op_s,
+        timeline: merge_timeline(jobs),
+        histogram,
+        attribution: None,
+    })
+}
+
+/// Per primary OSD: the clients' ops add up, means are weighted by ops;
+/// per-OSD histograms are not carried, so the p99 is the highest client's.
+/// The OSDs' own counters cover the whole cluster: the first client's are kept.
+fn merge_osds(results: &[(&str, &BenchResult)]) -> Vec<OsdReport> {
+    let mut out: Vec<OsdReport> = Vec::new();
+    for (_, r) in results {
+        for o in &r.osds {
+            let idx = match out.iter().position(|x| x.osd == o.osd) {
+                Some(i) => i,
+                None => {
+                    out.push(OsdReport {
+                        osd: o.osd,
+                        client: Vec::new(),
+                        counters: o.counters.clone(),
+                    });
+                    out.len() - 1
+                }
+            };
+            let m = &mut out[idx];
+            for row in &o.client {
+                match m.client.iter_mut().find(|x| x.op == row.op) {
+                    None => m.client.push(OsdClientRow {
+                        attribution: None,
+                        ..row.clone()
+                    }),
+                    Some(x) => {
+                        let n = x.ops + row.ops;
+                        if n > 0 {
+                            x.mean_ns = (x.mean_ns * x.ops as f64 + row.mean_ns * row.ops as f64)
+                                / n as f64;
+                        }
+                        x.ops = n;
+                        x.p99_ns = x.p99_ns.max(row.p99_ns);
+                    }
+                }
+            }
+        }
+    }
+    out.sort_by_key(|o| o.osd);
+    out
+}
+
+/// Merges the results of several clients (agent id, result) into one.
+/// Jobs are matched by position and must have the same names.
+pub fn merge_results(results: &[(&str, &BenchResult)]) -> Result<BenchResult, GroupError> {
+    let (_, first) = *results.first().ok_or_else(|| GroupError::NoResults {
+        group: String::new(),
+        why: "nothing to merge".into(),
+    })?;
+    let mut jobs = Vec::new();
+    for (i, j) in first.jobs.iter().enumerate() {
+        let mut same = Vec::new();
+        for (a, r) in results {
+            let other = r.jobs.get(i).filter(|o| o.name == j.name && o.op == j.op);
+            let other = other.ok_or_else(|| GroupError::BadResult {
+                agent: a.to_string(),
+                why: format!("job {i} is not '{}' like the other clients'", j.name),
+            })?;
+            same.push((*a, other));
+        }
+        jobs.push(merge_job(&same)?);
+    }
+    let mut hosts: Vec<&str> = results
+        .iter()
+        .map(|(_, r)| r.cluster.client_host.as_str())
+        .collect();
+    hosts.sort_unstable();
+    hosts.dedup();
+    let mut cluster = first.cluster.clone();
+    cluster.client_host = hosts.join(",");
+    let mut warnings = Vec::new();
+    for (a, r) in results {
+        warnings.extend(r.warnings.iter().map(|w| format!("[{a}] {w}")));
+    }
+    let osds = merge_osds(results);
+    if osds.iter().any(|o| !o.client.is_empty()) && results.len() > 1 {
+        warnings.push(
+            "per-OSD client p99s of a group are the highest client's (per-OSD histograms are not carried); counts and means are exact"
+                .into(),
+        );
+    }
+    // The slowest ops of every client, slowest first.
+    let mut tail: Vec<_> = results
+        .iter()
+        .flat_map(|(_, r)| r.tail.iter().cloned())
+        .collect();
+    tail.sort_by_key(|t| std::cmp::Reverse(t.latency_ns));
+    Ok(BenchResult {
+        schema_version: first.schema_version,
+        tool: first.tool.clone(),
+        cluster,
+        started_unix: results
+            .iter()
+            .map(|(_, r)| r.started_unix)
+            .min()
+            .unwrap_or(0),
+        workload: first.workload.clone(),
+        latency_kind: first.latency_kind.clone(),
+        latency_definition: first.latency_definition.clone(),
+        jobs,
+        osds,
+        placement: first.placement.clone(),
+        network: first.network.clone(),
+        pool: first.pool.clone(),
+        tail,
+        interrupted: results.iter().any(|(_, r)| r.interrupted),
+        warnings,
+        clients: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::LatencyRecorder;
+
+    fn job(rec: &LatencyRecorder, secs: f64) -> JobReport {
+        JobReport {
+            name: "write".into(),
+            op: "write".into(),
+            ops: rec.count(),
+            errors: 0,
+            bytes: rec.count() * 4096,
+            elapsed_s: secs,
+            iops: rec.count() as f64 / secs,
+            bytes_per_sec: rec.count() as f64 * 4096.0 / secs,
+            latency_ns: rec.summary(),
+            stop_reason: "duration".into(),
+            verify_mismatches: None,
+            first_error: None,
+            errors_by_errno: BTreeMap::new(),
+            longest_gap_s: 0.1,
+            slow_ops: 0,
+            slow_op_s: 1.0,
+            timeline: vec![],
+            histogram: Some(encode_histogram(rec.histogram())),
+            attribution: None,
+        }
+    }
+
+    /// The merged figures equal those of one recorder that saw every value.
+    #[test]
+    fn merged_equals_recording_everything_once() {
+        let mut all = LatencyRecorder::new();
+        let mut parts = [
+            LatencyRecorder::new(),
+            LatencyRecorder::new(),
+            LatencyRecorder::new(),
+        ];
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        for i in 0..30_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // Each client has its own distribution: percentiles of the
+            // union differ from any average of the parts.
+            let k = (i % 3) as usize;
+            let v =
+                300_000 * (k as u64 + 1) + x % 500_000 + if i % 97 == 0 { 9_000_000 } else { 0 };
+            parts[k].record(v);
+            all.record(v);
+        }
+        let jobs: Vec<JobReport> = parts.iter().map(|p| job(p, 10.0)).collect();
+        let named: Vec<(&str, &JobReport)> = ["a", "b", "c"].into_iter().zip(jobs.iter()).collect();
+        let m = merge_job(&named).unwrap();
+        let want = all.summary();
+        assert_eq!(m.ops, 30_000);
+        assert_eq!((m.latency_ns.min, m.latency_ns.max), (want.min, want.max));
+        assert_eq!(
+            (
+                m.latency_ns.p50,
+                m.latency_ns.p90,
+                m.latency_ns.p99,
+                m.latency_ns.p99_9
+            ),
+            (want.p50, want.p90, want.p99, want.p99_9)
+        );
+        assert!((m.latency_ns.mean - want.mean).abs() < 1e-6 * want.mean);
+        assert!((m.latency_ns.stddev - want.stddev).abs() < 1e-6 * want.stddev);
+        assert!((m.iops - 3000.0).abs() < 1e-9);
+        let h = decode_histogram(m.histogram.as_deref().unwrap()).unwrap();
+        assert_eq!(&h, all.histogram());
+    }
+}

@@ -1,0 +1,720 @@
+//! Coordinated multi-client runs: the watch/notify layer against the real
+//! cluster, then `cephbench agent` processes driven by a controller.
+
+mod common;
+
+use std::ffi::CString;
+use std::time::{Duration, SystemTime};
+
+use cephbench::ceph::WatchEvent;
+use common::{connect, pool, serial};
+
+const POOL: &str = "cbt-multi";
+
+fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// A watcher that acks, one that does not: the reply names both, with the
+/// gids and cookies of the watches and the acking one's payload.
+#[test]
+fn watch_notify_round_trip() {
+    let _g = serial();
+    let p = pool(POOL);
+    let (a, b, c) = (connect(), connect(), connect());
+    let (ioa, iob, ioc) = (
+        a.ioctx(p).unwrap(),
+        b.ioctx(p).unwrap(),
+        c.ioctx(p).unwrap(),
+    );
+    let name = "cephbench_test_watch";
+    let oid = CString::new(name).unwrap();
+    rt().block_on(async {
+        ioa.write_full(&oid, b"x")
+            .unwrap()
+            .await
+            .unwrap()
+            .check(|| "create".into())
+            .unwrap();
+        let mut wa = ioa.watch(name, Duration::from_secs(10)).unwrap();
+        let wb = iob.watch(name, Duration::from_secs(10)).unwrap();
+        let sent = SystemTime::now();
+        let notify = ioc.notify(&oid, b"ping-payload", Duration::from_secs(3));
+        let acker = async {
+            let ev = wa.next_event().await.unwrap();
+            let WatchEvent::Notify(n) = ev else {
+                panic!("unexpected {ev:?}")
+            };
+            assert_eq!(n.payload, b"ping-payload");
+            assert_eq!(n.cookie, wa.cookie());
+            assert_eq!(n.notifier_id, c.instance_id());
+            assert!(n.received_at >= sent - Duration::from_millis(1));
+            wa.ack(n.notify_id, b"pong").unwrap();
+        };
+        let (reply, ()) = tokio::join!(notify, acker);
+        let reply = reply.unwrap();
+        assert!(reply.timed_out, "{reply:?}");
+        assert_eq!(reply.acks.len(), 1, "{reply:?}");
+        assert_eq!(reply.acks[0].gid, a.instance_id());
+        assert_eq!(reply.acks[0].cookie, wa.cookie());
+        assert_eq!(reply.acks[0].payload, b"pong");
+        assert_eq!(reply.timeouts.len(), 1, "{reply:?}");
+        assert_eq!(reply.timeouts[0].gid, b.instance_id());
+        assert_eq!(reply.timeouts[0].cookie, wb.cookie());
+        assert!(wa.check().is_ok());
+        // Once dropped, the watches are gone: a notify completes at once, empty.
+        drop(wb);
+        drop(wa);
+        let t = std::time::Instant::now();
+        let reply = ioc.notify(&oid, b"", Duration::from_secs(3)).await.unwrap();
+        assert!(
+            !reply.timed_out && reply.acks.is_empty() && reply.timeouts.is_empty(),
+            "{reply:?}"
+        );
+        assert!(t.elapsed() < Duration::from_secs(2));
+        // A watch on a missing object is an error with its errno.
+        ioc.remove(&oid)
+            .unwrap()
+            .await
+            .unwrap()
+            .check(|| "rm".into())
+            .unwrap();
+        let e = ioa
+            .watch(name, Duration::from_secs(10))
+            .err()
+            .expect("no object, no watch");
+        assert_eq!(e.errno(), Some(libc::ENOENT), "{e}");
+    });
+}
+
+// ---------------------------------------------------------------------------
+// Agents as separate processes, driven by `cephbench rados --group`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use cephbench::result::BenchResult;
+use cephbench::stats::decode_histogram;
+
+struct Agent {
+    id: String,
+    child: Child,
+    log: PathBuf,
+    dir: PathBuf,
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("cbt-multi-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn spawn_agent(group: &str, id: &str, base: &Path) -> Agent {
+    let dir = base.join(id);
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = base.join(format!("{id}.log"));
+    let child = Command::new(env!("CARGO_BIN_EXE_cephbench"))
+        .arg("-c")
+        .arg(common::conf())
+        .args(["--progress", "never", "agent", "-p", POOL, "--group", group])
+        .args([
+            "--agent-id",
+            id,
+            "--timeout",
+            "120s",
+            "--watch-timeout",
+            "15s",
+        ])
+        .arg("--save-results")
+        .arg(&dir)
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .expect("spawn an agent");
+    Agent {
+        id: id.into(),
+        child,
+        log,
+        dir,
+    }
+}
+
+impl Drop for Agent {
+    /// A failed test must not leave agents running.
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// Removes what an earlier, failed run of these tests may have left.
+fn purge() {
+    for o in cephbench_objects() {
+        let _ = common::rados(&["-p", POOL, "rm", &o]);
+    }
+}
+
+fn log_of(a: &Agent) -> String {
+    std::fs::read_to_string(&a.log).unwrap_or_default()
+}
+
+/// Waits (bounded) until `f` holds.
+fn wait_for(what: &str, limit: Duration, mut f: impl FnMut() -> bool) {
+    let t = std::time::Instant::now();
+    while !f() {
+        assert!(t.elapsed() < limit, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// SIGINT to an agent: it leaves the group, removes its objects, exits 130.
+fn stop_agent(a: &mut Agent) {
+    let ok = Command::new("kill")
+        .args(["-INT", &a.child.id().to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill -INT {}", a.id);
+    let t = std::time::Instant::now();
+    loop {
+        if let Some(st) = a.child.try_wait().unwrap() {
+            assert_eq!(st.code(), Some(130), "agent {} exit: {}", a.id, log_of(a));
+            assert!(log_of(a).contains("left the group"), "{}", log_of(a));
+            return;
+        }
+        if t.elapsed() > Duration::from_secs(30) {
+            let _ = a.child.kill();
+            panic!("agent {} did not exit after SIGINT: {}", a.id, log_of(a));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The one result file an agent saved.
+fn saved_result(a: &Agent) -> BenchResult {
+    let files: Vec<_> = std::fs::read_dir(&a.dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "agent {}: {files:?} {}", a.id, log_of(a));
+    serde_json::from_slice(&std::fs::read(&files[0]).unwrap()).unwrap()
+}
+
+/// Nearest-rank quantile over (value, count) pairs of several histograms.
+fn quantile_of_concatenation(pairs: &mut [(u64, u64)], q: f64) -> u64 {
+    pairs.sort_unstable();
+    let total: u64 = pairs.iter().map(|p| p.1).sum();
+    let rank = ((q * total as f64).ceil() as u64).max(1);
+    let mut seen = 0;
+    for (v, n) in pairs.iter() {
+        seen += n;
+        if seen >= rank {
+            return *v;
+        }
+    }
+    unreachable!()
+}
+
+fn cephbench_objects() -> Vec<String> {
+    common::list(POOL)
+        .into_iter()
+        .filter(|n| n.starts_with("cephbench_"))
+        .collect()
+}
+
+fn controller(args: &[&str]) -> Command {
+    let mut c = Command::new("timeout");
+    c.arg("120")
+        .arg(env!("CARGO_BIN_EXE_cephbench"))
+        .arg("-c")
+        .arg(common::conf())
+        .args(["--progress", "never", "--format", "json"])
+        .args(args);
+    c
+}
+
+/// Three agents: the merged histogram holds every op of every agent, the
+/// merged percentiles are those of the concatenated histograms, the group's
+/// IOPS is the sum, and the clients start together.
+#[test]
+fn three_agents_merge_into_one_result() {
+    let _g = serial();
+    pool(POOL);
+    purge();
+    let base = scratch("merge");
+    // No agents: a bounded wait and a message naming what is missing.
+    let out = common::run(&mut controller(&[
+        "rados",
+        "write",
+        "-p",
+        POOL,
+        "-b",
+        "4K",
+        "-d",
+        "2s",
+        "--group",
+        "nobody",
+        "--clients",
+        "2",
+        "--wait-agents",
+        "2s",
+    ]));
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("has 0 of 2 agents") && err.contains("2 missing"),
+        "{err}"
+    );
+    assert!(
+        err.contains("cephbench agent -p cbt-multi --group nobody"),
+        "{err}"
+    );
+
+    let mut agents: Vec<Agent> = ["m1", "m2", "m3"]
+        .iter()
+        .map(|id| spawn_agent("gmerge", id, &base))
+        .collect();
+    let out = common::run(&mut controller(&[
+        "rados",
+        "write",
+        "-p",
+        POOL,
+        "-b",
+        "4K",
+        "-t",
+        "4",
+        "-d",
+        "4s",
+        "--run-name",
+        "mt",
+        "--group",
+        "gmerge",
+        "--clients",
+        "3",
+        "--wait-agents",
+        "60s",
+        "--start-delay",
+        "3s",
+    ]));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let logs: Vec<String> = agents.iter().map(log_of).collect();
+    assert!(out.status.success(), "controller: {err}\nagents: {logs:#?}");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    common::validate(&doc);
+    let merged: BenchResult = serde_json::from_value(doc).unwrap();
+    for a in &mut agents {
+        stop_agent(a);
+    }
+    let parts: Vec<BenchResult> = agents.iter().map(saved_result).collect();
+
+    let j = &merged.jobs[0];
+    let ops: u64 = parts.iter().map(|p| p.jobs[0].ops).sum();
+    assert!(ops > 100, "too few ops to say anything: {ops}");
+    assert_eq!(j.ops, ops);
+    let mh = decode_histogram(j.histogram.as_deref().unwrap()).unwrap();
+    assert_eq!(
+        mh.len(),
+        ops,
+        "merged histogram count = sum of the agents' ops"
+    );
+    // Percentiles of the concatenation, computed here from the agents' own histograms.
+    let mut pairs = Vec::new();
+    let max = parts
+        .iter()
+        .map(|p| p.jobs[0].latency_ns.max)
+        .max()
+        .unwrap();
+    for p in &parts {
+        let h = decode_histogram(p.jobs[0].histogram.as_deref().unwrap()).unwrap();
+        assert_eq!(h.len(), p.jobs[0].ops);
+        pairs.extend(
+            h.iter_recorded()
+                .map(|v| (v.value_iterated_to(), v.count_at_value())),
+        );
+    }
+    for (q, got) in [
+        (0.5, j.latency_ns.p50),
+        (0.99, j.latency_ns.p99),
+        (0.999, j.latency_ns.p99_9),
+    ] {
+        assert_eq!(
+            got,
+            quantile_of_concatenation(&mut pairs, q).min(max),
+            "q{q}"
+        );
+    }
+    assert_eq!(j.latency_ns.max, max);
+    // The exact mean: total latency over total ops.
+    let sum: f64 = parts
+        .iter()
+        .map(|p| p.jobs[0].latency_ns.mean * p.jobs[0].ops as f64)
+        .sum();
+    assert!((j.latency_ns.mean - sum / ops as f64).abs() < 1e-6 * j.latency_ns.mean);
+    let iops: f64 = parts.iter().map(|p| p.jobs[0].iops).sum();
+    assert!((j.iops - iops).abs() < 1e-6 * iops, "{} vs {iops}", j.iops);
+    // Each agent's own IOPS is its ops over its elapsed time.
+    for p in &parts {
+        let pj = &p.jobs[0];
+        assert!((pj.iops - pj.ops as f64 / pj.elapsed_s).abs() < 1e-6 * pj.iops);
+    }
+
+    let g = merged.clients.as_ref().expect("a clients section");
+    assert_eq!(g.requested, 3);
+    assert_eq!(g.clients.len(), 3);
+    for (row, (a, p)) in g.clients.iter().zip(agents.iter().zip(&parts)) {
+        assert_eq!(row.agent, a.id);
+        assert_eq!(row.status, "ok");
+        assert_eq!(row.ops, p.jobs[0].ops);
+        assert_eq!(row.p99_ns, p.jobs[0].latency_ns.p99);
+        assert!((row.iops - p.jobs[0].iops).abs() < 1e-9);
+        assert!(
+            row.clock_offset_ms.abs() < 50.0,
+            "one host, one clock: {row:?}"
+        );
+        assert!(
+            row.clock_offset_ms.abs() <= row.clock_rtt_ms / 2.0 + 0.01,
+            "{row:?}"
+        );
+        let d = row.start_delta_ms.expect("measured start");
+        assert!(
+            (-5.0..50.0).contains(&d),
+            "start {d} ms from the planned start"
+        );
+    }
+    // The text and markdown reports print each client's row from these figures.
+    for format in [
+        cephbench::report::Format::Text,
+        cephbench::report::Format::Markdown,
+    ] {
+        let mut buf = Vec::new();
+        format.reporter().render(&merged, &mut buf).unwrap();
+        let text = String::from_utf8(buf).unwrap();
+        for c in &g.clients {
+            let line = text
+                .lines()
+                .find(|l| l.contains(&format!(" {} ", c.agent)) && l.contains(" ok "))
+                .unwrap_or_else(|| panic!("no row for {}: {text}", c.agent));
+            for want in [
+                c.ops.to_string(),
+                format!("{:.1}", c.iops),
+                format!("{:.3}", c.mean_ns / 1e6),
+                format!("{:.3}", c.p99_ns as f64 / 1e6),
+            ] {
+                assert!(line.contains(&want), "{want} not in {line}");
+            }
+        }
+    }
+    let spread = g.start_spread_ms.unwrap();
+    assert!(spread < 50.0, "start spread {spread} ms");
+    eprintln!(
+        "start spread {spread:.2} ms; offsets/RTT ms: {:?}",
+        g.clients
+            .iter()
+            .map(|c| (c.clock_offset_ms, c.clock_rtt_ms))
+            .collect::<Vec<_>>()
+    );
+    // Every run name distinct; nothing left in the pool.
+    let mut runs: Vec<&str> = g.clients.iter().map(|c| c.run_name.as_str()).collect();
+    runs.dedup();
+    assert_eq!(runs, ["mt-c0", "mt-c1", "mt-c2"]);
+    assert_eq!(cephbench_objects(), Vec::<String>::new());
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+/// SIGKILL of one agent mid-run: the report names it as missing, merges the
+/// others, the command fails, and what the dead agent left is removed.
+#[test]
+fn a_killed_agent_is_named_not_waited_for() {
+    let _g = serial();
+    pool(POOL);
+    purge();
+    let base = scratch("kill");
+    let mut agents: Vec<Agent> = ["k1", "k2", "k3"]
+        .iter()
+        .map(|id| spawn_agent("gkill", id, &base))
+        .collect();
+    let ctl = controller(&[
+        "--no-telemetry",
+        "rados",
+        "write",
+        "-p",
+        POOL,
+        "-b",
+        "4K",
+        "-t",
+        "4",
+        "-d",
+        "6s",
+        "--run-name",
+        "mk",
+        "--group",
+        "gkill",
+        "--clients",
+        "3",
+        "--start-delay",
+        "2s",
+        "--group-margin",
+        "5s",
+    ])
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    wait_for("k2 to get the job", Duration::from_secs(60), || {
+        log_of(&agents[1]).contains("starting in")
+    });
+    std::thread::sleep(Duration::from_secs(4)); // 2 s delay + 2 s into the run
+    agents[1].child.kill().unwrap();
+    let _ = agents[1].child.wait();
+    let t = std::time::Instant::now();
+    let out = ctl.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        t.elapsed() < Duration::from_secs(30),
+        "waited {:?}",
+        t.elapsed()
+    );
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("agent k2") && err.contains("1 of 3 agents delivered no complete result (k2)"),
+        "{err}"
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    common::validate(&doc);
+    let merged: BenchResult = serde_json::from_value(doc).unwrap();
+    for i in [0, 2] {
+        stop_agent(&mut agents[i]);
+    }
+    let g = merged.clients.as_ref().unwrap();
+    let st: Vec<(&str, &str)> = g
+        .clients
+        .iter()
+        .map(|c| (c.agent.as_str(), c.status.as_str()))
+        .collect();
+    assert_eq!(st, [("k1", "ok"), ("k2", "missing"), ("k3", "ok")]);
+    assert!(g.clients[1].error.as_deref().unwrap().contains("no result"));
+    assert!(merged
+        .warnings
+        .iter()
+        .any(|w| w.contains("agent k2 delivered no result")));
+    let ops = saved_result(&agents[0]).jobs[0].ops + saved_result(&agents[2]).jobs[0].ops;
+    assert_eq!(merged.jobs[0].ops, ops);
+    assert!(ops > 0);
+    assert_eq!(
+        cephbench_objects(),
+        Vec::<String>::new(),
+        "the dead agent's objects are removed"
+    );
+    // What a killed controller would leave: `cephbench cleanup` removes it.
+    let f = base.join("stale");
+    std::fs::write(&f, b"{}").unwrap();
+    for o in ["cephbench_group.gstale", "cephbench_group.gstale.agent.x"] {
+        assert!(common::rados(&["-p", POOL, "put", o, f.to_str().unwrap()])
+            .status
+            .success());
+    }
+    common::cephbench()
+        .args(["cleanup", "-p", POOL])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("removed 2 cephbench objects"));
+    assert_eq!(cephbench_objects(), Vec::<String>::new());
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+/// SIGINT at the controller: the agents stop their job early, still report,
+/// and the command exits 130 with an interrupted result.
+#[test]
+fn interrupting_the_controller_stops_the_agents() {
+    let _g = serial();
+    pool(POOL);
+    purge();
+    let base = scratch("int");
+    let mut agents: Vec<Agent> = ["i1", "i2"]
+        .iter()
+        .map(|id| spawn_agent("gint", id, &base))
+        .collect();
+    let ctl = controller(&[
+        "--no-telemetry",
+        "rados",
+        "write",
+        "-p",
+        POOL,
+        "-b",
+        "4K",
+        "-t",
+        "2",
+        "-d",
+        "60s",
+        "--run-name",
+        "mi",
+        "--group",
+        "gint",
+        "--clients",
+        "2",
+        "--start-delay",
+        "1s",
+    ])
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    wait_for(
+        "the job to reach the agents",
+        Duration::from_secs(60),
+        || agents.iter().all(|a| log_of(a).contains("starting in")),
+    );
+    std::thread::sleep(Duration::from_secs(3));
+    let t = std::time::Instant::now();
+    assert!(Command::new("kill")
+        .args(["-INT", &ctl.id().to_string()])
+        .status()
+        .unwrap()
+        .success());
+    let out = ctl.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        t.elapsed() < Duration::from_secs(20),
+        "stop took {:?}",
+        t.elapsed()
+    );
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    let merged: BenchResult = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(merged.interrupted);
+    assert!(merged.jobs[0].elapsed_s < 20.0);
+    for a in &agents {
+        assert!(log_of(a).contains("stop requested"), "{}", log_of(a));
+    }
+    for a in &mut agents {
+        stop_agent(a);
+    }
+    let parts: u64 = agents.iter().map(|a| saved_result(a).jobs[0].ops).sum();
+    assert_eq!(merged.jobs[0].ops, parts);
+    assert_eq!(cephbench_objects(), Vec::<String>::new());
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+/// Bad group arguments: one line naming the fix, exit 2, nothing sent.
+#[test]
+fn bad_group_arguments_are_usage_errors() {
+    for (args, want) in [
+        (&["agent", "-p", "x", "--group", "a.b"][..], "--group 'a.b'"),
+        (
+            &["agent", "-p", "x", "--group", "g", "--agent-id", "h/1"][..],
+            "--agent-id 'h/1'",
+        ),
+        (
+            &["agent", "-p", "x", "--group", "g", "--watch-timeout", "5s"][..],
+            "at least 15s",
+        ),
+        (
+            &[
+                "rados",
+                "write",
+                "-p",
+                "x",
+                "--group",
+                "g",
+                "--clients",
+                "0",
+            ][..],
+            "--clients must be",
+        ),
+        (
+            &["rados", "write", "-p", "x", "--group", "g"][..],
+            "--group and --clients go together",
+        ),
+        (
+            &["rados", "write", "-p", "x", "--clients", "2"][..],
+            "--group and --clients go together",
+        ),
+    ] {
+        let out = common::run(
+            Command::new(env!("CARGO_BIN_EXE_cephbench"))
+                .args(["-m", "192.0.2.1", "--connect-timeout", "1s"])
+                .args(args),
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+}
+
+/// `rbd --group`: each agent creates, preconditions and removes its own
+/// image, starts at the common start, and the merged ops are the sum.
+#[test]
+fn rbd_group_run_uses_one_image_per_agent() {
+    let _g = serial();
+    pool(POOL);
+    purge();
+    let base = scratch("rbd");
+    let mut agents: Vec<Agent> = ["r1", "r2"]
+        .iter()
+        .map(|id| spawn_agent("grbd", id, &base))
+        .collect();
+    let out = common::run(&mut controller(&[
+        "--no-telemetry",
+        "rbd",
+        "-p",
+        POOL,
+        "--size",
+        "32M",
+        "--rw",
+        "randwrite",
+        "--bs",
+        "4K",
+        "--iodepth",
+        "4",
+        "-d",
+        "3s",
+        "--group",
+        "grbd",
+        "--clients",
+        "2",
+        "--start-delay",
+        "4s",
+    ]));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "controller: {err}");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    common::validate(&doc);
+    let merged: BenchResult = serde_json::from_value(doc).unwrap();
+    for a in &mut agents {
+        stop_agent(a);
+    }
+    let parts: Vec<BenchResult> = agents.iter().map(saved_result).collect();
+    let images: Vec<String> = parts
+        .iter()
+        .map(|p| match &p.workload {
+            cephbench::result::Workload::Rbd(w) => {
+                assert!(w.image_created);
+                w.image.clone()
+            }
+            _ => panic!("not an rbd result"),
+        })
+        .collect();
+    assert_ne!(images[0], images[1], "one image per agent");
+    let ops: u64 = parts.iter().map(|p| p.jobs[0].ops).sum();
+    assert!(ops > 0);
+    assert_eq!(merged.jobs[0].ops, ops);
+    let mh = decode_histogram(merged.jobs[0].histogram.as_deref().unwrap()).unwrap();
+    assert_eq!(mh.len(), ops);
+    let g = merged.clients.as_ref().unwrap();
+    assert!(g
+        .clients
+        .iter()
+        .all(|c| c.status == "ok" && c.start_delta_ms.is_some()));
+    let left: Vec<String> = common::list(POOL)
+        .into_iter()
+        .filter(|o| o.starts_with("rbd_id.cephbench_img.") || o.starts_with("cephbench_"))
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    let _ = std::fs::remove_dir_all(&base);
+}
