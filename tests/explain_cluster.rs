@@ -137,9 +137,11 @@ fn per_osd_counts_match_the_osds_own_counters() {
         );
         assert!(r["samples"].as_u64().unwrap() >= 1, "{r}");
         assert_eq!(r["failures"], 0);
-        // Loopback: well under a millisecond, but never zero.
+        // Loopback: well under a millisecond when idle, but never zero; a
+        // loaded 2-core machine has shown single connects of 12 ms. A unit
+        // slip (ms or s for µs) would still fail this.
         let mean = r["mean_us"].as_f64().unwrap();
-        assert!(mean > 0.0 && mean < 5_000.0, "{r}");
+        assert!(mean > 0.0 && mean < 50_000.0, "{r}");
     }
     assert!(osd_total >= ops && osd_total <= ops + 2 * osds.len() as u64);
 }
