@@ -146,13 +146,22 @@ fn main() {
     let rbd = matches!(a.mode, Mode::RbdRandWrite | Mode::RbdRandRead);
     // SAFETY: out-pointers are valid locals; the C strings outlive the calls.
     unsafe {
-        check("rados_create", rados_create(&mut cluster, id.as_ptr()) as i64);
+        check(
+            "rados_create",
+            rados_create(&mut cluster, id.as_ptr()) as i64,
+        );
         check(
             "rados_conf_read_file",
             rados_conf_read_file(cluster, conf.as_ptr()) as i64,
         );
-        let (k, v) = (CString::new("rbd_cache").unwrap(), CString::new("false").unwrap());
-        check("rados_conf_set", rados_conf_set(cluster, k.as_ptr(), v.as_ptr()) as i64);
+        let (k, v) = (
+            CString::new("rbd_cache").unwrap(),
+            CString::new("false").unwrap(),
+        );
+        check(
+            "rados_conf_set",
+            rados_conf_set(cluster, k.as_ptr(), v.as_ptr()) as i64,
+        );
         check("rados_connect", rados_connect(cluster) as i64);
         check(
             "rados_ioctx_create",
@@ -164,7 +173,10 @@ fn main() {
         let name = CString::new(a.image.clone()).unwrap();
         // SAFETY: `io` is a live ioctx; out-pointers are valid locals.
         unsafe {
-            check("rbd_open", rbd_open(io, name.as_ptr(), &mut img, ptr::null()) as i64);
+            check(
+                "rbd_open",
+                rbd_open(io, name.as_ptr(), &mut img, ptr::null()) as i64,
+            );
             check("rbd_get_size", rbd_get_size(img, &mut image_size) as i64);
         }
         if image_size < a.bs as u64 {
@@ -177,7 +189,10 @@ fn main() {
         let mut b = [0u8; 32];
         // SAFETY: `b` is a writable buffer of the length given.
         let n = unsafe { rados_read(io, meta.as_ptr(), b.as_mut_ptr().cast(), b.len(), 0) };
-        check("reading the write run's metadata (run --mode write first)", n as i64);
+        check(
+            "reading the write run's metadata (run --mode write first)",
+            n as i64,
+        );
         objects = std::str::from_utf8(&b[..n as usize])
             .ok()
             .and_then(|s| s.trim().parse().ok())
@@ -188,7 +203,9 @@ fn main() {
     }
 
     // One buffer and one preformatted object name per slot, prepared once.
-    let mut bufs: Vec<Vec<u8>> = (0..a.qd).map(|i| vec![b'a' + (i % 26) as u8; a.bs]).collect();
+    let mut bufs: Vec<Vec<u8>> = (0..a.qd)
+        .map(|i| vec![b'a' + (i % 26) as u8; a.bs])
+        .collect();
     let mut names: Vec<Vec<u8>> = vec![Vec::with_capacity(96); a.qd];
     let mut started = vec![Instant::now(); a.qd];
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ std::process::id() as u64);
@@ -197,67 +214,83 @@ fn main() {
     let mut lat_us: Vec<u32> = Vec::with_capacity(1 << 20);
     let mut sum_ns = 0u128;
 
-    let mut issue = |slot: usize, started: &mut [Instant], names: &mut [Vec<u8>], bufs: &mut [Vec<u8>]| {
-        started[slot] = Instant::now();
-        let arg = slot as *mut c_void;
-        let buf = &mut bufs[slot];
-        match a.mode {
-            Mode::Write | Mode::Rand => {
-                let n = if a.mode == Mode::Write {
-                    next_obj += 1;
-                    next_obj - 1
-                } else {
-                    rng.below(objects)
-                };
-                let name = &mut names[slot];
-                name.clear();
-                use std::io::Write;
-                let _ = write!(name, "bare_aio_data.{}.{}\0", a.run, n);
-                let mut c: rados_completion_t = ptr::null_mut();
-                // SAFETY: `name` is NUL-terminated and `buf` stays allocated and
-                // untouched until this slot's completion is received below; the
-                // completion is released only after its callback ran.
-                let r = unsafe {
-                    check(
-                        "rados_aio_create_completion",
-                        rados_aio_create_completion(arg, Some(on_rados_done), None, &mut c) as i64,
-                    );
-                    if a.mode == Mode::Write {
-                        rados_aio_write(io, name.as_ptr().cast(), c, buf.as_ptr().cast(), buf.len(), 0)
+    let mut issue =
+        |slot: usize, started: &mut [Instant], names: &mut [Vec<u8>], bufs: &mut [Vec<u8>]| {
+            started[slot] = Instant::now();
+            let arg = slot as *mut c_void;
+            let buf = &mut bufs[slot];
+            match a.mode {
+                Mode::Write | Mode::Rand => {
+                    let n = if a.mode == Mode::Write {
+                        next_obj += 1;
+                        next_obj - 1
                     } else {
-                        rados_aio_read(io, name.as_ptr().cast(), c, buf.as_mut_ptr().cast(), buf.len(), 0)
-                    }
-                };
-                check("rados_aio_write/read", r as i64);
-                c
+                        rng.below(objects)
+                    };
+                    let name = &mut names[slot];
+                    name.clear();
+                    use std::io::Write;
+                    let _ = write!(name, "bare_aio_data.{}.{}\0", a.run, n);
+                    let mut c: rados_completion_t = ptr::null_mut();
+                    // SAFETY: `name` is NUL-terminated and `buf` stays allocated and
+                    // untouched until this slot's completion is received below; the
+                    // completion is released only after its callback ran.
+                    let r = unsafe {
+                        check(
+                            "rados_aio_create_completion",
+                            rados_aio_create_completion(arg, Some(on_rados_done), None, &mut c)
+                                as i64,
+                        );
+                        if a.mode == Mode::Write {
+                            rados_aio_write(
+                                io,
+                                name.as_ptr().cast(),
+                                c,
+                                buf.as_ptr().cast(),
+                                buf.len(),
+                                0,
+                            )
+                        } else {
+                            rados_aio_read(
+                                io,
+                                name.as_ptr().cast(),
+                                c,
+                                buf.as_mut_ptr().cast(),
+                                buf.len(),
+                                0,
+                            )
+                        }
+                    };
+                    check("rados_aio_write/read", r as i64);
+                    c
+                }
+                Mode::RbdRandWrite | Mode::RbdRandRead => {
+                    let off = rng.below(blocks) * a.bs as u64;
+                    let mut c: rbd_completion_t = ptr::null_mut();
+                    // SAFETY: as above, for librbd: `buf` lives until the completion
+                    // is received.
+                    let r = unsafe {
+                        check(
+                            "rbd_aio_create_completion",
+                            rbd_aio_create_completion(arg, Some(on_rbd_done), &mut c) as i64,
+                        );
+                        if a.mode == Mode::RbdRandWrite {
+                            rbd_aio_write(img, off, buf.len(), buf.as_ptr().cast(), c)
+                        } else {
+                            rbd_aio_read(img, off, buf.len(), buf.as_mut_ptr().cast(), c)
+                        }
+                    };
+                    check("rbd_aio_write/read", r as i64);
+                    c
+                }
             }
-            Mode::RbdRandWrite | Mode::RbdRandRead => {
-                let off = rng.below(blocks) * a.bs as u64;
-                let mut c: rbd_completion_t = ptr::null_mut();
-                // SAFETY: as above, for librbd: `buf` lives until the completion
-                // is received.
-                let r = unsafe {
-                    check(
-                        "rbd_aio_create_completion",
-                        rbd_aio_create_completion(arg, Some(on_rbd_done), &mut c) as i64,
-                    );
-                    if a.mode == Mode::RbdRandWrite {
-                        rbd_aio_write(img, off, buf.len(), buf.as_ptr().cast(), c)
-                    } else {
-                        rbd_aio_read(img, off, buf.len(), buf.as_mut_ptr().cast(), c)
-                    }
-                };
-                check("rbd_aio_write/read", r as i64);
-                c
-            }
-        }
-    };
+        };
 
     let mut comps: Vec<*mut c_void> = vec![ptr::null_mut(); a.qd];
     let t0 = Instant::now();
     let end = t0 + Duration::from_secs_f64(a.secs);
-    for s in 0..a.qd {
-        comps[s] = issue(s, &mut started, &mut names, &mut bufs);
+    for (s, c) in comps.iter_mut().enumerate() {
+        *c = issue(s, &mut started, &mut names, &mut bufs);
     }
     let mut inflight = a.qd;
     let mut ops = 0u64;
