@@ -243,6 +243,10 @@ def main():
     print(f"cephbench vs peers, objectstore {STORE}, {PAIRS} pair(s) x {SECS} s, medians of per-pair ratios "
           f"(ratio = cephbench / peer)\n")
     print("\n".join(lines))
+    for r in rows:
+        if r["workload"].endswith(" QD1") and r["peer"] == "bare aio":
+            print(f"\n{r['workload']}: mean latency cephbench {f(r['mean_us_cb'], 1)} us, bare aio "
+                  f"{f(r['mean_us_peer'], 1)} us (difference {f(r['mean_us_cb'] - r['mean_us_peer'], 1)} us)")
     if mem:
         print(f"\nRSS of cephbench rados write 4K QD16: {mem['short_secs']} s run {mem['rss_mib_short']:.1f} MiB, "
               f"{mem['long_secs']} s run {mem['rss_mib_long']:.1f} MiB (ratio {mem['ratio']:.3f})")
