@@ -56,4 +56,4 @@ else
         python3 -c 'import json,sys; print(json.load(sys.stdin).get("osd_objectstore","?"))' || echo "?")
 fi
 export CEPH_CONF=$conf STORE=$store OUT=$out IMAGE_SIZE=${IMAGE_SIZE:-256}
-exec python3 bench/run.py
+python3 bench/run.py
