@@ -224,6 +224,27 @@ pub fn parse_osd_dump_pool(doc: &Value, pool: i64) -> Result<(u32, u64), ShapeEr
     Ok((pg_num as u32, epoch))
 }
 
+/// Every OSD's (id, up, in) from `osd dump`.
+pub fn parse_osd_states(doc: &Value) -> Result<Vec<(i32, bool, bool)>, ShapeError> {
+    let osds = doc
+        .get("osds")
+        .and_then(Value::as_array)
+        .ok_or_else(|| shape("osd dump", "no osds array"))?;
+    osds.iter()
+        .map(|o| {
+            let n = |k: &str| o.get(k).and_then(Value::as_i64);
+            match (
+                n("osd").and_then(|i| i32::try_from(i).ok()),
+                n("up"),
+                n("in"),
+            ) {
+                (Some(id), Some(up), Some(inn)) => Ok((id, up != 0, inn != 0)),
+                _ => Err(shape("osd dump", "an OSD without osd/up/in")),
+            }
+        })
+        .collect()
+}
+
 /// Builds a pool's placement from `pg dump pgs_brief` (mgr) output, which
 /// is an array (octopus and older) or `{"pg_stats": [...]}` (pacific on).
 pub fn parse_pgs_brief(

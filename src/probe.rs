@@ -51,6 +51,12 @@ pub fn cluster_map(
     Ok((p, addrs))
 }
 
+/// Every OSD's (id, up, in) now, from `osd dump`.
+pub fn osd_states(rados: &Rados) -> Result<Vec<(i32, bool, bool)>, ProbeError> {
+    let dump = rados.mon_command(r#"{"prefix":"osd dump","format":"json"}"#)?;
+    Ok(placement::parse_osd_states(&json(&dump.out, "osd dump")?)?)
+}
+
 /// The heartbeat round trips one OSD reports to its peers (all of them:
 /// threshold 0).
 pub fn osd_network(rados: &Rados, osd: i32) -> Result<Vec<HeartbeatRtt>, ProbeError> {

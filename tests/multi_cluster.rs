@@ -317,6 +317,18 @@ fn three_agents_merge_into_one_result() {
     let ops: u64 = parts.iter().map(|p| p.jobs[0].ops).sum();
     assert!(ops > 100, "too few ops to say anything: {ops}");
     assert_eq!(j.ops, ops);
+    // The split, on the merged figures: its shares add up to the merged mean.
+    let a = j
+        .attribution
+        .as_ref()
+        .expect("an attribution on the merged job");
+    assert_eq!(a.mean_ns, j.latency_ns.mean);
+    let sum: f64 = a.shares.iter().map(|s| s.ns).sum();
+    assert!(
+        (sum - a.mean_ns).abs() < 1e-3,
+        "shares {sum} vs mean {}",
+        a.mean_ns
+    );
     let mh = decode_histogram(j.histogram.as_deref().unwrap()).unwrap();
     assert_eq!(
         mh.len(),

@@ -98,6 +98,9 @@ impl Drop for Down {
 struct Lat {
     mean_ms: f64,
     p50_ms: f64,
+    /// The attribution's public-network and replication shares, ms.
+    public_ms: f64,
+    replication_ms: f64,
 }
 
 fn write_run(tag: &str) -> Lat {
@@ -120,7 +123,6 @@ fn write_run(tag: &str) -> Lat {
             "4",
             "--ramp",
             "1s",
-            "--no-telemetry",
             "--progress",
             "never",
             "--format",
@@ -135,9 +137,19 @@ fn write_run(tag: &str) -> Lat {
     assert!(job["ops"].as_u64().unwrap() > 50, "too few ops: {job}");
     assert_eq!(job["errors"].as_u64(), Some(0));
     let l = &job["latency_ns"];
+    let share = |part: &str| {
+        job["attribution"]["shares"]
+            .as_array()
+            .and_then(|s| s.iter().find(|s| s["part"] == part))
+            .and_then(|s| s["ns"].as_f64())
+            .unwrap_or_else(|| panic!("no {part} share: {}", job["attribution"]))
+            / 1e6
+    };
     Lat {
         mean_ms: l["mean"].as_f64().unwrap() / 1e6,
         p50_ms: l["p50"].as_f64().unwrap() / 1e6,
+        public_ms: share("public_network"),
+        replication_ms: share("replication"),
     }
 }
 
@@ -241,6 +253,38 @@ fn one_way_delays_on_cluster_and_public_links_raise_write_latency_by_two_d() {
     delay("all", 0);
     let again = write_run("again");
 
+    // The split: a delay on the cluster link only must land in the
+    // replication share, one on the client's public path only in the
+    // public-network share — each ≈ 2D — and leave the other share alone.
+    let (clu_repl, clu_pub) = (
+        clu.replication_ms - base.replication_ms,
+        clu.public_ms - base.public_ms,
+    );
+    let (pub_pub, pub_repl) = (
+        publ.public_ms - base.public_ms,
+        publ.replication_ms - base.replication_ms,
+    );
+    eprintln!(
+        "shares, ms: cluster 1 ms: replication +{clu_repl:.3}, public {clu_pub:+.3}; \
+         client 1 ms: public +{pub_pub:.3}, replication {pub_repl:+.3}"
+    );
+    assert!(
+        (1.6..=2.4).contains(&clu_repl),
+        "cluster delay: replication share +{clu_repl:.3} ms, want 2 ± 20%"
+    );
+    assert!(
+        clu_pub.abs() < 0.3,
+        "cluster delay moved the public share by {clu_pub:.3} ms"
+    );
+    assert!(
+        (1.6..=2.4).contains(&pub_pub),
+        "client delay: public share +{pub_pub:.3} ms, want 2 ± 20%"
+    );
+    assert!(
+        pub_repl.abs() < 0.6,
+        "client delay moved the replication share by {pub_repl:.3} ms"
+    );
+
     let d = |x: &Lat, b: &Lat| (x.mean_ms - b.mean_ms, x.p50_ms - b.p50_ms);
     let (clu_mean, clu_p50) = d(&clu, &base);
     let (pub_mean, pub_p50) = d(&publ, &base);
@@ -249,16 +293,16 @@ fn one_way_delays_on_cluster_and_public_links_raise_write_latency_by_two_d() {
          client 1 ms {:.3} / {:.3} (+{pub_mean:.3} / +{pub_p50:.3}); base again {:.3} / {:.3}",
         base.mean_ms, base.p50_ms, clu.mean_ms, clu.p50_ms, publ.mean_ms, publ.p50_ms, again.mean_ms, again.p50_ms
     );
-    // The median is the robust figure on a shared machine: 2 ms ± 30%. The mean also carries
-    // the tail (slower wake-ups after the longer idle waits, other tenants' load): at least
-    // 1.4 ms more, and not more than 2 ms + 1.5 ms.
+    // The client-observed latency rises by 2D plus the slower wake-ups after longer idle
+    // waits on each side (0.2-1 ms here, more under load; that remainder shows up as
+    // `unattributed`, not in the shares checked above): at least 1.4 ms, at most 2D + 1.5 ms.
     for (what, p50, mean) in [
         ("cluster", clu_p50, clu_mean),
         ("client", pub_p50, pub_mean),
     ] {
         assert!(
-            (1.4..=2.6).contains(&p50),
-            "{what} 1 ms one-way: median rose by {p50:.3} ms, want 2 ± 0.6"
+            (1.4..=3.5).contains(&p50),
+            "{what} 1 ms one-way: median rose by {p50:.3} ms, want 1.4..3.5"
         );
         assert!(
             (1.4..=3.5).contains(&mean),

@@ -394,6 +394,8 @@ pub struct Probes {
     pub slots: Option<OsdSlots>,
     before: Vec<(i32, Snapshot)>,
     rtt: Option<RttProbe>,
+    pool: String,
+    states: Vec<(i32, bool, bool)>,
 }
 
 impl Probes {
@@ -406,6 +408,8 @@ impl Probes {
                 slots: None,
                 before: Vec::new(),
                 rtt: None,
+                pool: pool.to_string(),
+                states: Vec::new(),
             };
         }
         let mut rtt = None;
@@ -446,7 +450,13 @@ impl Probes {
             },
             None => Vec::new(),
         };
-        Probes { slots, before, rtt }
+        Probes {
+            slots,
+            before,
+            rtt,
+            pool: pool.to_string(),
+            states: probe::osd_states(rados).unwrap_or_default(),
+        }
     }
 
     /// Stops the RTT probe and reads the OSDs' heartbeat round trips.
@@ -476,6 +486,9 @@ impl Probes {
         let Some(slots) = &self.slots else {
             return Vec::new();
         };
+        if let Some(w) = self.placement_change(rados) {
+            warnings.push(w);
+        }
         let mut after = Vec::new();
         if !self.before.is_empty() {
             let osds: Vec<i32> = self.before.iter().map(|(o, _)| *o).collect();
@@ -518,6 +531,54 @@ impl Probes {
                 }
             })
             .collect()
+    }
+
+    /// Reads the placement again: if the pool's PGs moved during the run
+    /// (pg_num changed, an OSD went down or out, the balancer), the per-OSD
+    /// figures, tagged by the placement at the start, are partly wrong.
+    fn placement_change(&self, rados: &Rados) -> Option<String> {
+        let start = self.slots.as_ref()?.placement();
+        if let Ok(states) = probe::osd_states(rados) {
+            let changed: Vec<String> = states
+                .iter()
+                .filter(|s| !self.states.is_empty() && !self.states.contains(s))
+                .map(|(id, up, inn)| {
+                    format!(
+                        "osd.{id} now {} and {}",
+                        if *up { "up" } else { "down" },
+                        if *inn { "in" } else { "out" }
+                    )
+                })
+                .collect();
+            if !changed.is_empty() {
+                return Some(format!(
+                    "OSDs changed state during the run ({}): PGs moved, and the per-OSD \
+                     figures use the placement at the start",
+                    changed.join(", ")
+                ));
+            }
+        }
+        let now = probe::placement(rados, &self.pool).ok()?;
+        if now.pg_num != start.pg_num {
+            return Some(format!(
+                "pg_num changed during the run ({} -> {}, osdmap epoch {} -> {}): \
+                 the per-OSD figures use the placement at the start",
+                start.pg_num, now.pg_num, start.epoch, now.epoch
+            ));
+        }
+        let moved = start
+            .acting
+            .iter()
+            .zip(&now.acting)
+            .filter(|(a, b)| a.first() != b.first())
+            .count();
+        (moved > 0).then(|| {
+            format!(
+                "{moved} of {} PGs changed primary during the run (osdmap epoch {} -> {}): \
+                 the per-OSD figures use the placement at the start",
+                start.pg_num, start.epoch, now.epoch
+            )
+        })
     }
 
     /// Joins the job's slowest ops with the OSDs' own records of their

@@ -259,7 +259,7 @@ pub fn merge_results(results: &[(&str, &BenchResult)]) -> Result<BenchResult, Gr
         .flat_map(|(_, r)| r.tail.iter().cloned())
         .collect();
     tail.sort_by_key(|t| std::cmp::Reverse(t.latency_ns));
-    Ok(BenchResult {
+    let mut merged = BenchResult {
         schema_version: first.schema_version,
         tool: first.tool.clone(),
         cluster,
@@ -280,7 +280,11 @@ pub fn merge_results(results: &[(&str, &BenchResult)]) -> Result<BenchResult, Gr
         interrupted: results.iter().any(|(_, r)| r.interrupted),
         warnings,
         clients: None,
-    })
+    };
+    // The split on the merged figures: every client ran in the same window,
+    // and each OSD's counters count every client's ops.
+    crate::attribution::attribute(&mut merged);
+    Ok(merged)
 }
 
 #[cfg(test)]
