@@ -1,0 +1,264 @@
+#!/usr/bin/env python3
+"""cephbench against its peers, alternated A B A B on one cluster (called by bench/run.sh).
+
+Environment (set by run.sh): CEPH_CONF, CB (cephbench binary), BARE (bare_aio example),
+PAIRS, SECS, QUICK (1 = CI subset), LONG (seconds of the long run of the RSS check, 0 = skip),
+OUT (JSON path), IMAGE_SIZE (MiB), STORE (label for the table).
+Every tool runs under /usr/bin/time -f '%U %S %M': client CPU seconds and peak RSS come from
+the process's own rusage.
+"""
+import json, os, re, statistics, subprocess, sys, tempfile, time
+
+CONF = os.environ["CEPH_CONF"]
+CB = os.environ["CB"]
+BARE = os.environ["BARE"]
+PAIRS = int(os.environ.get("PAIRS", "3"))
+SECS = int(os.environ.get("SECS", "10"))
+QUICK = os.environ.get("QUICK") == "1"
+LONG = int(os.environ.get("LONG", "0"))
+OUT = os.environ.get("OUT", "bench/results.json")
+IMG_MB = int(os.environ.get("IMAGE_SIZE", "256"))
+STORE = os.environ.get("STORE", "?")
+TAG = f"cbperf{os.getpid()}"
+RPOOL, BPOOL = f"{TAG}_rados", f"{TAG}_rbd"
+IMAGE = "cbperf_img"
+TMP = tempfile.mkdtemp(prefix="cbperf.")
+FIO_CONF = os.path.join(TMP, "ceph.conf")
+
+
+def log(*a):
+    print(*a, file=sys.stderr, flush=True)
+
+
+def sh(cmd, env=None, check=True, timeout=None):
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+    if check and p.returncode != 0:
+        raise SystemExit(f"bench: {' '.join(cmd)} failed ({p.returncode}): {p.stderr.strip()[-800:]}")
+    return p
+
+
+def timed(cmd, env=None):
+    """Runs cmd under /usr/bin/time; returns (stdout, cpu_s, rss_kib)."""
+    tf = os.path.join(TMP, "time")
+    p = sh(["/usr/bin/time", "-o", tf, "-f", "%U %S %M", "timeout", str(SECS * 4 + 120)] + cmd,
+           env=env)
+    u, s, m = open(tf).read().split()[-3:]
+    return p.stdout, float(u) + float(s), int(m)
+
+
+def ceph(*a, check=True):
+    return sh(["ceph", "-c", CONF, "--connect-timeout", "20"] + list(a), check=check, timeout=120)
+
+
+# ---- tools: each returns dict(ops, secs, iops, mean_us, p99_us|None, cpu_s, rss_kib)
+
+def cephbench_rados(mode, bs, qd, run, secs=None, extra=()):
+    out, cpu, rss = timed([CB, "rados", mode, "-c", CONF, "-p", RPOOL, "-b", str(bs), "-t", str(qd),
+                           "-d", f"{secs or SECS}s", "--run-name", run, "--progress", "never",
+                           "--format", "json", *extra])
+    j = json.loads(out)["jobs"][0]
+    return dict(ops=j["ops"], secs=j["elapsed_s"], iops=j["iops"], mean_us=j["latency_ns"]["mean"] / 1e3,
+                p99_us=j["latency_ns"]["p99"] / 1e3, cpu_s=cpu, rss_kib=rss)
+
+
+def cephbench_rbd(rw, bs, qd):
+    out, cpu, rss = timed([CB, "rbd", "-c", CONF, "-p", BPOOL, "--image", IMAGE, "--allow-write",
+                           "--no-precondition", "--rw", rw, "--bs", str(bs), "--iodepth", str(qd),
+                           "-d", f"{SECS}s", "--progress", "never", "--format", "json"])
+    j = json.loads(out)["jobs"][0]
+    return dict(ops=j["ops"], secs=j["elapsed_s"], iops=j["iops"], mean_us=j["latency_ns"]["mean"] / 1e3,
+                p99_us=j["latency_ns"]["p99"] / 1e3, cpu_s=cpu, rss_kib=rss)
+
+
+def rados_bench(mode, bs, qd, run, extra=()):
+    out, cpu, rss = timed(["rados", "-c", CONF, "-p", RPOOL, "bench", str(SECS), mode,
+                           *(["-b", str(bs)] if mode == "write" else []), "-t", str(qd), "--run-name", run, *extra])
+
+    def f(name):
+        m = re.search(rf"^{re.escape(name)}\s*(\S+)", out, re.M)
+        if not m:
+            raise SystemExit(f"bench: no '{name}' in rados bench output:\n{out}")
+        return float(m.group(1))
+    ops = f("Total writes made:" if mode == "write" else "Total reads made:")
+    t = f("Total time run:")
+    return dict(ops=ops, secs=t, iops=ops / t, mean_us=f("Average Latency(s):") * 1e6, p99_us=None,
+                cpu_s=cpu, rss_kib=rss)
+
+
+def rbd_bench(pattern, bs, qd, iops_hint):
+    # rbd bench has no duration: size --io-total from cephbench's IOPS in the same pair.
+    total = max(int(iops_hint * SECS), qd * 4) * bs
+    io_type = "write" if pattern == "randwrite" else "read"
+    out, cpu, rss = timed(["rbd", "-c", CONF, "--rbd-cache=false", "bench", "--io-type", io_type,
+                           "--io-pattern", "rand", "--io-size", str(bs), "--io-threads", str(qd),
+                           "--io-total", str(total), f"{BPOOL}/{IMAGE}"])
+    m = re.search(r"elapsed:\s*([\d.]+)\s+ops:\s*(\d+)\s+ops/sec:\s*([\d.]+)", out)
+    if not m:
+        raise SystemExit(f"bench: no summary in rbd bench output:\n{out}")
+    ops = float(m.group(2))
+    iops = float(m.group(3))
+    return dict(ops=ops, secs=ops / iops, iops=iops, mean_us=None, p99_us=None, cpu_s=cpu, rss_kib=rss)
+
+
+def fio(engine, rw, bs, qd, target):
+    args = ["fio", "--name=peer", f"--ioengine={engine}", "--clientname=admin", f"--rw={rw}",
+            f"--bs={bs}", f"--iodepth={qd}", "--time_based", f"--runtime={SECS}", "--output-format=json"]
+    if engine == "rbd":
+        args += [f"--pool={BPOOL}", f"--rbdname={target}", "--direct=1"]
+    else:
+        args += [f"--pool={RPOOL}", f"--conf={FIO_CONF}", f"--filename={target}", f"--size={64 if bs <= 65536 else 256}M"]
+    env = dict(os.environ, CEPH_CONF=FIO_CONF)
+    out, cpu, rss = timed(args, env=env)
+    v = json.loads(out[out.index("{"):])
+    s = v["jobs"][0]["read" if "read" in rw else "write"]
+    return dict(ops=s["total_ios"], secs=s["runtime"] / 1e3 if s["runtime"] else SECS, iops=s["iops"],
+                mean_us=s["clat_ns"]["mean"] / 1e3,
+                p99_us=s["clat_ns"].get("percentile", {}).get("99.000000", 0) / 1e3 or None,
+                cpu_s=cpu, rss_kib=rss)
+
+
+def bare(mode, bs, qd, run=None, secs=None):
+    args = [BARE, "--conf", CONF, "--mode", mode, "--bs", str(bs), "--qd", str(qd),
+            "--secs", str(secs or SECS)]
+    args += ["--pool", BPOOL, "--image", IMAGE] if mode.startswith("rbd") else ["--pool", RPOOL, "--run-name", run]
+    out, cpu, rss = timed(args)
+    j = json.loads(out)
+    return dict(ops=j["ops"], secs=j["secs"], iops=j["iops"], mean_us=j["mean_us"], p99_us=j["p99_us"],
+                cpu_s=cpu, rss_kib=rss)
+
+
+# ---- workloads: (name, cephbench fn, {peer: fn(cb_result)}, setup)
+
+K4, M4 = 4096, 4 << 20
+
+
+def workloads():
+    w = []
+    for qd in (1, 16):
+        w.append((f"RADOS 4K write QD{qd}", lambda qd=qd: cephbench_rados("write", K4, qd, "cbw"), {
+            "rados bench": lambda c, qd=qd: rados_bench("write", K4, qd, "rbw"),
+            "fio rados": lambda c, qd=qd: fio("rados", "write", K4, qd, "cbperf_fio_w"),
+            "bare aio": lambda c, qd=qd: bare("write", K4, qd, "bw"),
+        }))
+    w.append(("RADOS 4K randread QD16", lambda: cephbench_rados("rand", K4, 16, "cbpre"), {
+        "rados bench": lambda c: rados_bench("rand", K4, 16, "rbpre"),
+        "fio rados": lambda c: fio("rados", "randread", K4, 16, "cbperf_fio_r"),
+        "bare aio": lambda c: bare("rand", K4, 16, "bpre"),
+    }))
+    w.append(("RADOS 4M write QD16", lambda: cephbench_rados("write", M4, 16, "cbw4m"), {
+        "rados bench": lambda c: rados_bench("write", M4, 16, "rbw4m"),
+        "fio rados": lambda c: fio("rados", "write", M4, 16, "cbperf_fio_w4m"),
+        "bare aio": lambda c: bare("write", M4, 16, "bw4m"),
+    }))
+    for rw in ("randwrite", "randread"):
+        w.append((f"RBD 4K {rw} QD32", lambda rw=rw: cephbench_rbd(rw, K4, 32), {
+            "rbd bench": lambda c, rw=rw: rbd_bench(rw, K4, 32, c["iops"]),
+            "fio rbd": lambda c, rw=rw: fio("rbd", rw, K4, 32, IMAGE),
+            "bare aio": lambda c, rw=rw: bare(f"rbd-{rw}", K4, 32),
+        }))
+    if QUICK:  # CI: one RADOS write, the RADOS read and one RBD workload
+        w = [w[1], w[2], w[4]]
+    return w
+
+
+def setup():
+    ceph("osd", "pool", "create", RPOOL, "32")
+    ceph("osd", "pool", "application", "enable", RPOOL, "rados")
+    ceph("osd", "pool", "create", BPOOL, "32")
+    ceph("osd", "pool", "application", "enable", BPOOL, "rbd")
+    sh(["rbd", "-c", CONF, "create", "--size", f"{IMG_MB}M", f"{BPOOL}/{IMAGE}"])
+    with open(CONF) as f, open(FIO_CONF, "w") as g:
+        g.write(f.read() + "\n[client]\n\trbd cache = false\n")
+    log(f"bench: preconditioning ({IMG_MB} MiB image, read objects)")
+    sh([CB, "rbd", "-c", CONF, "-p", BPOOL, "--image", IMAGE, "--allow-write", "--no-precondition",
+        "--rw", "write", "--bs", "4M", "--io-total", f"{IMG_MB}M", "--iodepth", "8", "--progress", "never",
+        "--format", "json"])
+    pre = max(2, SECS)
+    cephbench_rados("write", K4, 16, "cbpre", secs=pre, extra=["--no-cleanup"])
+    sh(["rados", "-c", CONF, "-p", RPOOL, "bench", str(pre), "write", "-b", str(K4), "-t", "16",
+        "--run-name", "rbpre", "--no-cleanup"])
+    bare("write", K4, 16, "bpre", secs=pre)
+    env = dict(os.environ, CEPH_CONF=FIO_CONF)
+    sh(["fio", "--name=pre", "--ioengine=rados", "--clientname=admin", f"--pool={RPOOL}",
+        f"--conf={FIO_CONF}", "--filename=cbperf_fio_r", "--size=64M", "--rw=write", "--bs=4M", "--iodepth=4"], env=env)
+
+
+def teardown():
+    ceph("osd", "pool", "rm", RPOOL, RPOOL, "--yes-i-really-really-mean-it", check=False)
+    ceph("osd", "pool", "rm", BPOOL, BPOOL, "--yes-i-really-really-mean-it", check=False)
+
+
+def ratio(a, b):
+    return None if a is None or b is None or not b else a / b
+
+
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def main():
+    t0 = time.time()
+    rows, raw = [], []
+    try:
+        setup()
+        for name, ours, peers in workloads():
+            for peer, theirs in peers.items():
+                pairs = []
+                for i in range(PAIRS):
+                    c = ours()
+                    p = theirs(c)
+                    log(f"bench: {name} pair {i + 1}: cephbench {c['iops']:.0f} IOPS, {peer} {p['iops']:.0f} IOPS")
+                    pairs.append((c, p))
+                raw.append(dict(workload=name, peer=peer, pairs=[dict(cephbench=c, peer=p) for c, p in pairs]))
+                per_k = lambda r: r["cpu_s"] / r["ops"] * 1000 if r["ops"] else None
+                rows.append(dict(
+                    workload=name, peer=peer,
+                    iops_cb=med(c["iops"] for c, _ in pairs), iops_peer=med(p["iops"] for _, p in pairs),
+                    iops_ratio=med(ratio(c["iops"], p["iops"]) for c, p in pairs),
+                    mean_ratio=med(ratio(c["mean_us"], p["mean_us"]) for c, p in pairs),
+                    mean_us_cb=med(c["mean_us"] for c, _ in pairs), mean_us_peer=med(p["mean_us"] for _, p in pairs),
+                    p99_ratio=med(ratio(c["p99_us"], p["p99_us"]) for c, p in pairs),
+                    cpu_per_kop_cb=med(per_k(c) for c, _ in pairs), cpu_per_kop_peer=med(per_k(p) for _, p in pairs),
+                    rss_mib_cb=max(c["rss_kib"] for c, _ in pairs) / 1024,
+                    rss_mib_peer=max(p["rss_kib"] for _, p in pairs) / 1024))
+        mem = None
+        if LONG > 0:
+            short = cephbench_rados("write", K4, 16, "cbmem", secs=10)
+            long_ = cephbench_rados("write", K4, 16, "cbmem", secs=LONG)
+            mem = dict(short_secs=10, long_secs=LONG, rss_mib_short=short["rss_kib"] / 1024,
+                       rss_mib_long=long_["rss_kib"] / 1024, ratio=long_["rss_kib"] / short["rss_kib"])
+    finally:
+        teardown()
+
+    f = lambda x, p=2: "n/a" if x is None else f"{x:.{p}f}"
+    hdr = ("| workload | peer | IOPS cb / peer | IOPS ratio | mean lat ratio | p99 ratio "
+           "| CPU s/1k ops cb / peer | peak RSS MiB cb / peer |")
+    lines = [hdr, "|" + "---|" * 8]
+    for r in rows:
+        lines.append(f"| {r['workload']} | {r['peer']} | {f(r['iops_cb'], 0)} / {f(r['iops_peer'], 0)} "
+                     f"| {f(r['iops_ratio'])} | {f(r['mean_ratio'])} | {f(r['p99_ratio'])} "
+                     f"| {f(r['cpu_per_kop_cb'], 3)} / {f(r['cpu_per_kop_peer'], 3)} "
+                     f"| {f(r['rss_mib_cb'], 0)} / {f(r['rss_mib_peer'], 0)} |")
+    print(f"cephbench vs peers, objectstore {STORE}, {PAIRS} pair(s) x {SECS} s, medians of per-pair ratios "
+          f"(ratio = cephbench / peer)\n")
+    print("\n".join(lines))
+    for r in rows:
+        if r["workload"].endswith(" QD1") and r["peer"] == "bare aio":
+            print(f"\n{r['workload']}: mean latency cephbench {f(r['mean_us_cb'], 1)} us, bare aio "
+                  f"{f(r['mean_us_peer'], 1)} us (difference {f(r['mean_us_cb'] - r['mean_us_peer'], 1)} us)")
+    if mem:
+        print(f"\nRSS of cephbench rados write 4K QD16: {mem['short_secs']} s run {mem['rss_mib_short']:.1f} MiB, "
+              f"{mem['long_secs']} s run {mem['rss_mib_long']:.1f} MiB (ratio {mem['ratio']:.3f})")
+    elapsed = time.time() - t0
+    print(f"\n(bench took {elapsed:.0f} s)")
+    doc = dict(store=STORE, pairs=PAIRS, secs=SECS, quick=QUICK, rows=rows, memory=mem, raw=raw,
+               elapsed_s=elapsed)
+    os.makedirs(os.path.dirname(os.path.abspath(OUT)), exist_ok=True)
+    with open(OUT, "w") as g:
+        json.dump(doc, g, indent=1)
+    log(f"bench: JSON written to {OUT}")
+
+
+if __name__ == "__main__":
+    main()

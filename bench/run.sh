@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# bench/run.sh - cephbench against rados bench, rbd bench, fio (rbd and rados engines) and a bare
+# librados/librbd aio loop (ceph-sys/examples/bare_aio.rs, the limit), alternated A B A B on one
+# cluster; prints a Markdown table of median per-pair ratios and writes it as JSON.
+#
+#   bench/run.sh [--quick] [--conf PATH] [--objectstore memstore|bluestore] [--out PATH]
+#
+# Cluster: --conf PATH (or CEPH_CONF, or CEPHBENCH_TEST_CONF) uses that cluster; otherwise a
+# throwaway one is started with containers/cluster.sh in its own network namespace (name cbperf,
+# subnet 198.51.102, dir /tmp/cbperf-cluster, 3 OSDs, memstore by default) and stopped at exit.
+# Settings (environment): PAIRS (default 3), SECS per run (default 10), LONG (seconds of the long
+# run in the memory check against a 10 s run; default 60, 0 skips), IMAGE_SIZE MiB (default 256).
+# --quick (CI): 1 pair, 2 s, three workloads, no memory check; asserts nothing about speed.
+# Needs python3, fio, /usr/bin/time (containers/install-deps.sh installs them).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+quick=0 conf=${CEPH_CONF:-${CEPHBENCH_TEST_CONF:-}} store=memstore out=bench/results.json
+while [[ $# -gt 0 ]]; do
+    case $1 in
+    --quick) quick=1 ;;
+    --conf) conf=$2; shift ;;
+    --objectstore | --store) store=$2; shift ;;
+    --out) out=$2; shift ;;
+    -h | --help) sed -n '2,15p' "$0"; exit 0 ;;
+    *) echo "bench/run.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+    esac
+    shift
+done
+for t in python3 fio /usr/bin/time rados rbd ceph; do
+    command -v "$t" >/dev/null || { echo "bench/run.sh: $t missing; run containers/install-deps.sh" >&2; exit 2; }
+done
+
+if [[ $quick == 1 ]]; then
+    export PAIRS=1 SECS=2 LONG=0 QUICK=1 IMAGE_SIZE=${IMAGE_SIZE:-64}
+else
+    export PAIRS=${PAIRS:-3} SECS=${SECS:-10} LONG=${LONG:-60} QUICK=0
+fi
+
+echo "bench: building cephbench and bare_aio (release)" >&2
+cargo build --release --quiet --bin cephbench
+cargo build --release --quiet -p ceph-sys --example bare_aio
+tdir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+export CB=$tdir/release/cephbench BARE=$tdir/release/examples/bare_aio
+
+if [[ -z $conf ]]; then
+    dir=/tmp/cbperf-cluster
+    bash containers/cluster.sh down --dir "$dir" >/dev/null 2>&1 || true
+    trap 'bash containers/cluster.sh down --dir "$dir" >&2 || true' EXIT
+    bash containers/cluster.sh up --dir "$dir" --name cbperf --netns --subnet 198.51.102 \
+        --osds 3 --objectstore "$store" >/dev/null
+    conf=$dir/ceph.conf
+else
+    # Label the table with the given cluster's objectstore.
+    store=$(ceph -c "$conf" --connect-timeout 20 osd metadata 0 -f json 2>/dev/null |
+        python3 -c 'import json,sys; print(json.load(sys.stdin).get("osd_objectstore","?"))' || echo "?")
+fi
+export CEPH_CONF=$conf STORE=$store OUT=$out IMAGE_SIZE=${IMAGE_SIZE:-256}
+python3 bench/run.py
