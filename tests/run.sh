@@ -22,9 +22,5 @@ fi
 # binaries one after another, so one cluster serves them all.
 cargo test --workspace
 
-# The performance comparison, short (1 pair x 2 s, 3 workloads): keeps bench/run.sh
-# working; asserts nothing about speed.
-bash bench/run.sh --quick --conf "$CEPHBENCH_TEST_CONF" --out target/bench-quick.json
-
 # The FFI layer's tests once more under valgrind memcheck (a short subset).
 bash tests/valgrind.sh
