@@ -538,7 +538,10 @@ impl Probes {
     /// figures, tagged by the placement at the start, are partly wrong.
     fn placement_change(&self, rados: &Rados) -> Option<String> {
         let start = self.slots.as_ref()?.placement();
-        if let Ok(states) = probe::osd_states(rados) {
+        // One bounded mon command; when the mons do not answer, skip the rest
+        // (each further command would wait out the op timeout too).
+        let states = probe::osd_states(rados).ok()?;
+        {
             let changed: Vec<String> = states
                 .iter()
                 .filter(|s| !self.states.is_empty() && !self.states.contains(s))
