@@ -237,7 +237,10 @@ fn wrong_pool_and_wrong_key_fail_with_one_line() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
-    assert!(err.contains("no such pool 'no-such-pool-here'"), "{err}");
+    assert!(
+        err.contains("pool 'no-such-pool-here' does not exist") && err.contains("--create-pool"),
+        "{err}"
+    );
 
     let dir = tempfile::tempdir().unwrap();
     let keyring = dir.path().join("bad.keyring");
