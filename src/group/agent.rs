@@ -195,6 +195,11 @@ async fn serve(
                                                 )
                                             }
                                             JobSpec::Rbd(mut rc) => {
+                                                // The controller named one image; each agent
+                                                // creates (and removes) one of its own.
+                                                if let bench::ImageChoice::Create { name, .. } = &mut rc.image {
+                                                    *name = bench::new_image_name();
+                                                }
                                                 rc.start_at = start_at;
                                                 rc.live = false;
                                                 rc.pool = cfg.pool.clone();
