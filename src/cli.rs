@@ -32,6 +32,10 @@ pub struct Cli {
     /// Skip the probes (PG map, OSD perf counters) around the run.
     #[arg(long, global = true)]
     pub no_telemetry: bool,
+    /// Read the OSDs' counters this often during a run, for the counter
+    /// timelines (0: only before and after).
+    #[arg(long, global = true, default_value = "5s", value_parser = dur, value_name = "DURATION")]
+    pub counter_interval: Duration,
     /// Per-second progress line on stderr: auto = when stderr is a terminal.
     #[arg(long, value_enum, default_value_t = Progress::Auto, global = true)]
     pub progress: Progress,
@@ -548,6 +552,7 @@ impl RbdArgs {
             prior_precondition: None,
             live,
             telemetry: true,
+            counter_interval: cephbench::probe::DEFAULT_COUNTER_INTERVAL,
             start_at: None,
         })
     }
@@ -718,6 +723,7 @@ impl RadosArgs {
             verify: self.verify,
             live,
             telemetry: true,
+            counter_interval: cephbench::probe::DEFAULT_COUNTER_INTERVAL,
             create_pool: self.create_pool.then_some(cephbench::bench::PoolSpec {
                 size: self.pool_size,
                 pg_num: self.pg_num,

@@ -16,6 +16,7 @@ use crate::engine::{JobOutcome, OpKind};
 use crate::network::RttProbe;
 use crate::placement::OsdSlots;
 use crate::probe;
+use crate::probe::CounterSampler;
 use crate::progress::{Counters, Sample, Sampler};
 use crate::result::{
     BenchResult, ClusterInfo, JobReport, NetworkReport, OsdClientRow, OsdReport, PlacementInfo,
@@ -396,6 +397,9 @@ pub struct Probes {
     rtt: Option<RttProbe>,
     pool: String,
     states: Vec<(i32, bool, bool)>,
+    /// When `before` was read.
+    t0: Instant,
+    sampler: Option<CounterSampler>,
 }
 
 impl Probes {
@@ -410,6 +414,8 @@ impl Probes {
                 rtt: None,
                 pool: pool.to_string(),
                 states: Vec::new(),
+                t0: Instant::now(),
+                sampler: None,
             };
         }
         let mut rtt = None;
@@ -436,6 +442,7 @@ impl Probes {
                 None
             }
         };
+        let t0 = Instant::now();
         let before = match &slots {
             Some(s) => match probe::perf_dumps(rados, s.osds()) {
                 Ok(v) => v,
@@ -456,7 +463,23 @@ impl Probes {
             rtt,
             pool: pool.to_string(),
             states: probe::osd_states(rados).unwrap_or_default(),
+            t0,
+            sampler: None,
         }
+    }
+
+    /// Samples the OSDs' counters every `interval` until [`Probes::after`]
+    /// (the counter timelines); zero: only before and after.
+    pub fn sample_counters(&mut self, rados: &Rados, interval: Duration) {
+        if interval.is_zero() || self.before.is_empty() {
+            return;
+        }
+        self.sampler = Some(CounterSampler::start(
+            rados.telemetry().clone(),
+            self.before.clone(),
+            self.t0,
+            interval,
+        ));
     }
 
     /// Stops the RTT probe and reads the OSDs' heartbeat round trips.
@@ -477,7 +500,7 @@ impl Probes {
 
     /// Probes again after the job and builds the per-OSD reports.
     pub fn after(
-        &self,
+        &mut self,
         rados: &Rados,
         out: Option<&JobOutcome>,
         warnings: &mut Vec<String>,
@@ -497,6 +520,19 @@ impl Probes {
                 Err(e) => warnings.push(format!("no OSD counters after the run: {e}")),
             }
         }
+        let t_end = Instant::now();
+        let mgr_perf = match probe::osd_perf(rados) {
+            Ok(v) => v,
+            Err(e) => {
+                warnings.push(format!("no `osd perf` (mgr): {e}; it needs mgr 'allow r'"));
+                Vec::new()
+            }
+        };
+        let mut timelines = self
+            .sampler
+            .take()
+            .map(|s| s.finish(&after, t_end))
+            .unwrap_or_default();
         slots
             .osds()
             .iter()
@@ -528,6 +564,12 @@ impl Probes {
                     osd,
                     client,
                     counters,
+                    timeline: timelines
+                        .iter_mut()
+                        .find(|(o, _)| *o == osd)
+                        .map(|(_, t)| std::mem::take(t))
+                        .unwrap_or_default(),
+                    mgr_perf: mgr_perf.iter().find(|m| m.osd == osd).cloned(),
                 }
             })
             .collect()

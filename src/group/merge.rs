@@ -186,6 +186,8 @@ fn merge_osds(results: &[(&str, &BenchResult)]) -> Vec<OsdReport> {
                         osd: o.osd,
                         client: Vec::new(),
                         counters: o.counters.clone(),
+                        timeline: o.timeline.clone(),
+                        mgr_perf: o.mgr_perf.clone(),
                     });
                     out.len() - 1
                 }

@@ -310,6 +310,7 @@ async fn run_plan(
                     prior_precondition: prior.clone(),
                     live: false,
                     telemetry: opts.telemetry,
+                    counter_interval: crate::probe::DEFAULT_COUNTER_INTERVAL,
                     start_at: None,
                 };
                 let o = run_rbd(rados, &cfg, stop.clone()).await?;
@@ -347,6 +348,7 @@ async fn run_plan(
                     verify: false,
                     live: false,
                     telemetry: opts.telemetry,
+                    counter_interval: crate::probe::DEFAULT_COUNTER_INTERVAL,
                     start_at: None,
                     create_pool: None,
                 };
