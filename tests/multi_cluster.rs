@@ -370,6 +370,77 @@ fn three_agents_merge_into_one_result() {
     assert!((j.latency_ns.mean - sum / ops as f64).abs() < 1e-6 * j.latency_ns.mean);
     let iops: f64 = parts.iter().map(|p| p.jobs[0].iops).sum();
     assert!((j.iops - iops).abs() < 1e-6 * iops, "{} vs {iops}", j.iops);
+    // Per-OSD rows: each is the merge of the agents' rows for that OSD,
+    // computed here from the agents' own per-OSD histograms.
+    let mut osd_rows = 0;
+    for o in &merged.osds {
+        for row in &o.client {
+            let theirs: Vec<&cephbench::result::OsdClientRow> = parts
+                .iter()
+                .flat_map(|p| p.osds.iter().filter(|x| x.osd == o.osd))
+                .flat_map(|x| x.client.iter().filter(|c| c.op == row.op))
+                .collect();
+            assert!(!theirs.is_empty(), "osd.{} {}", o.osd, row.op);
+            assert_eq!(
+                row.ops,
+                theirs.iter().map(|c| c.ops).sum::<u64>(),
+                "osd.{} ops",
+                o.osd
+            );
+            let mut h: Option<hdrhistogram::Histogram<u64>> = None;
+            for c in &theirs {
+                let x =
+                    decode_histogram(c.histogram.as_deref().expect("per-OSD histogram")).unwrap();
+                assert_eq!(x.len(), c.ops);
+                match &mut h {
+                    None => h = Some(x),
+                    Some(acc) => acc.add(&x).unwrap(),
+                }
+            }
+            let h = h.unwrap();
+            assert_eq!(h.len(), row.ops);
+            if theirs.len() > 1 {
+                assert_eq!(row.p99_ns, h.value_at_quantile(0.99), "osd.{} p99", o.osd);
+                osd_rows += 1;
+            }
+            let mean =
+                theirs.iter().map(|c| c.mean_ns * c.ops as f64).sum::<f64>() / row.ops as f64;
+            assert!(
+                (row.mean_ns - mean).abs() < 1e-6 * mean,
+                "osd.{} mean",
+                o.osd
+            );
+            let mh = decode_histogram(row.histogram.as_deref().unwrap()).unwrap();
+            assert_eq!(mh, h);
+        }
+    }
+    assert!(
+        osd_rows >= 2,
+        "per-OSD rows merged from several agents: {osd_rows}"
+    );
+    assert_eq!(
+        merged
+            .osds
+            .iter()
+            .flat_map(|o| &o.client)
+            .map(|c| c.ops)
+            .sum::<u64>(),
+        ops,
+        "every op is on one primary"
+    );
+    assert!(
+        !merged.warnings.iter().any(|w| w.contains("per-OSD")),
+        "{:?}",
+        merged.warnings
+    );
+    // Attribution on the merged per-OSD rows: shares add up to the merged mean.
+    for row in merged.osds.iter().flat_map(|o| &o.client) {
+        if let Some(a) = &row.attribution {
+            assert_eq!(a.mean_ns, row.mean_ns);
+            let sum: f64 = a.shares.iter().map(|s| s.ns).sum();
+            assert!((sum - a.mean_ns).abs() < 1e-3 * a.mean_ns.max(1.0));
+        }
+    }
     // Each agent's own IOPS is its ops over its elapsed time.
     for p in &parts {
         let pj = &p.jobs[0];

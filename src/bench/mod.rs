@@ -513,6 +513,9 @@ impl Probes {
                                 ops: ks.ops,
                                 mean_ns: s.mean,
                                 p99_ns: s.p99,
+                                histogram: Some(crate::stats::encode_histogram(
+                                    ks.latency.histogram(),
+                                )),
                                 attribution: None,
                             }
                         })
