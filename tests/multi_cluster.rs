@@ -801,3 +801,144 @@ fn rbd_group_run_uses_one_image_per_agent() {
     assert!(left.is_empty(), "left behind: {left:?}");
     let _ = std::fs::remove_dir_all(&base);
 }
+
+/// An agent's saved results, oldest job first (job ids are the send time in
+/// fixed-width hex, so the file names sort by time).
+fn saved_results(a: &Agent) -> Vec<BenchResult> {
+    let mut files: Vec<_> = std::fs::read_dir(&a.dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .map(|f| serde_json::from_slice(&std::fs::read(f).unwrap()).unwrap())
+        .collect()
+}
+
+/// `suite FILE --group`: each job runs on both agents at a common start (the
+/// read job reads what each agent's write job wrote), the suite's figures are
+/// the merged ones, and nothing is left in the pool.
+#[test]
+fn suite_runs_each_job_on_the_group() {
+    let _g = serial();
+    pool(POOL);
+    purge();
+    let base = scratch("suite");
+    let file = base.join("small.toml");
+    std::fs::write(
+        &file,
+        r#"name = "group-small"
+runs = 1
+duration = "2s"
+ramp = "0s"
+
+[[job]]
+name = "w 4K"
+command = "rados"
+mode = "write"
+block-size = "4K"
+object-size = "4K"
+concurrent-ios = 4
+
+[[job]]
+name = "r 4K"
+command = "rados"
+mode = "rand"
+concurrent-ios = 4
+"#,
+    )
+    .unwrap();
+    let mut agents: Vec<Agent> = ["s1", "s2"]
+        .iter()
+        .map(|id| spawn_agent("gsuite", id, &base))
+        .collect();
+    let out = common::run(&mut controller(&[
+        "suite",
+        file.to_str().unwrap(),
+        "-p",
+        POOL,
+        "--group",
+        "gsuite",
+        "--clients",
+        "2",
+        "--start-delay",
+        "2s",
+    ]));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let logs: Vec<String> = agents.iter().map(log_of).collect();
+    assert!(out.status.success(), "controller: {err}\nagents: {logs:#?}");
+    let doc: cephbench::suite::SuiteDoc = serde_json::from_slice(&out.stdout).unwrap();
+    for a in &mut agents {
+        stop_agent(a);
+    }
+    let parts: Vec<Vec<BenchResult>> = agents.iter().map(saved_results).collect();
+    assert!(!doc.interrupted);
+    assert_eq!(doc.runs.len(), 2);
+    for (k, (entry, want_op)) in doc.runs.iter().zip(["write", "read"]).enumerate() {
+        let r = &entry.result;
+        common::validate(&serde_json::to_value(r).unwrap());
+        let j = &r.jobs[0];
+        assert_eq!(j.op, want_op);
+        let theirs: Vec<&BenchResult> = parts.iter().map(|p| &p[k]).collect();
+        let ops: u64 = theirs.iter().map(|p| p.jobs[0].ops).sum();
+        assert!(ops > 0, "{}: no ops", entry.job);
+        assert_eq!(j.ops, ops, "{}: merged ops = sum of the agents'", entry.job);
+        assert_eq!(theirs[0].jobs[0].op, want_op);
+        let mh = decode_histogram(j.histogram.as_deref().unwrap()).unwrap();
+        assert_eq!(mh.len(), ops);
+        let iops: f64 = theirs.iter().map(|p| p.jobs[0].iops).sum();
+        assert!((j.iops - iops).abs() < 1e-6 * iops);
+        // The suite's table row is the merged figure.
+        let row = doc
+            .summary
+            .rows
+            .iter()
+            .find(|x| x.job == entry.job)
+            .unwrap();
+        assert!((row.iops.value - iops).abs() < 1e-6 * iops, "{row:?}");
+        let g = r.clients.as_ref().expect("a clients section per job");
+        assert_eq!(g.group, "gsuite");
+        assert_eq!(g.clients.len(), 2);
+        for (c, p) in g.clients.iter().zip(&theirs) {
+            assert_eq!(c.status, "ok");
+            assert_eq!(c.ops, p.jobs[0].ops);
+        }
+        // The read job reads the objects its client's write job wrote.
+        if want_op == "read" {
+            assert_eq!(j.errors, 0, "{:?}", j.first_error);
+        }
+    }
+    // Each agent kept its write run for the read job; the suite removed both.
+    assert_eq!(cephbench_objects(), Vec::<String>::new());
+    // Suites with rbd jobs, or several pools, are usage errors.
+    for (args, want) in [
+        (
+            &["suite", "lab", "-p", "x", "--group", "g", "--clients", "2"][..],
+            "rados jobs only",
+        ),
+        (
+            &[
+                "suite",
+                "rados",
+                "--pools",
+                "a,b",
+                "--group",
+                "g",
+                "--clients",
+                "2",
+            ][..],
+            "drop --pools",
+        ),
+    ] {
+        let out = common::run(
+            Command::new(env!("CARGO_BIN_EXE_cephbench"))
+                .args(["-m", "192.0.2.1", "--connect-timeout", "1s"])
+                .args(args),
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&base);
+}
