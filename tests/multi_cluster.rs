@@ -114,12 +114,18 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn spawn_agent(group: &str, id: &str, base: &Path) -> Agent {
+    spawn_agent_as(group, id, base, &[])
+}
+
+/// An agent with extra global options (e.g. `--id USER --keyring FILE`).
+fn spawn_agent_as(group: &str, id: &str, base: &Path, global: &[&str]) -> Agent {
     let dir = base.join(id);
     std::fs::create_dir_all(&dir).unwrap();
     let log = base.join(format!("{id}.log"));
     let child = Command::new(env!("CARGO_BIN_EXE_cephbench"))
         .arg("-c")
         .arg(common::conf())
+        .args(global)
         .args(["--progress", "never", "agent", "-p", POOL, "--group", group])
         .args([
             "--agent-id",
@@ -868,7 +874,9 @@ concurrent-ios = 4
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     let logs: Vec<String> = agents.iter().map(log_of).collect();
     assert!(out.status.success(), "controller: {err}\nagents: {logs:#?}");
-    let doc: cephbench::suite::SuiteDoc = serde_json::from_slice(&out.stdout).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    common::validate_suite(&v);
+    let doc: cephbench::suite::SuiteDoc = serde_json::from_value(v).unwrap();
     for a in &mut agents {
         stop_agent(a);
     }
@@ -939,6 +947,103 @@ concurrent-ios = 4
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains(want), "{args:?}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+fn auth_rm(entity: &str) {
+    let _ = Command::new("ceph")
+        .arg("-c")
+        .arg(common::conf())
+        .args(["auth", "rm", entity])
+        .output();
+}
+
+/// A keyring for a new user with exactly `caps`.
+fn user(dir: &Path, id: &str, caps: &[&str]) -> PathBuf {
+    let entity = format!("client.{id}");
+    auth_rm(&entity);
+    let mut args = vec!["auth", "get-or-create", entity.as_str()];
+    args.extend_from_slice(caps);
+    let path = dir.join(format!("{id}.keyring"));
+    std::fs::write(&path, common::ceph(&args)).unwrap();
+    path
+}
+
+/// The caps the README gives agents and controller suffice for a group run
+/// (watch, notify, results): `mon 'allow r' osd 'allow rw pool=POOL'`.
+/// With `osd 'allow r'` an agent cannot join and names the caps it needs.
+#[test]
+fn data_path_caps_suffice_for_a_group_run() {
+    let _g = serial();
+    pool(POOL);
+    purge();
+    let base = scratch("caps");
+    let data_cap = format!("allow rw pool={POOL}");
+    let k = user(
+        &base,
+        "cbt-multi-data",
+        &["mon", "allow r", "osd", &data_cap],
+    );
+    let ks = k.to_str().unwrap();
+    let as_user = ["--id", "cbt-multi-data", "--keyring", ks];
+    let mut agent = spawn_agent_as("gcaps", "c1", &base, &as_user);
+    let mut args = as_user.to_vec();
+    args.extend_from_slice(&[
+        "rados",
+        "write",
+        "-p",
+        POOL,
+        "-b",
+        "4K",
+        "-d",
+        "1s",
+        "--group",
+        "gcaps",
+        "--clients",
+        "1",
+        "--start-delay",
+        "1s",
+    ]);
+    let out = common::run(&mut controller(&args));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        out.status.success(),
+        "controller: {err}\nagent: {}",
+        log_of(&agent)
+    );
+    let merged: BenchResult = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(merged.cluster.entity, "client.cbt-multi-data");
+    let part = {
+        stop_agent(&mut agent);
+        saved_result(&agent)
+    };
+    assert!(part.jobs[0].ops > 0);
+    assert_eq!(merged.jobs[0].ops, part.jobs[0].ops);
+    assert_eq!(cephbench_objects(), Vec::<String>::new());
+
+    // Read-only on the pool: the agent cannot create or watch the group
+    // object, and says which caps to grant.
+    let k = user(
+        &base,
+        "cbt-multi-ro",
+        &["mon", "allow r", "osd", &format!("allow r pool={POOL}")],
+    );
+    let out = common::run(
+        Command::new(env!("CARGO_BIN_EXE_cephbench"))
+            .arg("-c")
+            .arg(common::conf())
+            .args(["--id", "cbt-multi-ro", "--keyring", k.to_str().unwrap()])
+            .args(["agent", "-p", POOL, "--group", "gcaps", "--timeout", "5s"]),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains(&format!("osd 'allow rw pool={POOL}'")),
+        "{err}"
+    );
+    for u in ["client.cbt-multi-data", "client.cbt-multi-ro"] {
+        auth_rm(u);
     }
     let _ = std::fs::remove_dir_all(&base);
 }
