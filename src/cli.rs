@@ -144,6 +144,9 @@ pub struct SuiteArgs {
     /// Bytes of the image used, preconditioned once [default: lab 2G, cdm 1G].
     #[arg(long, value_parser = size, value_name = "SIZE")]
     pub test_area: Option<u64>,
+    /// Every job runs on a group of agents (rados suites, one pool).
+    #[command(flatten)]
+    pub group: GroupArgs,
 }
 
 impl SuiteArgs {
@@ -174,6 +177,12 @@ impl SuiteArgs {
                 ))
             }
         };
+        let group = self.group.config(&pools[0])?;
+        if group.is_some() && pools.len() > 1 {
+            return Err(UsageError(
+                "--group runs a suite on one pool, the agents' (-p POOL); drop --pools".into(),
+            ));
+        }
         let opts: Vec<suite::SuiteOptions> = pools
             .into_iter()
             .map(|pool| suite::SuiteOptions {
@@ -185,9 +194,16 @@ impl SuiteArgs {
                 test_area: self.test_area,
                 telemetry,
                 progress,
+                group: group.clone(),
             })
             .collect();
         let s = base.with_options(&opts[0]).map_err(UsageError)?;
+        if group.is_some() && s.uses_image() {
+            return Err(UsageError(format!(
+                "suite {} has rbd jobs; --group runs suites of rados jobs only (run rbd jobs on a group with `cephbench rbd --group`)",
+                s.name
+            )));
+        }
         Ok((s, opts))
     }
 }

@@ -172,6 +172,11 @@ pub struct OsdClientRow {
     pub mean_ns: f64,
     /// 99th percentile (2 significant digits), ns.
     pub p99_ns: u64,
+    /// These ops' completion latencies (ns) as an HDR histogram (2
+    /// significant digits), so group runs merge per-OSD percentiles exactly:
+    /// encoded like [`JobReport::histogram`] (`stats::decode_histogram`).
+    #[serde(default)]
+    pub histogram: Option<String>,
     /// Where this OSD's mean went, if the counters allow saying.
     #[serde(default)]
     pub attribution: Option<Attribution>,

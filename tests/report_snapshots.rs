@@ -121,6 +121,7 @@ fn fixture() -> BenchResult {
                 ops: 12_000,
                 mean_ns: 13_301_250.5,
                 p99_ns: 22_000_000,
+                histogram: None,
                 attribution: Some(attribution()),
             }],
             counters: Some(OsdCounters {

@@ -94,6 +94,10 @@ pub enum BenchError {
     /// `--test-area` / `--bs` do not fit the image.
     #[error("{0}")]
     BadGeometry(String),
+    /// A job run on a group of agents (`suite --group`) failed, or agents
+    /// delivered no result (the message names them).
+    #[error("{0}")]
+    Group(String),
     /// The pool does not exist and `--create-pool` was not given.
     #[error("pool '{pool}' does not exist (list pools with `ceph osd pool ls`); create it, or pass --create-pool [--pool-size N] [--pg-num N] to let cephbench create it and remove it afterwards")]
     NoPool {
@@ -549,6 +553,9 @@ impl Probes {
                                 ops: ks.ops,
                                 mean_ns: s.mean,
                                 p99_ns: s.p99,
+                                histogram: Some(crate::stats::encode_histogram(
+                                    ks.latency.histogram(),
+                                )),
                                 attribution: None,
                             }
                         })
