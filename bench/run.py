@@ -43,10 +43,10 @@ def sh(cmd, env=None, check=True, timeout=None):
     return p
 
 
-def timed(cmd, env=None):
-    """Runs cmd under /usr/bin/time; returns (stdout, cpu_s, rss_kib)."""
+def timed(cmd, env=None, secs=None):
+    """Runs cmd (a run of `secs`, default SECS) under /usr/bin/time; returns (stdout, cpu_s, rss_kib)."""
     tf = os.path.join(TMP, "time")
-    p = sh(["/usr/bin/time", "-o", tf, "-f", "%U %S %M", "timeout", str(SECS * 4 + 120)] + cmd,
+    p = sh(["/usr/bin/time", "-o", tf, "-f", "%U %S %M", "timeout", str((secs or SECS) * 4 + 120)] + cmd,
            env=env)
     u, s, m = open(tf).read().split()[-3:]
     return p.stdout, float(u) + float(s), int(m)
@@ -61,7 +61,7 @@ def ceph(*a, check=True):
 def cephbench_rados(mode, bs, qd, run, secs=None, extra=(), binary=None):
     out, cpu, rss = timed([binary or CB, "rados", mode, "-c", CONF, "-p", RPOOL, "-b", str(bs), "-t", str(qd),
                            "-d", f"{secs or SECS}s", "--run-name", run, "--progress", "never",
-                           "--format", "json", *extra])
+                           "--format", "json", *extra], secs=secs)
     j = json.loads(out)["jobs"][0]
     return dict(ops=j["ops"], secs=j["elapsed_s"], iops=j["iops"], mean_us=j["latency_ns"]["mean"] / 1e3,
                 p99_us=j["latency_ns"]["p99"] / 1e3, cpu_s=cpu, rss_kib=rss)
@@ -282,8 +282,9 @@ def main():
                     rss_mib_peer=max(p["rss_kib"] for _, p in pairs) / 1024))
         mem = None
         if LONG > 0:
-            short = cephbench_rados("write", K4, 16, "cbmem", secs=10)
-            long_ = cephbench_rados("write", K4, 16, "cbmem", secs=LONG)
+            # --no-cleanup: removing a long run's objects takes minutes; the pool goes at the end.
+            short = cephbench_rados("write", K4, 16, "cbmem_s", secs=10, extra=["--no-cleanup"])
+            long_ = cephbench_rados("write", K4, 16, "cbmem_l", secs=LONG, extra=["--no-cleanup"])
             mem = dict(short_secs=10, long_secs=LONG, rss_mib_short=short["rss_kib"] / 1024,
                        rss_mib_long=long_["rss_kib"] / 1024, ratio=long_["rss_kib"] / short["rss_kib"])
     finally:

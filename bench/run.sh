@@ -15,7 +15,7 @@
 # --memory runs only that check. --baseline BIN adds another cephbench binary (e.g. a build of main)
 # as a peer of every workload: before/after from one run. --only REGEX runs the matching workloads.
 # --debug-build uses the debug binaries (as `cargo build` leaves them) instead of a release build.
-# --quick (CI): 1 pair, 2 s, two workloads, no memory check; asserts nothing about speed, fails on
+# --quick (CI, ~50 s): 1 pair, 1 s, two workloads, no memory check; asserts nothing about speed, fails on
 # any script or tool error. The table ends with the targets, each met or NOT met.
 # Needs python3, fio, /usr/bin/time (containers/install-deps.sh installs them).
 set -euo pipefail
@@ -46,7 +46,7 @@ done
 [[ $long =~ ^[0-9]+$ ]] || { echo "bench/run.sh: --long takes whole seconds, e.g. --long 60" >&2; exit 2; }
 [[ -z $baseline || -x $baseline ]] || { echo "bench/run.sh: --baseline $baseline is not an executable" >&2; exit 2; }
 if [[ $quick == 1 ]]; then
-    export PAIRS=1 SECS=2 LONG=0 QUICK=1 IMAGE_SIZE=${IMAGE_SIZE:-16}
+    export PAIRS=1 SECS=1 LONG=0 QUICK=1 IMAGE_SIZE=${IMAGE_SIZE:-16}
 else
     export PAIRS=${PAIRS:-3} SECS=${SECS:-10} LONG=$long QUICK=0
 fi

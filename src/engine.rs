@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 
-pub use crate::ceph::Reaped;
 use crate::ceph::CephError;
+pub use crate::ceph::Reaped;
 use crate::progress::WorkerProgress;
 use crate::stats::LatencyRecorder;
 
@@ -356,7 +356,8 @@ pub async fn run<T: Target, S: OpSource>(
     // polling a registered `Notify` waiter takes its mutex.
     let mut stop_tick = tokio::time::interval(STOP_CHECK);
     stop_tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let interrupted = |stop: &mut StopRx| stop.has_changed().unwrap_or(false) && *stop.borrow_and_update();
+    let interrupted =
+        |stop: &mut StopRx| stop.has_changed().unwrap_or(false) && *stop.borrow_and_update();
     if *stop.borrow_and_update() {
         stopping = true;
         out.stop = StopReason::Interrupted;
