@@ -8,6 +8,11 @@
 //! awaits holds only the receiver, so dropping the future early is sound: the
 //! buffer lives until the library is done with it, and the handle that issued
 //! the op waits for every op in flight before it is destroyed.
+//!
+//! The benchmark's I/O loop does not use these futures: it runs its ops in
+//! the fixed slots of a [`CompletionQueue`] (no allocation, channel or task
+//! per op; one wakeup per wait of the issuing task, however many ops
+//! completed meanwhile).
 
 use std::cell::UnsafeCell;
 use std::ffi::c_void;
