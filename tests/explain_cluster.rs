@@ -606,35 +606,71 @@ fn the_counter_timeline_shows_a_delay_injected_mid_run() {
 }
 
 /// `ceph osd perf` as the mgr serves it: the row cephbench stores for each
-/// OSD is the one the `ceph` CLI prints right after the run (the mgr refreshes
-/// it every few seconds, so allow one refresh of difference).
+/// OSD must be one the `ceph` CLI printed while the run ended. The mgr
+/// replaces its rows every few seconds, so the test keeps reading them
+/// (about once a second) until cephbench has exited, and the stored value
+/// must be one of those seen, to the nanosecond.
 #[test]
 fn the_mgr_osd_perf_rows_match_the_ceph_cli() {
     let _g = serial();
     let p = pool(POOL);
-    let v = write_run(p, "4");
-    let cli: Value = serde_json::from_str(&common::ceph(&["osd", "perf", "-f", "json"])).unwrap();
-    let rows = cli["osdstats"]["osd_perf_infos"].as_array().unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_cephbench"))
+        .arg("-c")
+        .arg(common::conf())
+        .args([
+            "--progress",
+            "never",
+            "--format",
+            "json",
+            "rados",
+            "write",
+            "-p",
+            p,
+        ])
+        .args(["-b", "4K", "-t", "1", "--duration", "5", "--ramp", "0"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut seen: Vec<(Value, u64)> = Vec::new();
+    let mut read_cli = |seen: &mut Vec<(Value, u64)>| {
+        let cli: Value =
+            serde_json::from_str(&common::ceph(&["osd", "perf", "-f", "json"])).unwrap();
+        for r in cli["osdstats"]["osd_perf_infos"].as_array().unwrap() {
+            let ns = r["perf_stats"]["commit_latency_ns"].as_u64().unwrap();
+            seen.push((r["id"].clone(), ns));
+        }
+    };
+    while child.try_wait().unwrap().is_none() {
+        read_cli(&mut seen);
+    }
+    read_cli(&mut seen);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    validate(&v);
     let osds = v["osds"].as_array().unwrap();
     assert!(!osds.is_empty());
     for o in osds {
         let m = &o["mgr_perf"];
         assert!(m.is_object(), "no osd perf row for {}", o["osd"]);
-        let c = rows
-            .iter()
-            .find(|r| r["id"] == o["osd"])
-            .unwrap_or_else(|| panic!("the CLI has no row for {}", o["osd"]));
-        let (ours, theirs) = (
-            m["commit_latency_ms"].as_f64().unwrap(),
-            c["perf_stats"]["commit_latency_ms"].as_f64().unwrap(),
+        let ours = m["commit_latency_ns"].as_u64().unwrap();
+        assert_eq!(
+            m["commit_latency_ms"].as_u64().unwrap(),
+            ours / 1_000_000,
+            "whole ms as the CLI prints them"
         );
-        assert!(
-            (ours - theirs).abs() <= f64::max(2.0, 0.5 * theirs),
-            "osd.{}: cephbench {ours} ms, ceph osd perf {theirs} ms",
+        let theirs: Vec<u64> = seen
+            .iter()
+            .filter(|(id, _)| *id == o["osd"])
+            .map(|x| x.1)
+            .collect();
+        eprintln!(
+            "osd.{}: cephbench {ours} ns; the CLI showed {theirs:?}",
             o["osd"]
         );
-        eprintln!(
-            "osd.{}: cephbench {ours} ms, ceph osd perf {theirs} ms",
+        assert!(
+            theirs.contains(&ours),
+            "osd.{}: cephbench stored {ours} ns, the CLI showed {theirs:?}",
             o["osd"]
         );
     }
