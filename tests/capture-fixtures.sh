@@ -30,9 +30,8 @@ done
 [[ -n $conf && -n $out ]] || die "usage: $0 --conf CEPH_CONF --out DIR [--ceph CMD]"
 read -r -a CLI <<<"$cli"
 c() { timeout 60 "${CLI[@]}" --connect-timeout 10 -c "$conf" "$@"; }
-# The last word of the CLI is `ceph`; rados sits next to it.
-RADOS=("${CLI[@]}")
-RADOS[${#RADOS[@]} - 1]=rados
+# Objects are written by this machine's client (files stay on the host).
+RADOS=(rados)
 PY=/usr/bin/python3
 
 mkdir -p "$out"

@@ -8,7 +8,8 @@
 # 1. containers/release-root.sh RELEASE (first time: debootstrap + apt, ~5 min,
 #    ~0.7 GB under /var/cache/cephbench; later: instant);
 # 2. a 3-OSD bluestore cluster of that release in network namespace cb<release>
-#    (public network $CEPHBENCH_RELEASE_SUBNET.0/24, default 203.0.113), so it
+#    (public network $CEPHBENCH_RELEASE_SUBNET.0/24, default 198.18.18: RFC 2544 benchmarking space;
+#    203.0.113 is taken here, the package mirror resolves into it), so it
 #    coexists with a loopback cluster on this machine; stopped on exit;
 # 3. tests/capture-fixtures.sh into target/fixtures/RELEASE and the fixture
 #    tests over it (copy it to tests/fixtures/RELEASE to refresh the committed set);
@@ -31,7 +32,7 @@ fi
 bash containers/release-root.sh "$release" >&2
 
 dir=/tmp/cephbench-$release
-subnet=${CEPHBENCH_RELEASE_SUBNET:-203.0.113}
+subnet=${CEPHBENCH_RELEASE_SUBNET:-198.18.18}
 bash containers/cluster.sh down --dir "$dir" >/dev/null 2>&1 || true
 trap 'bash containers/cluster.sh down --dir "$dir" >&2 || true' EXIT
 bash containers/cluster.sh up --dir "$dir" --name "cb$release" --osds 3 --netns \
