@@ -202,6 +202,8 @@ RELEASE=""
 ROOT=""
 # Command prefix for every Ceph binary: empty, or (chroot ROOT) with --release.
 CX=()
+KEY_TYPE=()
+MONMAP_CIPHERS=()
 KEEP=0
 POOL_SIZE=""
 POOL_PGS=32
@@ -409,6 +411,14 @@ cephc() { timeout 30 "${CLI_NSEXEC[@]}" "${CX[@]}" ceph --connect-timeout 10 -c 
 set_root() {
     CX=()
     [[ -z $ROOT ]] || CX=(chroot "$ROOT")
+    # tentacle generates keys of a new type (aes256k) by default, which pacific clients
+    # (this machine's librados) cannot parse: make classic AES keys and let the mon accept them.
+    KEY_TYPE=() MONMAP_CIPHERS=()
+    if [[ $RELEASE == tentacle ]]; then
+        KEY_TYPE=(--key-type=aes)
+        MONMAP_CIPHERS=(--auth-service-cipher aes --auth-allowed-ciphers aes,aes256k
+            --auth-preferred-cipher aes)
+    fi
 }
 
 # Bind-mounts /proc, /sys, /dev and DIR into ROOT (same paths inside), each made private so
@@ -777,6 +787,7 @@ EOF
             # quincy and later schedule with mClock, which ignores the recovery limits above
             # unless told otherwise.
             echo "osd mclock override recovery settings = true"
+            [[ $RELEASE != tentacle ]] || printf '\n[mon]\nmon auth allow insecure key = true\n'
         fi
         if [[ $OBJECTSTORE == bluestore ]]; then
             cat <<EOF
@@ -812,24 +823,24 @@ bootstrap() {
     local monkr=$DIR/mon.keyring
     (
         umask 077
-        "${CX[@]}" ceph-authtool --create-keyring "$monkr" --gen-key -n mon. --cap mon 'allow *' >/dev/null
-        "${CX[@]}" ceph-authtool --create-keyring "$ADMIN_KEYRING" --gen-key -n client.admin \
+        "${CX[@]}" ceph-authtool --create-keyring "$monkr" --gen-key "${KEY_TYPE[@]}" -n mon. --cap mon 'allow *' >/dev/null
+        "${CX[@]}" ceph-authtool --create-keyring "$ADMIN_KEYRING" --gen-key "${KEY_TYPE[@]}" -n client.admin \
             --cap mon 'allow *' --cap osd 'allow *' --cap mgr 'allow *' --cap mds 'allow *' >/dev/null
         "${CX[@]}" ceph-authtool "$monkr" --import-keyring "$ADMIN_KEYRING" >/dev/null
         mkdir -p "$DIR/mgr.x"
-        "${CX[@]}" ceph-authtool --create-keyring "$DIR/mgr.x/keyring" --gen-key -n mgr.x \
+        "${CX[@]}" ceph-authtool --create-keyring "$DIR/mgr.x/keyring" --gen-key "${KEY_TYPE[@]}" -n mgr.x \
             --cap mon 'allow profile mgr' --cap osd 'allow *' --cap mds 'allow *' >/dev/null
         "${CX[@]}" ceph-authtool "$monkr" --import-keyring "$DIR/mgr.x/keyring" >/dev/null
         for ((i = 0; i < OSDS; i++)); do
             mkdir -p "$DIR/osd.$i"
-            "${CX[@]}" ceph-authtool --create-keyring "$DIR/osd.$i/keyring" --gen-key -n "osd.$i" \
+            "${CX[@]}" ceph-authtool --create-keyring "$DIR/osd.$i/keyring" --gen-key "${KEY_TYPE[@]}" -n "osd.$i" \
                 --cap mon 'allow profile osd' --cap mgr 'allow profile osd' --cap osd 'allow *' >/dev/null
             "${CX[@]}" ceph-authtool "$monkr" --import-keyring "$DIR/osd.$i/keyring" >/dev/null
         done
     )
     chmod 0600 "$ADMIN_KEYRING"
 
-    "${CX[@]}" monmaptool --create --fsid "$fsid" --addv a "[v2:$MON_IP:3300,v1:$MON_IP:6789]" \
+    "${CX[@]}" monmaptool --create "${MONMAP_CIPHERS[@]}" --fsid "$fsid" --addv a "[v2:$MON_IP:3300,v1:$MON_IP:6789]" \
         "$DIR/monmap" >/dev/null
     "${CX[@]}" ceph-mon -c "$CONF" --mkfs -i a --monmap "$DIR/monmap" --keyring "$monkr" \
         >>"$LOGD/mon.a.out" 2>&1 || { show_logs mon.a; die "ceph-mon --mkfs failed"; }

@@ -47,6 +47,8 @@ if [[ ! -f $marker ]]; then
     printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
     chmod +x "$root/usr/sbin/policy-rc.d"
     cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+    # sid's Release file expires within days; a mirror snapshot serves it past that.
+    echo 'Acquire::Check-Valid-Until "false";' >"$root/etc/apt/apt.conf.d/99cephbench"
     mounted=()
     cleanup() {
         local m

@@ -653,14 +653,24 @@ impl Probes {
 }
 
 /// Turns a refused data op (EPERM/EACCES) into an error naming the cap to add.
+/// A timeout while every OSD is up counts as refused too: from reef on, the
+/// mons issue no OSD ticket to a key without osd caps, so its ops time out
+/// (ETIMEDOUT) instead of failing with EPERM as on pacific.
 pub(crate) fn data_access(e: CephError, rados: &Rados, pool: &str) -> BenchError {
-    match e.errno() {
-        Some(libc::EPERM | libc::EACCES) => BenchError::NoAccess {
+    let refused = match e.errno() {
+        Some(libc::EPERM | libc::EACCES) => true,
+        Some(libc::ETIMEDOUT) => probe::osd_states(rados)
+            .is_ok_and(|s| !s.is_empty() && s.iter().all(|&(_, up, inn)| up && inn)),
+        _ => false,
+    };
+    if refused {
+        BenchError::NoAccess {
             entity: rados.entity().to_string(),
             pool: pool.to_string(),
             refused: Box::new(e),
-        },
-        _ => BenchError::Ceph(e),
+        }
+    } else {
+        BenchError::Ceph(e)
     }
 }
 
