@@ -266,15 +266,25 @@ mod tests {
     fn reef_renamed_bluestore_commit_lat() {
         let reef = json!({"osd": {}, "bluestore": {"txc_commit_lat": {"avgcount": 7, "sum": 0.5}}});
         let s = parse_perf_dump(&reef).unwrap();
-        assert_eq!(s.latency[6], Some(Avg { avgcount: 7, sum: 0.5 }));
+        assert_eq!(
+            s.latency[6],
+            Some(Avg {
+                avgcount: 7,
+                sum: 0.5
+            })
+        );
         let both = json!({"osd": {}, "bluestore": {
             "commit_lat": {"avgcount": 1, "sum": 0.1},
             "txc_commit_lat": {"avgcount": 7, "sum": 0.5}}});
         assert_eq!(
             parse_perf_dump(&both).unwrap().latency[6],
-            Some(Avg { avgcount: 1, sum: 0.1 })
+            Some(Avg {
+                avgcount: 1,
+                sum: 0.1
+            })
         );
-        let neither = json!({"osd": {}, "bluestore": {"kv_commit_lat": {"avgcount": 7, "sum": 0.5}}});
+        let neither =
+            json!({"osd": {}, "bluestore": {"kv_commit_lat": {"avgcount": 7, "sum": 0.5}}});
         assert_eq!(parse_perf_dump(&neither).unwrap().latency[6], None);
     }
 }

@@ -74,7 +74,8 @@ fn each(check: impl Fn(&Path, &Value)) {
 }
 
 fn u(v: &Value, k: &str) -> u64 {
-    v[k].as_u64().unwrap_or_else(|| panic!("expected.json: no number {k}"))
+    v[k].as_u64()
+        .unwrap_or_else(|| panic!("expected.json: no number {k}"))
 }
 
 #[test]
@@ -88,7 +89,9 @@ fn each_directory_holds_its_release() {
         }
         // What cephbench reports as the cluster's version (`version` mon command).
         let v = load(d, "version.json");
-        let s = v["version"].as_str().expect("version.json: no 'version' string");
+        let s = v["version"]
+            .as_str()
+            .expect("version.json: no 'version' string");
         assert!(s.contains(ver), "{s} vs {ver}");
     });
 }
@@ -246,8 +249,13 @@ fn historic_ops_parse_and_split() {
         assert!(client_ops > 0, "no client op captured");
         assert_eq!(ops.len(), client_ops);
         for op in &ops {
-            let s = op.split().unwrap_or_else(|| panic!("{op:?} does not split"));
-            assert!(s.receive_ns + s.queue_ns + s.local_ns <= s.total_ns + 1.0, "{s:?}");
+            let s = op
+                .split()
+                .unwrap_or_else(|| panic!("{op:?} does not split"));
+            assert!(
+                s.receive_ns + s.queue_ns + s.local_ns <= s.total_ns + 1.0,
+                "{s:?}"
+            );
             assert!(s.total_ns > 0.0);
         }
     });
@@ -281,7 +289,11 @@ fn pool_settings_and_memory_target() {
             .map(|o| o["id"].as_i64().unwrap() as i32)
             .collect();
         assert_eq!(s.osds, osds);
-        assert_eq!(s.device_classes, vec!["hdd".to_string()], "file-backed OSDs");
+        assert_eq!(
+            s.device_classes,
+            vec!["hdd".to_string()],
+            "file-backed OSDs"
+        );
         let raw = std::fs::read(d.join("config_get_osd_memory_target.json")).unwrap();
         assert_eq!(parse_config_u64(&raw), Some(u(exp, "osd_memory_target")));
     });
