@@ -206,6 +206,22 @@ pub fn diagnose(rados: &Rados, pool: &str, e: CephError) -> BenchError {
     }
 }
 
+/// [`diagnose`] for the first op on the pool (e.g. creating the image): a
+/// timeout there, with the pool present, no quota reached and every OSD up,
+/// is the missing osd cap of reef and later (see [`data_access`]).
+pub(crate) fn first_op_error(rados: &Rados, pool: &str, e: CephError) -> BenchError {
+    if e.errno() == Some(libc::ETIMEDOUT)
+        && !pool_gone(rados, pool)
+        && quota_detail(rados, pool).is_none()
+    {
+        return match data_access(e, rados, pool) {
+            BenchError::Ceph(e) => diagnose(rados, pool, e),
+            other => other,
+        };
+    }
+    diagnose(rados, pool, e)
+}
+
 /// Whether the pool no longer exists (per the client's current OSD map).
 fn pool_gone(rados: &Rados, pool: &str) -> bool {
     matches!(rados.pool_id(pool), Err(CephError::NoSuchPool(_)))
