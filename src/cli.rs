@@ -32,6 +32,10 @@ pub struct Cli {
     /// Skip the probes (PG map, OSD perf counters) around the run.
     #[arg(long, global = true)]
     pub no_telemetry: bool,
+    /// Read the OSDs' counters this often during a run, for the counter
+    /// timelines (0: only before and after).
+    #[arg(long, global = true, default_value = "5s", value_parser = dur, value_name = "DURATION")]
+    pub counter_interval: Duration,
     /// Per-second progress line on stderr: auto = when stderr is a terminal.
     #[arg(long, value_enum, default_value_t = Progress::Auto, global = true)]
     pub progress: Progress,
@@ -140,6 +144,9 @@ pub struct SuiteArgs {
     /// Bytes of the image used, preconditioned once [default: lab 2G, cdm 1G].
     #[arg(long, value_parser = size, value_name = "SIZE")]
     pub test_area: Option<u64>,
+    /// Every job runs on a group of agents (rados suites, one pool).
+    #[command(flatten)]
+    pub group: GroupArgs,
 }
 
 impl SuiteArgs {
@@ -170,6 +177,12 @@ impl SuiteArgs {
                 ))
             }
         };
+        let group = self.group.config(&pools[0])?;
+        if group.is_some() && pools.len() > 1 {
+            return Err(UsageError(
+                "--group runs a suite on one pool, the agents' (-p POOL); drop --pools".into(),
+            ));
+        }
         let opts: Vec<suite::SuiteOptions> = pools
             .into_iter()
             .map(|pool| suite::SuiteOptions {
@@ -181,9 +194,16 @@ impl SuiteArgs {
                 test_area: self.test_area,
                 telemetry,
                 progress,
+                group: group.clone(),
             })
             .collect();
         let s = base.with_options(&opts[0]).map_err(UsageError)?;
+        if group.is_some() && s.uses_image() {
+            return Err(UsageError(format!(
+                "suite {} has rbd jobs; --group runs suites of rados jobs only (run rbd jobs on a group with `cephbench rbd --group`)",
+                s.name
+            )));
+        }
         Ok((s, opts))
     }
 }
@@ -548,6 +568,7 @@ impl RbdArgs {
             prior_precondition: None,
             live,
             telemetry: true,
+            counter_interval: cephbench::probe::DEFAULT_COUNTER_INTERVAL,
             start_at: None,
         })
     }
@@ -718,6 +739,7 @@ impl RadosArgs {
             verify: self.verify,
             live,
             telemetry: true,
+            counter_interval: cephbench::probe::DEFAULT_COUNTER_INTERVAL,
             create_pool: self.create_pool.then_some(cephbench::bench::PoolSpec {
                 size: self.pool_size,
                 pg_num: self.pg_num,

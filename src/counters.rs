@@ -198,6 +198,75 @@ pub fn delta(osd: i32, before: &Snapshot, after: &Snapshot) -> OsdCounters {
     }
 }
 
+/// One OSD's counters over one interval of a run: a point of the counter
+/// timeline sampled every `--counter-interval`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CounterSample {
+    /// End of the interval, seconds after the counters were first read
+    /// (just before the job started).
+    pub t_s: f64,
+    /// Length of the interval, seconds.
+    pub interval_s: f64,
+    /// The counters over the interval.
+    #[serde(flatten)]
+    pub counters: OsdCounters,
+}
+
+/// One OSD's row of `ceph osd perf` (the mgr's view, from the stats each
+/// OSD reports every few seconds: BlueStore's recent commit latency, in
+/// whole milliseconds as the CLI prints it, and in nanoseconds).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MgrOsdPerf {
+    /// The OSD id.
+    pub osd: i32,
+    /// `commit_latency(ms)`.
+    pub commit_latency_ms: u64,
+    /// `apply_latency(ms)`.
+    pub apply_latency_ms: u64,
+    /// The same in ns (null where a release does not report it).
+    pub commit_latency_ns: Option<u64>,
+    /// The same in ns.
+    pub apply_latency_ns: Option<u64>,
+}
+
+/// Parses `osd perf -f json` (pacific and later nest the rows under
+/// `osdstats`; older releases had `osd_perf_infos` at the top).
+pub fn parse_osd_perf(doc: &Value) -> Result<Vec<MgrOsdPerf>, ShapeError> {
+    let bad = |why: &str| ShapeError {
+        what: "osd perf",
+        why: why.into(),
+    };
+    let infos = doc
+        .get("osdstats")
+        .unwrap_or(doc)
+        .get("osd_perf_infos")
+        .and_then(Value::as_array)
+        .ok_or_else(|| bad("no 'osd_perf_infos'"))?;
+    infos
+        .iter()
+        .map(|i| {
+            let id = i
+                .get("id")
+                .and_then(Value::as_i64)
+                .and_then(|v| i32::try_from(v).ok())
+                .ok_or_else(|| bad("a row without an 'id'"))?;
+            let st = i
+                .get("perf_stats")
+                .ok_or_else(|| bad("a row without 'perf_stats'"))?;
+            let u = |k: &str| st.get(k).and_then(Value::as_u64);
+            Ok(MgrOsdPerf {
+                osd: id,
+                commit_latency_ms: u("commit_latency_ms")
+                    .ok_or_else(|| bad("no 'commit_latency_ms'"))?,
+                apply_latency_ms: u("apply_latency_ms")
+                    .ok_or_else(|| bad("no 'apply_latency_ms'"))?,
+                commit_latency_ns: u("commit_latency_ns"),
+                apply_latency_ns: u("apply_latency_ns"),
+            })
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -234,6 +303,32 @@ mod tests {
             "no reads in the window"
         );
         assert_eq!(d.op_w_prepare_latency, None, "absent counter stays absent");
+    }
+
+    #[test]
+    fn osd_perf_rows_in_both_shapes() {
+        let pacific = json!({"pg_ready":true,"osdstats":{"osd_perf_infos":[
+            {"id":1,"perf_stats":{"commit_latency_ms":3,"apply_latency_ms":3,
+              "commit_latency_ns":3400000,"apply_latency_ns":3400000}},
+            {"id":0,"perf_stats":{"commit_latency_ms":0,"apply_latency_ms":0,
+              "commit_latency_ns":0,"apply_latency_ns":0}}]}});
+        let rows = parse_osd_perf(&pacific).unwrap();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].osd, 1);
+        assert_eq!(rows[0].commit_latency_ms, 3);
+        assert_eq!(rows[0].commit_latency_ns, Some(3_400_000));
+        let old = json!({"osd_perf_infos":[{"id":2,"perf_stats":{"commit_latency_ms":7,"apply_latency_ms":9}}]});
+        let rows = parse_osd_perf(&old).unwrap();
+        assert_eq!(
+            (
+                rows[0].osd,
+                rows[0].apply_latency_ms,
+                rows[0].apply_latency_ns
+            ),
+            (2, 9, None)
+        );
+        assert!(parse_osd_perf(&json!({})).is_err());
+        assert!(parse_osd_perf(&json!({"osd_perf_infos":[{"id":"x"}]})).is_err());
     }
 
     #[test]

@@ -94,11 +94,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Rados(a) => {
             let mut cfg = a.config(live)?;
             cfg.telemetry = !cli.no_telemetry;
+            cfg.counter_interval = cli.counter_interval;
             (Some(cfg), None)
         }
         Command::Rbd(a) => {
             let mut cfg = a.config(live)?;
             cfg.telemetry = !cli.no_telemetry;
+            cfg.counter_interval = cli.counter_interval;
             let cache = if cfg.rbd_cache { "true" } else { "false" };
             conn.overrides.push(("rbd_cache".into(), cache.into()));
             (None, Some(cfg))

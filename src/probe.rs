@@ -5,11 +5,15 @@
 use serde_json::Value;
 
 use crate::ceph::{CephError, Rados};
-use crate::counters::{self, Snapshot};
+use crate::counters::{self, CounterSample, Snapshot};
 use crate::network::{self, HeartbeatRtt};
 use crate::placement::{self, PoolPlacement, ShapeError};
 use crate::result::{OsdMemory, PoolSettings};
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 /// A probe that failed.
 #[derive(Debug, thiserror::Error)]
@@ -81,6 +85,12 @@ pub fn historic_ops(
     )?)
 }
 
+/// Every OSD's row of `osd perf` (mgr; needs mgr 'allow r').
+pub fn osd_perf(rados: &Rados) -> Result<Vec<counters::MgrOsdPerf>, ProbeError> {
+    let out = rados.mgr_command(r#"{"prefix":"osd perf","format":"json"}"#)?;
+    Ok(counters::parse_osd_perf(&json(&out.out, "osd perf")?)?)
+}
+
 /// One OSD's perf counters now.
 pub fn perf_dump(rados: &Rados, osd: i32) -> Result<Snapshot, ProbeError> {
     let out = rados.osd_command(osd, r#"{"prefix":"perf dump"}"#)?;
@@ -92,6 +102,117 @@ pub fn perf_dumps(rados: &Rados, osds: &[i32]) -> Result<Vec<(i32, Snapshot)>, P
     osds.iter()
         .map(|o| perf_dump(rados, *o).map(|s| (*o, s)))
         .collect()
+}
+
+/// The default `--counter-interval`.
+pub const DEFAULT_COUNTER_INTERVAL: Duration = Duration::from_secs(5);
+
+/// [`DEFAULT_COUNTER_INTERVAL`], for serde.
+pub fn default_counter_interval() -> Duration {
+    DEFAULT_COUNTER_INTERVAL
+}
+
+/// Samples the OSDs' perf counters every `interval` on a thread of its own
+/// (off the I/O path), for the counter timelines. An OSD whose `perf dump`
+/// fails is left out from then on, so a dead OSD costs one op timeout, not
+/// one per interval.
+pub struct CounterSampler {
+    t0: Instant,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<Sampled>>,
+}
+
+/// What a [`CounterSampler`] gathered: per OSD, its timeline and its last
+/// snapshot (with the time it was taken).
+type Sampled = Vec<(i32, Vec<CounterSample>, Option<(Instant, Snapshot)>)>;
+
+impl CounterSampler {
+    /// Starts sampling from the snapshots `first`, taken at `t0`.
+    pub fn start(
+        rados: Rados,
+        first: Vec<(i32, Snapshot)>,
+        t0: Instant,
+        interval: Duration,
+    ) -> CounterSampler {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let thread = std::thread::Builder::new()
+            .name("counter-sampler".into())
+            .spawn(move || {
+                let mut state: Sampled = first
+                    .into_iter()
+                    .map(|(o, s)| (o, Vec::new(), Some((t0, s))))
+                    .collect();
+                let mut next = t0 + interval;
+                loop {
+                    while Instant::now() < next {
+                        if flag.load(Ordering::Relaxed) {
+                            return state;
+                        }
+                        std::thread::sleep(Duration::from_millis(20).min(interval));
+                    }
+                    next += interval;
+                    for (osd, timeline, last) in state.iter_mut() {
+                        let Some((t_prev, prev)) = last.take() else {
+                            continue; // failed before: left out
+                        };
+                        if let Ok(now) = perf_dump(&rados, *osd) {
+                            let t = Instant::now();
+                            timeline.push(CounterSample {
+                                t_s: t.duration_since(t0).as_secs_f64(),
+                                interval_s: t.duration_since(t_prev).as_secs_f64(),
+                                counters: counters::delta(*osd, &prev, &now),
+                            });
+                            *last = Some((t, now));
+                        }
+                    }
+                }
+            })
+            .ok();
+        CounterSampler { t0, stop, thread }
+    }
+
+    /// Stops the thread; closes each OSD's timeline with a last interval
+    /// ending at `t_end` with the snapshots `end` (taken after the job),
+    /// and returns the timelines.
+    pub fn finish(
+        mut self,
+        end: &[(i32, Snapshot)],
+        t_end: Instant,
+    ) -> Vec<(i32, Vec<CounterSample>)> {
+        let t0 = self.t0;
+        let Some(state) = self.stop_and_join() else {
+            return Vec::new();
+        };
+        state
+            .into_iter()
+            .map(|(osd, mut timeline, last)| {
+                if let (Some((t_prev, prev)), Some((_, now))) =
+                    (last, end.iter().find(|(o, _)| *o == osd))
+                {
+                    if t_end > t_prev {
+                        timeline.push(CounterSample {
+                            t_s: t_end.duration_since(t0).as_secs_f64(),
+                            interval_s: t_end.duration_since(t_prev).as_secs_f64(),
+                            counters: counters::delta(osd, &prev, now),
+                        });
+                    }
+                }
+                (osd, timeline)
+            })
+            .collect()
+    }
+
+    fn stop_and_join(&mut self) -> Option<Sampled> {
+        self.stop.store(true, Ordering::Relaxed);
+        self.thread.take().and_then(|t| t.join().ok())
+    }
+}
+
+impl Drop for CounterSampler {
+    fn drop(&mut self) {
+        let _ = self.stop_and_join();
+    }
 }
 
 /// The pool's settings (`osd pool get POOL all`), the OSDs and device

@@ -152,6 +152,13 @@ pub struct OsdReport {
     pub client: Vec<OsdClientRow>,
     /// The OSD's counters over the window (null if they could not be read).
     pub counters: Option<OsdCounters>,
+    /// The same counters per interval (`--counter-interval`), the last
+    /// interval ending with the window; empty when not sampled.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub timeline: Vec<crate::counters::CounterSample>,
+    /// The OSD's row of `ceph osd perf` (mgr) read right after the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mgr_perf: Option<crate::counters::MgrOsdPerf>,
 }
 
 /// Client-side figures of one op kind on one primary OSD.
@@ -165,6 +172,11 @@ pub struct OsdClientRow {
     pub mean_ns: f64,
     /// 99th percentile (2 significant digits), ns.
     pub p99_ns: u64,
+    /// These ops' completion latencies (ns) as an HDR histogram (2
+    /// significant digits), so group runs merge per-OSD percentiles exactly:
+    /// encoded like [`JobReport::histogram`] (`stats::decode_histogram`).
+    #[serde(default)]
+    pub histogram: Option<String>,
     /// Where this OSD's mean went, if the counters allow saying.
     #[serde(default)]
     pub attribution: Option<Attribution>,

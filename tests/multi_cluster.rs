@@ -114,12 +114,18 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn spawn_agent(group: &str, id: &str, base: &Path) -> Agent {
+    spawn_agent_as(group, id, base, &[])
+}
+
+/// An agent with extra global options (e.g. `--id USER --keyring FILE`).
+fn spawn_agent_as(group: &str, id: &str, base: &Path, global: &[&str]) -> Agent {
     let dir = base.join(id);
     std::fs::create_dir_all(&dir).unwrap();
     let log = base.join(format!("{id}.log"));
     let child = Command::new(env!("CARGO_BIN_EXE_cephbench"))
         .arg("-c")
         .arg(common::conf())
+        .args(global)
         .args(["--progress", "never", "agent", "-p", POOL, "--group", group])
         .args([
             "--agent-id",
@@ -370,6 +376,77 @@ fn three_agents_merge_into_one_result() {
     assert!((j.latency_ns.mean - sum / ops as f64).abs() < 1e-6 * j.latency_ns.mean);
     let iops: f64 = parts.iter().map(|p| p.jobs[0].iops).sum();
     assert!((j.iops - iops).abs() < 1e-6 * iops, "{} vs {iops}", j.iops);
+    // Per-OSD rows: each is the merge of the agents' rows for that OSD,
+    // computed here from the agents' own per-OSD histograms.
+    let mut osd_rows = 0;
+    for o in &merged.osds {
+        for row in &o.client {
+            let theirs: Vec<&cephbench::result::OsdClientRow> = parts
+                .iter()
+                .flat_map(|p| p.osds.iter().filter(|x| x.osd == o.osd))
+                .flat_map(|x| x.client.iter().filter(|c| c.op == row.op))
+                .collect();
+            assert!(!theirs.is_empty(), "osd.{} {}", o.osd, row.op);
+            assert_eq!(
+                row.ops,
+                theirs.iter().map(|c| c.ops).sum::<u64>(),
+                "osd.{} ops",
+                o.osd
+            );
+            let mut h: Option<hdrhistogram::Histogram<u64>> = None;
+            for c in &theirs {
+                let x =
+                    decode_histogram(c.histogram.as_deref().expect("per-OSD histogram")).unwrap();
+                assert_eq!(x.len(), c.ops);
+                match &mut h {
+                    None => h = Some(x),
+                    Some(acc) => acc.add(&x).unwrap(),
+                }
+            }
+            let h = h.unwrap();
+            assert_eq!(h.len(), row.ops);
+            if theirs.len() > 1 {
+                assert_eq!(row.p99_ns, h.value_at_quantile(0.99), "osd.{} p99", o.osd);
+                osd_rows += 1;
+            }
+            let mean =
+                theirs.iter().map(|c| c.mean_ns * c.ops as f64).sum::<f64>() / row.ops as f64;
+            assert!(
+                (row.mean_ns - mean).abs() < 1e-6 * mean,
+                "osd.{} mean",
+                o.osd
+            );
+            let mh = decode_histogram(row.histogram.as_deref().unwrap()).unwrap();
+            assert_eq!(mh, h);
+        }
+    }
+    assert!(
+        osd_rows >= 2,
+        "per-OSD rows merged from several agents: {osd_rows}"
+    );
+    assert_eq!(
+        merged
+            .osds
+            .iter()
+            .flat_map(|o| &o.client)
+            .map(|c| c.ops)
+            .sum::<u64>(),
+        ops,
+        "every op is on one primary"
+    );
+    assert!(
+        !merged.warnings.iter().any(|w| w.contains("per-OSD")),
+        "{:?}",
+        merged.warnings
+    );
+    // Attribution on the merged per-OSD rows: shares add up to the merged mean.
+    for row in merged.osds.iter().flat_map(|o| &o.client) {
+        if let Some(a) = &row.attribution {
+            assert_eq!(a.mean_ns, row.mean_ns);
+            let sum: f64 = a.shares.iter().map(|s| s.ns).sum();
+            assert!((sum - a.mean_ns).abs() < 1e-3 * a.mean_ns.max(1.0));
+        }
+    }
     // Each agent's own IOPS is its ops over its elapsed time.
     for p in &parts {
         let pj = &p.jobs[0];
@@ -728,5 +805,245 @@ fn rbd_group_run_uses_one_image_per_agent() {
         .filter(|o| o.starts_with("rbd_id.cephbench_img.") || o.starts_with("cephbench_"))
         .collect();
     assert!(left.is_empty(), "left behind: {left:?}");
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+/// An agent's saved results, oldest job first (job ids are the send time in
+/// fixed-width hex, so the file names sort by time).
+fn saved_results(a: &Agent) -> Vec<BenchResult> {
+    let mut files: Vec<_> = std::fs::read_dir(&a.dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .map(|f| serde_json::from_slice(&std::fs::read(f).unwrap()).unwrap())
+        .collect()
+}
+
+/// `suite FILE --group`: each job runs on both agents at a common start (the
+/// read job reads what each agent's write job wrote), the suite's figures are
+/// the merged ones, and nothing is left in the pool.
+#[test]
+fn suite_runs_each_job_on_the_group() {
+    let _g = serial();
+    pool(POOL);
+    purge();
+    let base = scratch("suite");
+    let file = base.join("small.toml");
+    std::fs::write(
+        &file,
+        r#"name = "group-small"
+runs = 1
+duration = "2s"
+ramp = "0s"
+
+[[job]]
+name = "w 4K"
+command = "rados"
+mode = "write"
+block-size = "4K"
+object-size = "4K"
+concurrent-ios = 4
+
+[[job]]
+name = "r 4K"
+command = "rados"
+mode = "rand"
+concurrent-ios = 4
+"#,
+    )
+    .unwrap();
+    let mut agents: Vec<Agent> = ["s1", "s2"]
+        .iter()
+        .map(|id| spawn_agent("gsuite", id, &base))
+        .collect();
+    let out = common::run(&mut controller(&[
+        "suite",
+        file.to_str().unwrap(),
+        "-p",
+        POOL,
+        "--group",
+        "gsuite",
+        "--clients",
+        "2",
+        "--start-delay",
+        "2s",
+    ]));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let logs: Vec<String> = agents.iter().map(log_of).collect();
+    assert!(out.status.success(), "controller: {err}\nagents: {logs:#?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    common::validate_suite(&v);
+    let doc: cephbench::suite::SuiteDoc = serde_json::from_value(v).unwrap();
+    for a in &mut agents {
+        stop_agent(a);
+    }
+    let parts: Vec<Vec<BenchResult>> = agents.iter().map(saved_results).collect();
+    assert!(!doc.interrupted);
+    assert_eq!(doc.runs.len(), 2);
+    for (k, (entry, want_op)) in doc.runs.iter().zip(["write", "read"]).enumerate() {
+        let r = &entry.result;
+        common::validate(&serde_json::to_value(r).unwrap());
+        let j = &r.jobs[0];
+        assert_eq!(j.op, want_op);
+        let theirs: Vec<&BenchResult> = parts.iter().map(|p| &p[k]).collect();
+        let ops: u64 = theirs.iter().map(|p| p.jobs[0].ops).sum();
+        assert!(ops > 0, "{}: no ops", entry.job);
+        assert_eq!(j.ops, ops, "{}: merged ops = sum of the agents'", entry.job);
+        assert_eq!(theirs[0].jobs[0].op, want_op);
+        let mh = decode_histogram(j.histogram.as_deref().unwrap()).unwrap();
+        assert_eq!(mh.len(), ops);
+        let iops: f64 = theirs.iter().map(|p| p.jobs[0].iops).sum();
+        assert!((j.iops - iops).abs() < 1e-6 * iops);
+        // The suite's table row is the merged figure.
+        let row = doc
+            .summary
+            .rows
+            .iter()
+            .find(|x| x.job == entry.job)
+            .unwrap();
+        assert!((row.iops.value - iops).abs() < 1e-6 * iops, "{row:?}");
+        let g = r.clients.as_ref().expect("a clients section per job");
+        assert_eq!(g.group, "gsuite");
+        assert_eq!(g.clients.len(), 2);
+        for (c, p) in g.clients.iter().zip(&theirs) {
+            assert_eq!(c.status, "ok");
+            assert_eq!(c.ops, p.jobs[0].ops);
+        }
+        // The read job reads the objects its client's write job wrote.
+        if want_op == "read" {
+            assert_eq!(j.errors, 0, "{:?}", j.first_error);
+        }
+    }
+    // Each agent kept its write run for the read job; the suite removed both.
+    assert_eq!(cephbench_objects(), Vec::<String>::new());
+    // Suites with rbd jobs, or several pools, are usage errors.
+    for (args, want) in [
+        (
+            &["suite", "lab", "-p", "x", "--group", "g", "--clients", "2"][..],
+            "rados jobs only",
+        ),
+        (
+            &[
+                "suite",
+                "rados",
+                "--pools",
+                "a,b",
+                "--group",
+                "g",
+                "--clients",
+                "2",
+            ][..],
+            "drop --pools",
+        ),
+    ] {
+        let out = common::run(
+            Command::new(env!("CARGO_BIN_EXE_cephbench"))
+                .args(["-m", "192.0.2.1", "--connect-timeout", "1s"])
+                .args(args),
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+fn auth_rm(entity: &str) {
+    let _ = Command::new("ceph")
+        .arg("-c")
+        .arg(common::conf())
+        .args(["auth", "rm", entity])
+        .output();
+}
+
+/// A keyring for a new user with exactly `caps`.
+fn user(dir: &Path, id: &str, caps: &[&str]) -> PathBuf {
+    let entity = format!("client.{id}");
+    auth_rm(&entity);
+    let mut args = vec!["auth", "get-or-create", entity.as_str()];
+    args.extend_from_slice(caps);
+    let path = dir.join(format!("{id}.keyring"));
+    std::fs::write(&path, common::ceph(&args)).unwrap();
+    path
+}
+
+/// The caps the README gives agents and controller suffice for a group run
+/// (watch, notify, results): `mon 'allow r' osd 'allow rw pool=POOL'`.
+/// With `osd 'allow r'` an agent cannot join and names the caps it needs.
+#[test]
+fn data_path_caps_suffice_for_a_group_run() {
+    let _g = serial();
+    pool(POOL);
+    purge();
+    let base = scratch("caps");
+    let data_cap = format!("allow rw pool={POOL}");
+    let k = user(
+        &base,
+        "cbt-multi-data",
+        &["mon", "allow r", "osd", &data_cap],
+    );
+    let ks = k.to_str().unwrap();
+    let as_user = ["--id", "cbt-multi-data", "--keyring", ks];
+    let mut agent = spawn_agent_as("gcaps", "c1", &base, &as_user);
+    let mut args = as_user.to_vec();
+    args.extend_from_slice(&[
+        "rados",
+        "write",
+        "-p",
+        POOL,
+        "-b",
+        "4K",
+        "-d",
+        "1s",
+        "--group",
+        "gcaps",
+        "--clients",
+        "1",
+        "--start-delay",
+        "1s",
+    ]);
+    let out = common::run(&mut controller(&args));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        out.status.success(),
+        "controller: {err}\nagent: {}",
+        log_of(&agent)
+    );
+    let merged: BenchResult = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(merged.cluster.entity, "client.cbt-multi-data");
+    let part = {
+        stop_agent(&mut agent);
+        saved_result(&agent)
+    };
+    assert!(part.jobs[0].ops > 0);
+    assert_eq!(merged.jobs[0].ops, part.jobs[0].ops);
+    assert_eq!(cephbench_objects(), Vec::<String>::new());
+
+    // Read-only on the pool: the agent cannot create or watch the group
+    // object, and says which caps to grant.
+    let k = user(
+        &base,
+        "cbt-multi-ro",
+        &["mon", "allow r", "osd", &format!("allow r pool={POOL}")],
+    );
+    let out = common::run(
+        Command::new(env!("CARGO_BIN_EXE_cephbench"))
+            .arg("-c")
+            .arg(common::conf())
+            .args(["--id", "cbt-multi-ro", "--keyring", k.to_str().unwrap()])
+            .args(["agent", "-p", POOL, "--group", "gcaps", "--timeout", "5s"]),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains(&format!("osd 'allow rw pool={POOL}'")),
+        "{err}"
+    );
+    for u in ["client.cbt-multi-data", "client.cbt-multi-ro"] {
+        auth_rm(u);
+    }
     let _ = std::fs::remove_dir_all(&base);
 }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use cephbench::counters::{AvgDelta, OsdCounters};
+use cephbench::counters::{AvgDelta, CounterSample, MgrOsdPerf, OsdCounters};
 use cephbench::network::ClientRtt;
 use cephbench::progress::Sample;
 use cephbench::report::Format;
@@ -121,6 +121,7 @@ fn fixture() -> BenchResult {
                 ops: 12_000,
                 mean_ns: 13_301_250.5,
                 p99_ns: 22_000_000,
+                histogram: None,
                 attribution: Some(attribution()),
             }],
             counters: Some(OsdCounters {
@@ -154,6 +155,41 @@ fn fixture() -> BenchResult {
                     count: 12_010,
                     mean_ns: Some(5_500_000.0),
                 }),
+            }),
+            timeline: [
+                (5.0, 8_000_000.0),
+                (10.0, 9_200_000.0),
+                (15.0, 10_100_000.0),
+            ]
+            .iter()
+            .map(|&(t_s, mean)| CounterSample {
+                t_s,
+                interval_s: 5.0,
+                counters: OsdCounters {
+                    osd: 0,
+                    reset: false,
+                    op_w: Some(4_000),
+                    op_r: Some(0),
+                    subop_w: Some(0),
+                    op_w_latency: Some(AvgDelta {
+                        count: 4_000,
+                        mean_ns: Some(mean),
+                    }),
+                    op_w_process_latency: None,
+                    op_w_prepare_latency: None,
+                    op_r_latency: None,
+                    op_r_process_latency: None,
+                    subop_w_latency: None,
+                    commit_lat: None,
+                },
+            })
+            .collect(),
+            mgr_perf: Some(MgrOsdPerf {
+                osd: 0,
+                commit_latency_ms: 5,
+                apply_latency_ms: 5,
+                commit_latency_ns: Some(5_400_000),
+                apply_latency_ns: Some(5_400_000),
             }),
         }],
         placement: Some(PlacementInfo {

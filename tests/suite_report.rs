@@ -361,6 +361,7 @@ fn builtins_are_the_seeds() {
         test_area: Some(3 << 20),
         telemetry: false,
         progress: false,
+        group: None,
     };
     let s = lab.with_options(&o).unwrap();
     assert_eq!(s.expected(), std::time::Duration::from_secs(3 * 6 * 3));

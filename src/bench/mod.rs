@@ -16,6 +16,7 @@ use crate::engine::{JobOutcome, OpKind};
 use crate::network::RttProbe;
 use crate::placement::OsdSlots;
 use crate::probe;
+use crate::probe::CounterSampler;
 use crate::progress::{Counters, Sample, Sampler};
 use crate::result::{
     BenchResult, ClusterInfo, JobReport, NetworkReport, OsdClientRow, OsdReport, PlacementInfo,
@@ -93,6 +94,10 @@ pub enum BenchError {
     /// `--test-area` / `--bs` do not fit the image.
     #[error("{0}")]
     BadGeometry(String),
+    /// A job run on a group of agents (`suite --group`) failed, or agents
+    /// delivered no result (the message names them).
+    #[error("{0}")]
+    Group(String),
     /// The pool does not exist and `--create-pool` was not given.
     #[error("pool '{pool}' does not exist (list pools with `ceph osd pool ls`); create it, or pass --create-pool [--pool-size N] [--pg-num N] to let cephbench create it and remove it afterwards")]
     NoPool {
@@ -412,6 +417,9 @@ pub struct Probes {
     rtt: Option<RttProbe>,
     pool: String,
     states: Vec<(i32, bool, bool)>,
+    /// When `before` was read.
+    t0: Instant,
+    sampler: Option<CounterSampler>,
 }
 
 impl Probes {
@@ -426,6 +434,8 @@ impl Probes {
                 rtt: None,
                 pool: pool.to_string(),
                 states: Vec::new(),
+                t0: Instant::now(),
+                sampler: None,
             };
         }
         let mut rtt = None;
@@ -452,6 +462,7 @@ impl Probes {
                 None
             }
         };
+        let t0 = Instant::now();
         let before = match &slots {
             Some(s) => match probe::perf_dumps(rados, s.osds()) {
                 Ok(v) => v,
@@ -472,7 +483,23 @@ impl Probes {
             rtt,
             pool: pool.to_string(),
             states: probe::osd_states(rados).unwrap_or_default(),
+            t0,
+            sampler: None,
         }
+    }
+
+    /// Samples the OSDs' counters every `interval` until [`Probes::after`]
+    /// (the counter timelines); zero: only before and after.
+    pub fn sample_counters(&mut self, rados: &Rados, interval: Duration) {
+        if interval.is_zero() || self.before.is_empty() {
+            return;
+        }
+        self.sampler = Some(CounterSampler::start(
+            rados.telemetry().clone(),
+            self.before.clone(),
+            self.t0,
+            interval,
+        ));
     }
 
     /// Stops the RTT probe and reads the OSDs' heartbeat round trips.
@@ -493,7 +520,7 @@ impl Probes {
 
     /// Probes again after the job and builds the per-OSD reports.
     pub fn after(
-        &self,
+        &mut self,
         rados: &Rados,
         out: Option<&JobOutcome>,
         warnings: &mut Vec<String>,
@@ -513,6 +540,19 @@ impl Probes {
                 Err(e) => warnings.push(format!("no OSD counters after the run: {e}")),
             }
         }
+        let t_end = Instant::now();
+        let mgr_perf = match probe::osd_perf(rados) {
+            Ok(v) => v,
+            Err(e) => {
+                warnings.push(format!("no `osd perf` (mgr): {e}; it needs mgr 'allow r'"));
+                Vec::new()
+            }
+        };
+        let mut timelines = self
+            .sampler
+            .take()
+            .map(|s| s.finish(&after, t_end))
+            .unwrap_or_default();
         slots
             .osds()
             .iter()
@@ -529,6 +569,9 @@ impl Probes {
                                 ops: ks.ops,
                                 mean_ns: s.mean,
                                 p99_ns: s.p99,
+                                histogram: Some(crate::stats::encode_histogram(
+                                    ks.latency.histogram(),
+                                )),
                                 attribution: None,
                             }
                         })
@@ -544,6 +587,12 @@ impl Probes {
                     osd,
                     client,
                     counters,
+                    timeline: timelines
+                        .iter_mut()
+                        .find(|(o, _)| *o == osd)
+                        .map(|(_, t)| std::mem::take(t))
+                        .unwrap_or_default(),
+                    mgr_perf: mgr_perf.iter().find(|m| m.osd == osd).cloned(),
                 }
             })
             .collect()

@@ -54,6 +54,10 @@ pub struct RadosConfig {
     pub live: bool,
     /// Probe placement and OSD counters around the run.
     pub telemetry: bool,
+    /// Also sample the OSD counters this often during the run (zero: only
+    /// before and after).
+    #[serde(default = "crate::probe::default_counter_interval")]
+    pub counter_interval: std::time::Duration,
     /// `--create-pool`: create the pool if it does not exist (and remove it
     /// afterwards, when it was created by this run and cleanup is on).
     pub create_pool: Option<PoolSpec>,
@@ -247,6 +251,7 @@ pub async fn run_rados(
     };
     let mut source = RadosSource::new(cfg.mode, layout, available_ops, cfg.wrap, meta.seed);
     let mut probes = Probes::before(rados, &cfg.pool, cfg.telemetry, &mut warnings);
+    probes.sample_counters(rados, cfg.counter_interval);
     let mut target = RadosTarget::new(
         &io,
         layout,

@@ -84,6 +84,10 @@ pub struct RbdConfig {
     pub live: bool,
     /// Probe placement and OSD counters around the run.
     pub telemetry: bool,
+    /// Also sample the OSD counters this often during the run (zero: only
+    /// before and after).
+    #[serde(default = "crate::probe::default_counter_interval")]
+    pub counter_interval: std::time::Duration,
     /// Start the measured jobs at this time (after creating and
     /// preconditioning the image), for runs coordinated across clients.
     #[serde(default)]
@@ -294,6 +298,7 @@ async fn run_on_image(
         cfg.telemetry && !interrupted,
         &mut warnings,
     );
+    probes.sample_counters(rados, cfg.counter_interval);
     let per_job = blocks_per_job * cfg.bs;
     let spec = RunSpec {
         concurrency: if cfg.fsync_every.is_some() {

@@ -172,13 +172,20 @@ fn merge_job(jobs: &[(&str, &JobReport)]) -> Result<JobReport, GroupError> {
     })
 }
 
-/// Per primary OSD: the clients' ops add up, means are weighted by ops;
-/// per-OSD histograms are not carried, so the p99 is the highest client's.
-/// The OSDs' own counters cover the whole cluster: the first client's are kept.
-fn merge_osds(results: &[(&str, &BenchResult)]) -> Vec<OsdReport> {
+/// Per primary OSD and op kind: the clients' ops add up, means are weighted
+/// by ops (exact), and the per-OSD histograms are added so the p99 is that of
+/// every client's ops on that OSD. A client row without a histogram (a result
+/// of an older cephbench) leaves only the highest client's p99 for that row:
+/// the returned flag says so. The OSDs' own counters cover the whole cluster:
+/// the first client's are kept.
+fn merge_osds(results: &[(&str, &[OsdReport])]) -> Result<(Vec<OsdReport>, bool), GroupError> {
     let mut out: Vec<OsdReport> = Vec::new();
-    for (_, r) in results {
-        for o in &r.osds {
+    // (osd index, row index) -> (merged histogram, None once a row lacks
+    // one; how many clients' rows it merges).
+    type Merged = (Option<Histogram<u64>>, usize);
+    let mut hists: BTreeMap<(usize, usize), Merged> = BTreeMap::new();
+    for (agent, osds) in results {
+        for o in *osds {
             let idx = match out.iter().position(|x| x.osd == o.osd) {
                 Some(i) => i,
                 None => {
@@ -186,32 +193,76 @@ fn merge_osds(results: &[(&str, &BenchResult)]) -> Vec<OsdReport> {
                         osd: o.osd,
                         client: Vec::new(),
                         counters: o.counters.clone(),
+                        timeline: o.timeline.clone(),
+                        mgr_perf: o.mgr_perf.clone(),
                     });
                     out.len() - 1
                 }
             };
             let m = &mut out[idx];
             for row in &o.client {
-                match m.client.iter_mut().find(|x| x.op == row.op) {
-                    None => m.client.push(OsdClientRow {
-                        attribution: None,
-                        ..row.clone()
-                    }),
-                    Some(x) => {
-                        let n = x.ops + row.ops;
-                        if n > 0 {
-                            x.mean_ns = (x.mean_ns * x.ops as f64 + row.mean_ns * row.ops as f64)
-                                / n as f64;
-                        }
-                        x.ops = n;
-                        x.p99_ns = x.p99_ns.max(row.p99_ns);
+                let h = row
+                    .histogram
+                    .as_deref()
+                    .map(|t| {
+                        decode_histogram(t).map_err(|e| GroupError::BadResult {
+                            agent: agent.to_string(),
+                            why: format!("osd.{} {} histogram: {e}", o.osd, row.op),
+                        })
+                    })
+                    .transpose()?;
+                let ri = match m.client.iter().position(|x| x.op == row.op) {
+                    None => {
+                        m.client.push(OsdClientRow {
+                            attribution: None,
+                            histogram: None,
+                            ..row.clone()
+                        });
+                        hists.insert((idx, m.client.len() - 1), (h, 1));
+                        continue;
                     }
+                    Some(i) => i,
+                };
+                let x = &mut m.client[ri];
+                let n = x.ops + row.ops;
+                if n > 0 {
+                    x.mean_ns =
+                        (x.mean_ns * x.ops as f64 + row.mean_ns * row.ops as f64) / n as f64;
+                }
+                x.ops = n;
+                x.p99_ns = x.p99_ns.max(row.p99_ns);
+                let (slot, merged) = hists.get_mut(&(idx, ri)).expect("inserted with the row");
+                *merged += 1;
+                match (slot.as_mut(), h) {
+                    (Some(acc), Some(h)) => acc.add(&h).map_err(|e| GroupError::BadResult {
+                        agent: agent.to_string(),
+                        why: format!("osd.{} {} histogram cannot be added: {e:?}", o.osd, row.op),
+                    })?,
+                    _ => *slot = None,
                 }
             }
         }
     }
+    let mut approximate = false;
+    for ((oi, ri), (h, merged)) in hists {
+        let row = &mut out[oi].client[ri];
+        match h {
+            // One client's row stays as it was (its p99 is capped by the
+            // exact maximum, which the histogram alone does not know).
+            h if merged == 1 => row.histogram = h.as_ref().map(encode_histogram),
+            Some(h) if h.len() == row.ops => {
+                row.p99_ns = if h.is_empty() {
+                    0
+                } else {
+                    h.value_at_quantile(0.99)
+                };
+                row.histogram = Some(encode_histogram(&h));
+            }
+            _ => approximate = true,
+        }
+    }
     out.sort_by_key(|o| o.osd);
-    out
+    Ok((out, approximate))
 }
 
 /// Merges the results of several clients (agent id, result) into one.
@@ -246,10 +297,14 @@ pub fn merge_results(results: &[(&str, &BenchResult)]) -> Result<BenchResult, Gr
     for (a, r) in results {
         warnings.extend(r.warnings.iter().map(|w| format!("[{a}] {w}")));
     }
-    let osds = merge_osds(results);
-    if osds.iter().any(|o| !o.client.is_empty()) && results.len() > 1 {
+    let per_client: Vec<(&str, &[OsdReport])> = results
+        .iter()
+        .map(|(a, r)| (*a, r.osds.as_slice()))
+        .collect();
+    let (osds, approximate) = merge_osds(&per_client)?;
+    if approximate && results.len() > 1 {
         warnings.push(
-            "per-OSD client p99s of a group are the highest client's (per-OSD histograms are not carried); counts and means are exact"
+            "some per-OSD client p99s are the highest client's (a client's result carries no per-OSD histogram); counts and means are exact"
                 .into(),
         );
     }
@@ -358,5 +413,66 @@ mod tests {
         assert!((m.iops - 3000.0).abs() < 1e-9);
         let h = decode_histogram(m.histogram.as_deref().unwrap()).unwrap();
         assert_eq!(&h, all.histogram());
+    }
+
+    fn osd_row(rec: &LatencyRecorder, hist: bool) -> OsdClientRow {
+        let s = rec.summary();
+        OsdClientRow {
+            op: "write".into(),
+            ops: rec.count(),
+            mean_ns: s.mean,
+            p99_ns: s.p99,
+            histogram: hist.then(|| encode_histogram(rec.histogram())),
+            attribution: None,
+        }
+    }
+
+    /// Per-OSD rows merge like jobs: ops add up, the mean is exact, the p99
+    /// is that of the added histograms; without histograms, a flag says so.
+    #[test]
+    fn per_osd_rows_merge_their_histograms() {
+        let mut all = LatencyRecorder::compact();
+        let mut parts = [LatencyRecorder::compact(), LatencyRecorder::compact()];
+        for i in 0..5_000u64 {
+            // Client 0 is fast, client 1 has the tail: the p99 of the union
+            // is neither client's p99.
+            let (k, v) = if i % 2 == 0 {
+                (0, 1_000_000 + i * 37)
+            } else {
+                (1, 2_000_000 + (i % 100) * 100_000)
+            };
+            parts[k].record(v);
+            all.record(v);
+        }
+        let result = |rec: &LatencyRecorder, hist: bool| {
+            vec![OsdReport {
+                osd: 4,
+                client: vec![osd_row(rec, hist)],
+                counters: None,
+            }]
+        };
+        let (a, b) = (result(&parts[0], true), result(&parts[1], true));
+        let (osds, approx) = merge_osds(&[("a", &a[..]), ("b", &b[..])]).unwrap();
+        assert!(!approx);
+        let row = &osds[0].client[0];
+        assert_eq!(row.ops, 5_000);
+        assert_eq!(row.p99_ns, all.histogram().value_at_quantile(0.99));
+        assert!((row.mean_ns - all.summary().mean).abs() < 1e-6 * row.mean_ns);
+        let h = decode_histogram(row.histogram.as_deref().unwrap()).unwrap();
+        assert_eq!(&h, all.histogram());
+        assert_ne!(
+            row.p99_ns,
+            parts[0].summary().p99.max(parts[1].summary().p99)
+        );
+        // A client without per-OSD histograms: the highest p99, flagged.
+        let old = result(&parts[1], false);
+        let (osds, approx) = merge_osds(&[("a", &a[..]), ("old", &old[..])]).unwrap();
+        assert!(approx);
+        assert_eq!(osds[0].client[0].p99_ns, parts[1].summary().p99);
+        assert!(osds[0].client[0].histogram.is_none());
+        // One client: its row as it was.
+        let (osds, approx) = merge_osds(&[("a", &a[..])]).unwrap();
+        assert!(!approx);
+        assert_eq!(osds[0].client[0], a[0].client[0]);
     }
 }

@@ -283,6 +283,90 @@ fn render_osd_attribution(r: &BenchResult, out: &mut dyn io::Write) -> io::Resul
     Ok(())
 }
 
+/// `ceph osd perf` as the mgr had it after the run, on one line.
+fn render_mgr_perf(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
+    let rows: Vec<String> = r
+        .osds
+        .iter()
+        .filter_map(|o| o.mgr_perf.as_ref())
+        .map(|m| {
+            format!(
+                "osd.{} {}/{}",
+                m.osd, m.commit_latency_ms, m.apply_latency_ms
+            )
+        })
+        .collect();
+    if rows.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "  `ceph osd perf` after the run (mgr; commit/apply ms, whole ms, the OSDs' last \
+         report): {}",
+        rows.join(", ")
+    )
+}
+
+/// The most columns of the counter timeline that fit the text width.
+const TIMELINE_COLUMNS: usize = 12;
+
+/// Each OSD's mean op_w (or op_r, for a read run) latency per interval from
+/// its own counters; adjacent intervals are merged so a row fits.
+fn render_counter_timeline(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
+    let n = r.osds.iter().map(|o| o.timeline.len()).max().unwrap_or(0);
+    if n < 2 {
+        return Ok(());
+    }
+    let writes = r
+        .osds
+        .iter()
+        .flat_map(|o| &o.timeline)
+        .any(|s| s.counters.op_w.unwrap_or(0) > 0);
+    let pick = |s: &crate::counters::CounterSample| {
+        if writes {
+            s.counters.op_w_latency
+        } else {
+            s.counters.op_r_latency
+        }
+    };
+    let group = n.div_ceil(TIMELINE_COLUMNS);
+    let span: f64 = r
+        .osds
+        .iter()
+        .find(|o| o.timeline.len() == n)
+        .map_or(0.0, |o| {
+            o.timeline.iter().map(|s| s.interval_s).sum::<f64>() / n as f64
+        });
+    writeln!(out)?;
+    writeln!(
+        out,
+        "OSD {} latency over the run (the OSD's own counters), ms per {:.1} s:",
+        if writes { "op_w" } else { "op_r" },
+        span * group as f64
+    )?;
+    for o in &r.osds {
+        if o.timeline.is_empty() {
+            continue;
+        }
+        let cells: Vec<String> = o
+            .timeline
+            .chunks(group)
+            .map(|c| {
+                let (k, sum) = c.iter().filter_map(&pick).fold((0u64, 0.0), |(k, sum), d| {
+                    (k + d.count, sum + d.count as f64 * d.mean_ns.unwrap_or(0.0))
+                });
+                if k == 0 {
+                    format!("{:>7}", "-")
+                } else {
+                    format!("{:>7.2}", sum / k as f64 / 1e6)
+                }
+            })
+            .collect();
+        writeln!(out, "  {:<7}{}", format!("osd.{}", o.osd), cells.join(""))?;
+    }
+    Ok(())
+}
+
 fn opt_ms(d: Option<crate::counters::AvgDelta>) -> String {
     d.and_then(|d| d.mean_ns).map_or_else(|| "-".into(), ms)
 }
@@ -376,6 +460,8 @@ fn render_osds(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
         "  (OSD columns are the OSD's own perf counters over the run: op_w/op_r receive->reply, \
          w_proc dequeue->reply, commit = BlueStore commit_lat, subop_w = as a replica)"
     )?;
+    render_mgr_perf(r, out)?;
+    render_counter_timeline(r, out)?;
     render_osd_attribution(r, out)?;
     render_tail(r, out)
 }

@@ -35,6 +35,55 @@ pub struct SuiteOptions {
     pub telemetry: bool,
     /// Progress lines on stderr.
     pub progress: bool,
+    /// `--group/--clients`: every job runs on the group's agents at a
+    /// common start and its figures are the merge of theirs.
+    pub group: Option<crate::group::GroupConfig>,
+}
+
+/// The run names a suite's rados jobs write: its own, or on a group, each
+/// client's (`<run>-c<i>`, as [`crate::group::run_group`] assigns them).
+fn run_names(run_name: &str, opts: &SuiteOptions) -> Vec<String> {
+    match &opts.group {
+        None => vec![run_name.to_string()],
+        Some(g) => (0..g.clients).map(|i| format!("{run_name}-c{i}")).collect(),
+    }
+}
+
+/// Runs one rados job of the suite on the group: the merged result, and an
+/// error naming the agents that delivered no complete result.
+async fn run_on_group(
+    rados: &Rados,
+    g: &crate::group::GroupConfig,
+    cfg: RadosConfig,
+    stop: StopRx,
+    progress: bool,
+) -> Result<(crate::result::BenchResult, Option<BenchError>), BenchError> {
+    let job = crate::group::JobSpec::Rados(cfg);
+    let outcome = crate::group::run_group(rados, g, job, stop, |l| {
+        if progress {
+            eprintln!("cephbench: group {}: {l}", g.group);
+        }
+    })
+    .await
+    .map_err(|e| match e {
+        crate::group::GroupError::Bench(b) => b,
+        e => BenchError::Group(e.to_string()),
+    })?;
+    let bad: Vec<String> = outcome
+        .missing
+        .iter()
+        .chain(outcome.failed.iter())
+        .map(|(a, why)| format!("{a}: {why}"))
+        .collect();
+    let error = (!bad.is_empty()).then(|| {
+        BenchError::Group(format!(
+            "{} of {} agents delivered no complete result ({}); the job's figures cover the others",
+            bad.len(),
+            g.clients,
+            bad.join("; ")
+        ))
+    });
+    Ok((outcome.result, error))
 }
 
 /// A finished (or stopped) suite.
@@ -204,9 +253,11 @@ pub async fn run_suite(
         }
     }
     if suite.jobs.iter().any(|j| !j.kind.is_rbd()) {
-        if let Ok(Some(meta)) = read_meta(&io, &run_name).await {
-            if let Err(e) = remove_run(&io, &meta, 16).await {
-                cleanup_err.get_or_insert(e);
+        for name in run_names(&run_name, opts) {
+            if let Ok(Some(meta)) = read_meta(&io, &name).await {
+                if let Err(e) = remove_run(&io, &meta, 16).await {
+                    cleanup_err.get_or_insert(e);
+                }
             }
         }
     }
@@ -273,7 +324,7 @@ async fn run_plan(
                 suite.runs
             );
         }
-        let outcome = match &job.kind {
+        let (result, error) = match &job.kind {
             JobKind::Rbd {
                 rw,
                 bs,
@@ -310,6 +361,7 @@ async fn run_plan(
                     prior_precondition: prior.clone(),
                     live: false,
                     telemetry: opts.telemetry,
+                    counter_interval: crate::probe::DEFAULT_COUNTER_INTERVAL,
                     start_at: None,
                 };
                 let o = run_rbd(rados, &cfg, stop.clone()).await?;
@@ -318,7 +370,7 @@ async fn run_plan(
                         prior = w.precondition.clone();
                     }
                 }
-                o
+                (o.result, o.error)
             }
             JobKind::Rados {
                 mode,
@@ -327,8 +379,10 @@ async fn run_plan(
                 concurrent_ios,
             } => {
                 if mode.is_write() {
-                    if let Some(meta) = read_meta(&io, run_name).await? {
-                        remove_run(&io, &meta, 16).await?;
+                    for name in run_names(run_name, opts) {
+                        if let Some(meta) = read_meta(&io, &name).await? {
+                            remove_run(&io, &meta, 16).await?;
+                        }
                     }
                 }
                 let cfg = RadosConfig {
@@ -347,14 +401,21 @@ async fn run_plan(
                     verify: false,
                     live: false,
                     telemetry: opts.telemetry,
+                    counter_interval: crate::probe::DEFAULT_COUNTER_INTERVAL,
                     start_at: None,
                     create_pool: None,
                 };
-                run_rados(rados, &cfg, stop.clone()).await?
+                match &opts.group {
+                    Some(g) => run_on_group(rados, g, cfg, stop.clone(), opts.progress).await?,
+                    None => {
+                        let o = run_rados(rados, &cfg, stop.clone()).await?;
+                        (o.result, o.error)
+                    }
+                }
             }
         };
         if opts.progress {
-            for r in &outcome.result.jobs {
+            for r in &result.jobs {
                 eprintln!(
                     "  {} {}: {:.0} IOPS, {:.1} MB/s, mean {:.3} ms, p99 {:.3} ms",
                     job.name,
@@ -366,14 +427,14 @@ async fn run_plan(
                 );
             }
         }
-        let interrupted = outcome.result.interrupted;
+        let interrupted = result.interrupted;
         runs.push(RunEntry {
             job: job.name.clone(),
             run,
-            result: outcome.result,
+            result,
         });
-        if outcome.error.is_some() {
-            return Ok((true, outcome.error));
+        if error.is_some() {
+            return Ok((true, error));
         }
         if interrupted {
             return Ok((true, None));
