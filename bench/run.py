@@ -3,7 +3,9 @@
 
 Environment (set by run.sh): CEPH_CONF, CB (cephbench binary), BARE (bare_aio example),
 PAIRS, SECS, QUICK (1 = CI subset), LONG (seconds of the long run of the RSS check, 0 = skip),
-OUT (JSON path), IMAGE_SIZE (MiB), STORE (label for the table).
+MEMORY_ONLY (1 = only the RSS check), OUT (JSON path), IMAGE_SIZE (MiB), STORE (label for the table),
+BASELINE (another cephbench binary, e.g. an older build: added as a peer of every workload, so
+before/after come from one run), ONLY (regex: run only the workloads whose name matches).
 Every tool runs under /usr/bin/time -f '%U %S %M': client CPU seconds and peak RSS come from
 the process's own rusage.
 """
@@ -19,6 +21,10 @@ LONG = int(os.environ.get("LONG", "0"))
 OUT = os.environ.get("OUT", "bench/results.json")
 IMG_MB = int(os.environ.get("IMAGE_SIZE", "256"))
 STORE = os.environ.get("STORE", "?")
+MEMORY_ONLY = os.environ.get("MEMORY_ONLY") == "1"
+BASELINE = os.environ.get("BASELINE") or None
+ONLY = os.environ.get("ONLY") or None
+NO_TEL = "cephbench --no-telemetry"
 TAG = f"cbperf{os.getpid()}"
 RPOOL, BPOOL = f"{TAG}_rados", f"{TAG}_rbd"
 IMAGE = "cbperf_img"
@@ -37,10 +43,10 @@ def sh(cmd, env=None, check=True, timeout=None):
     return p
 
 
-def timed(cmd, env=None):
-    """Runs cmd under /usr/bin/time; returns (stdout, cpu_s, rss_kib)."""
+def timed(cmd, env=None, secs=None):
+    """Runs cmd (a run of `secs`, default SECS) under /usr/bin/time; returns (stdout, cpu_s, rss_kib)."""
     tf = os.path.join(TMP, "time")
-    p = sh(["/usr/bin/time", "-o", tf, "-f", "%U %S %M", "timeout", str(SECS * 4 + 120)] + cmd,
+    p = sh(["/usr/bin/time", "-o", tf, "-f", "%U %S %M", "timeout", str((secs or SECS) * 4 + 120)] + cmd,
            env=env)
     u, s, m = open(tf).read().split()[-3:]
     return p.stdout, float(u) + float(s), int(m)
@@ -52,17 +58,17 @@ def ceph(*a, check=True):
 
 # ---- tools: each returns dict(ops, secs, iops, mean_us, p99_us|None, cpu_s, rss_kib)
 
-def cephbench_rados(mode, bs, qd, run, secs=None, extra=()):
-    out, cpu, rss = timed([CB, "rados", mode, "-c", CONF, "-p", RPOOL, "-b", str(bs), "-t", str(qd),
+def cephbench_rados(mode, bs, qd, run, secs=None, extra=(), binary=None):
+    out, cpu, rss = timed([binary or CB, "rados", mode, "-c", CONF, "-p", RPOOL, "-b", str(bs), "-t", str(qd),
                            "-d", f"{secs or SECS}s", "--run-name", run, "--progress", "never",
-                           "--format", "json", *extra])
+                           "--format", "json", *extra], secs=secs)
     j = json.loads(out)["jobs"][0]
     return dict(ops=j["ops"], secs=j["elapsed_s"], iops=j["iops"], mean_us=j["latency_ns"]["mean"] / 1e3,
                 p99_us=j["latency_ns"]["p99"] / 1e3, cpu_s=cpu, rss_kib=rss)
 
 
-def cephbench_rbd(rw, bs, qd):
-    out, cpu, rss = timed([CB, "rbd", "-c", CONF, "-p", BPOOL, "--image", IMAGE, "--allow-write",
+def cephbench_rbd(rw, bs, qd, binary=None):
+    out, cpu, rss = timed([binary or CB, "rbd", "-c", CONF, "-p", BPOOL, "--image", IMAGE, "--allow-write",
                            "--no-precondition", "--rw", rw, "--bs", str(bs), "--iodepth", str(qd),
                            "-d", f"{SECS}s", "--progress", "never", "--format", "json"])
     j = json.loads(out)["jobs"][0]
@@ -135,29 +141,40 @@ K4, M4 = 4096, 4 << 20
 def workloads():
     w = []
     for qd in (1, 16):
-        w.append((f"RADOS 4K write QD{qd}", lambda qd=qd: cephbench_rados("write", K4, qd, "cbw"), {
+        peers = {
             "rados bench": lambda c, qd=qd: rados_bench("write", K4, qd, "rbw"),
             "fio rados": lambda c, qd=qd: fio("rados", "write", K4, qd, "cbperf_fio_w"),
             "bare aio": lambda c, qd=qd: bare("write", K4, qd, "bw"),
-        }))
-    w.append(("RADOS 4K randread QD16", lambda: cephbench_rados("rand", K4, 16, "cbpre"), {
+        }
+        if qd == 16:  # the cost of telemetry: the same run with it off
+            peers[NO_TEL] = lambda c: cephbench_rados("write", K4, 16, "cbw", extra=["--no-telemetry"])
+        w.append((f"RADOS 4K write QD{qd}", lambda qd=qd, b=None: cephbench_rados("write", K4, qd, "cbw", binary=b),
+                  peers))
+    w.append(("RADOS 4K randread QD16", lambda b=None: cephbench_rados("rand", K4, 16, "cbpre", binary=b), {
         "rados bench": lambda c: rados_bench("rand", K4, 16, "rbpre"),
         "fio rados": lambda c: fio("rados", "randread", K4, 16, "cbperf_fio_r"),
         "bare aio": lambda c: bare("rand", K4, 16, "bpre"),
     }))
-    w.append(("RADOS 4M write QD16", lambda: cephbench_rados("write", M4, 16, "cbw4m"), {
+    w.append(("RADOS 4M write QD16", lambda b=None: cephbench_rados("write", M4, 16, "cbw4m", binary=b), {
         "rados bench": lambda c: rados_bench("write", M4, 16, "rbw4m"),
         "fio rados": lambda c: fio("rados", "write", M4, 16, "cbperf_fio_w4m"),
         "bare aio": lambda c: bare("write", M4, 16, "bw4m"),
     }))
     for rw in ("randwrite", "randread"):
-        w.append((f"RBD 4K {rw} QD32", lambda rw=rw: cephbench_rbd(rw, K4, 32), {
+        w.append((f"RBD 4K {rw} QD32", lambda rw=rw, b=None: cephbench_rbd(rw, K4, 32, binary=b), {
             "rbd bench": lambda c, rw=rw: rbd_bench(rw, K4, 32, c["iops"]),
             "fio rbd": lambda c, rw=rw: fio("rbd", rw, K4, 32, IMAGE),
             "bare aio": lambda c, rw=rw: bare(f"rbd-{rw}", K4, 32),
         }))
-    if QUICK:  # CI: one RADOS write, the RADOS read and one RBD workload
-        w = [w[1], w[2], w[4]]
+    if BASELINE:
+        for _, ours, peers in w:
+            peers["cephbench baseline"] = lambda c, ours=ours: ours(b=BASELINE)
+    if QUICK:  # CI: one RADOS workload (with the telemetry pair) and one RBD workload
+        w = [w[1], w[5]]
+    if ONLY:
+        w = [x for x in w if re.search(ONLY, x[0])]
+    if MEMORY_ONLY:
+        w = []
     return w
 
 
@@ -169,6 +186,8 @@ def setup():
     sh(["rbd", "-c", CONF, "create", "--size", f"{IMG_MB}M", f"{BPOOL}/{IMAGE}"])
     with open(CONF) as f, open(FIO_CONF, "w") as g:
         g.write(f.read() + "\n[client]\n\trbd cache = false\n")
+    if MEMORY_ONLY:
+        return
     log(f"bench: preconditioning ({IMG_MB} MiB image, read objects)")
     sh([CB, "rbd", "-c", CONF, "-p", BPOOL, "--image", IMAGE, "--allow-write", "--no-precondition",
         "--rw", "write", "--bs", "4M", "--io-total", f"{IMG_MB}M", "--iodepth", "8", "--progress", "never",
@@ -195,6 +214,45 @@ def ratio(a, b):
 def med(xs):
     xs = [x for x in xs if x is not None]
     return statistics.median(xs) if xs else None
+
+
+OWN = ("bare aio", NO_TEL, "cephbench baseline")  # rows that are not peers
+
+
+def verdicts(rows, mem):
+    """The issue's targets, each with the measured value and whether it is met."""
+    out = []
+    f = lambda x, p=2: "n/a" if x is None else f"{x:.{p}f}"
+    peers = [r for r in rows if r["peer"] not in OWN]
+    if peers:
+        worst = min(peers, key=lambda r: r["iops_ratio"] or 0)
+        out.append(dict(target="IOPS >= 1.0x every peer", met=(worst["iops_ratio"] or 0) >= 1.0,
+                        value=f"lowest {f(worst['iops_ratio'])} ({worst['workload']} vs {worst['peer']})"))
+        worst_cpu = None
+        for wl in dict.fromkeys(r["workload"] for r in peers):
+            ps = [r for r in peers if r["workload"] == wl and r["cpu_per_kop_peer"]]
+            if not ps:
+                continue
+            best = min(ps, key=lambda r: r["cpu_per_kop_peer"])
+            x = best["cpu_per_kop_cb"] / best["cpu_per_kop_peer"]
+            if worst_cpu is None or x > worst_cpu[0]:
+                worst_cpu = (x, wl, best["peer"])
+        if worst_cpu:
+            out.append(dict(target="CPU per op <= 0.7x the best peer", met=worst_cpu[0] <= 0.7,
+                            value=f"highest {worst_cpu[0]:.2f}x ({worst_cpu[1]} vs {worst_cpu[2]})"))
+    for r in rows:
+        if r["workload"].endswith(" QD1") and r["peer"] == "bare aio" and r["mean_us_cb"] is not None:
+            d = r["mean_us_cb"] - r["mean_us_peer"]
+            out.append(dict(target="QD1 mean latency within 5 us of the bare aio loop", met=abs(d) <= 5,
+                            value=f"{d:+.1f} us ({r['workload']})"))
+        if r["peer"] == NO_TEL and r["iops_ratio"]:
+            cost = (1 - r["iops_ratio"]) * 100
+            out.append(dict(target="telemetry costs <= 2% IOPS", met=cost <= 2,
+                            value=f"{cost:+.1f}% (IOPS on/off {r['iops_ratio']:.3f}, {r['workload']})"))
+    if mem:
+        out.append(dict(target="RSS flat in run length (long/short <= 1.10)", met=mem["ratio"] <= 1.10,
+                        value=f"{mem['ratio']:.3f} ({mem['long_secs']} s vs {mem['short_secs']} s)"))
+    return out
 
 
 def main():
@@ -224,8 +282,9 @@ def main():
                     rss_mib_peer=max(p["rss_kib"] for _, p in pairs) / 1024))
         mem = None
         if LONG > 0:
-            short = cephbench_rados("write", K4, 16, "cbmem", secs=10)
-            long_ = cephbench_rados("write", K4, 16, "cbmem", secs=LONG)
+            # --no-cleanup: removing a long run's objects takes minutes; the pool goes at the end.
+            short = cephbench_rados("write", K4, 16, "cbmem_s", secs=10, extra=["--no-cleanup"])
+            long_ = cephbench_rados("write", K4, 16, "cbmem_l", secs=LONG, extra=["--no-cleanup"])
             mem = dict(short_secs=10, long_secs=LONG, rss_mib_short=short["rss_kib"] / 1024,
                        rss_mib_long=long_["rss_kib"] / 1024, ratio=long_["rss_kib"] / short["rss_kib"])
     finally:
@@ -240,9 +299,12 @@ def main():
                      f"| {f(r['iops_ratio'])} | {f(r['mean_ratio'])} | {f(r['p99_ratio'])} "
                      f"| {f(r['cpu_per_kop_cb'], 3)} / {f(r['cpu_per_kop_peer'], 3)} "
                      f"| {f(r['rss_mib_cb'], 0)} / {f(r['rss_mib_peer'], 0)} |")
-    print(f"cephbench vs peers, objectstore {STORE}, {PAIRS} pair(s) x {SECS} s, medians of per-pair ratios "
-          f"(ratio = cephbench / peer)\n")
-    print("\n".join(lines))
+    if rows:
+        print(f"cephbench vs peers, objectstore {STORE}, {PAIRS} pair(s) x {SECS} s, medians of per-pair ratios "
+              f"(ratio = cephbench / peer)\n")
+        print("\n".join(lines))
+    else:
+        print(f"cephbench, objectstore {STORE}")
     for r in rows:
         if r["workload"].endswith(" QD1") and r["peer"] == "bare aio":
             print(f"\n{r['workload']}: mean latency cephbench {f(r['mean_us_cb'], 1)} us, bare aio "
@@ -250,10 +312,15 @@ def main():
     if mem:
         print(f"\nRSS of cephbench rados write 4K QD16: {mem['short_secs']} s run {mem['rss_mib_short']:.1f} MiB, "
               f"{mem['long_secs']} s run {mem['rss_mib_long']:.1f} MiB (ratio {mem['ratio']:.3f})")
+    targets = verdicts(rows, mem)
+    if targets:
+        print("\nTargets (issue #6" + ("; a --quick run is too short to judge them" if QUICK else "") + "):")
+        for t in targets:
+            print(f"- {t['target']}: {t['value']} -> {'met' if t['met'] else 'NOT met'}")
     elapsed = time.time() - t0
     print(f"\n(bench took {elapsed:.0f} s)")
-    doc = dict(store=STORE, pairs=PAIRS, secs=SECS, quick=QUICK, rows=rows, memory=mem, raw=raw,
-               elapsed_s=elapsed)
+    doc = dict(store=STORE, pairs=PAIRS, secs=SECS, quick=QUICK, rows=rows, memory=mem, targets=targets,
+               raw=raw, elapsed_s=elapsed)
     os.makedirs(os.path.dirname(os.path.abspath(OUT)), exist_ok=True)
     with open(OUT, "w") as g:
         json.dump(doc, g, indent=1)

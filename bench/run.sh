@@ -3,26 +3,38 @@
 # librados/librbd aio loop (ceph-sys/examples/bare_aio.rs, the limit), alternated A B A B on one
 # cluster; prints a Markdown table of median per-pair ratios and writes it as JSON.
 #
-#   bench/run.sh [--quick] [--conf PATH] [--objectstore memstore|bluestore] [--out PATH]
+#   bench/run.sh [--quick] [--debug-build] [--conf PATH] [--objectstore memstore|bluestore] [--out PATH]
+#                [--memory] [--long SECS] [--baseline BIN] [--only REGEX]
 #
 # Cluster: --conf PATH (or CEPH_CONF, or CEPHBENCH_TEST_CONF) uses that cluster; otherwise a
 # throwaway one is started with containers/cluster.sh in its own network namespace (name cbperf,
 # subnet 198.51.102, dir /tmp/cbperf-cluster, 3 OSDs, memstore by default) and stopped at exit.
-# Settings (environment): PAIRS (default 3), SECS per run (default 10), LONG (seconds of the long
-# run in the memory check against a 10 s run; default 60, 0 skips), IMAGE_SIZE MiB (default 256).
-# --quick (CI): 1 pair, 2 s, three workloads, no memory check; asserts nothing about speed.
+# Settings (environment): PAIRS (default 3), SECS per run (default 10), IMAGE_SIZE MiB (default 256).
+# The RADOS 4K write QD16 workload also pairs cephbench with `cephbench --no-telemetry` (the cost of
+# telemetry). Memory: peak RSS of a 10 s run against a long run, --long SECS (default 600; 0 skips);
+# --memory runs only that check. --baseline BIN adds another cephbench binary (e.g. a build of main)
+# as a peer of every workload: before/after from one run. --only REGEX runs the matching workloads.
+# --debug-build uses the debug binaries (as `cargo build` leaves them) instead of a release build.
+# --quick (CI, ~50 s): 1 pair, 1 s, two workloads, no memory check; asserts nothing about speed, fails on
+# any script or tool error. The table ends with the issue's targets, each met or NOT met.
 # Needs python3, fio, /usr/bin/time (containers/install-deps.sh installs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 quick=0 conf=${CEPH_CONF:-${CEPHBENCH_TEST_CONF:-}} store=memstore out=bench/results.json
+profile=release long=${LONG:-600} memory=0 baseline= only=
 while [[ $# -gt 0 ]]; do
     case $1 in
     --quick) quick=1 ;;
     --conf) conf=$2; shift ;;
     --objectstore | --store) store=$2; shift ;;
     --out) out=$2; shift ;;
-    -h | --help) sed -n '2,15p' "$0"; exit 0 ;;
+    --debug-build) profile=debug ;;
+    --memory) memory=1 ;;
+    --long) long=$2; shift ;;
+    --baseline) baseline=$(realpath "$2"); shift ;;
+    --only) only=$2; shift ;;
+    -h | --help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "bench/run.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
@@ -31,17 +43,22 @@ for t in python3 fio /usr/bin/time rados rbd ceph; do
     command -v "$t" >/dev/null || { echo "bench/run.sh: $t missing; run containers/install-deps.sh" >&2; exit 2; }
 done
 
+[[ $long =~ ^[0-9]+$ ]] || { echo "bench/run.sh: --long takes whole seconds, e.g. --long 60" >&2; exit 2; }
+[[ -z $baseline || -x $baseline ]] || { echo "bench/run.sh: --baseline $baseline is not an executable" >&2; exit 2; }
 if [[ $quick == 1 ]]; then
-    export PAIRS=1 SECS=2 LONG=0 QUICK=1 IMAGE_SIZE=${IMAGE_SIZE:-64}
+    export PAIRS=1 SECS=1 LONG=0 QUICK=1 IMAGE_SIZE=${IMAGE_SIZE:-16}
 else
-    export PAIRS=${PAIRS:-3} SECS=${SECS:-10} LONG=${LONG:-60} QUICK=0
+    export PAIRS=${PAIRS:-3} SECS=${SECS:-10} LONG=$long QUICK=0
 fi
+export MEMORY_ONLY=$memory BASELINE=$baseline ONLY=$only
 
-echo "bench: building cephbench and bare_aio (release)" >&2
-cargo build --release --quiet --bin cephbench
-cargo build --release --quiet -p ceph-sys --example bare_aio
+flag=--release
+[[ $profile == debug ]] && flag=
+echo "bench: building cephbench and bare_aio ($profile)" >&2
+cargo build $flag --quiet --bin cephbench
+cargo build $flag --quiet -p ceph-sys --example bare_aio
 tdir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
-export CB=$tdir/release/cephbench BARE=$tdir/release/examples/bare_aio
+export CB=$tdir/$profile/cephbench BARE=$tdir/$profile/examples/bare_aio
 
 if [[ -z $conf ]]; then
     dir=/tmp/cbperf-cluster

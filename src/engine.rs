@@ -10,14 +10,13 @@
 //! (the callback stamps the time), so reaping delay is not included.
 #![forbid(unsafe_code)]
 
-use std::future::Future;
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use futures_util::stream::{FuturesUnordered, StreamExt};
-use futures_util::FutureExt;
 use tokio::sync::watch;
 
 use crate::ceph::CephError;
+pub use crate::ceph::Reaped;
 use crate::progress::WorkerProgress;
 use crate::stats::LatencyRecorder;
 
@@ -67,26 +66,19 @@ pub struct Op {
     pub osd: Option<u16>,
 }
 
-/// A finished op as the engine sees it.
-#[derive(Debug)]
-pub struct Completed {
-    /// Library return value (negative errno on failure).
-    pub ret: i64,
-    /// When the completion callback ran.
-    pub completed_at: Instant,
-    /// The op's buffer, for reuse.
-    pub buf: Option<Vec<u8>>,
-}
-
-/// Where ops go: submits one op and gets its buffer back afterwards.
+/// Where ops go. The engine runs at most `concurrency` ops at once, each in
+/// its own slot (`0..concurrency`), so a target can keep per-slot buffers and
+/// completion state instead of allocating per op.
 pub trait Target {
-    /// The future of one submitted op.
-    type Fut: Future<Output = Result<Completed, CephError>>;
-    /// Submits `op`, filling in `op.osd` when it knows the primary OSD.
-    fn submit(&mut self, op: &mut Op) -> Result<Self::Fut, CephError>;
-    /// Looks at a successful op's result (e.g. verifies read data); returns
-    /// false on a mismatch. Takes the buffer back for reuse.
-    fn complete(&mut self, op: &Op, done: Completed) -> bool;
+    /// Submits `op` in `slot` (idle: its previous op was reaped), filling in
+    /// `op.osd` when it knows the primary OSD.
+    fn submit(&mut self, slot: usize, op: &mut Op) -> Result<(), CephError>;
+    /// Appends every finished op to `out`; `Pending` (waker registered) when
+    /// none has finished.
+    fn poll_reap(&mut self, cx: &mut Context<'_>, out: &mut Vec<Reaped>) -> Poll<()>;
+    /// Looks at a successful op's result (e.g. verifies read data in the
+    /// slot's buffer); returns false on a mismatch.
+    fn complete(&mut self, slot: usize, op: &Op, ret: i64) -> bool;
     /// Names an op in error messages.
     fn describe(&self, op: &Op) -> String;
     /// The RADOS object an op goes to and the offset in it, to join the
@@ -318,6 +310,9 @@ impl Rng {
     }
 }
 
+/// How often a running job looks at the interrupt flag when no op completes.
+const STOP_CHECK: Duration = Duration::from_millis(50);
+
 /// Runs one job until it stops, then waits for every op in flight.
 pub async fn run<T: Target, S: OpSource>(
     target: &mut T,
@@ -347,6 +342,7 @@ pub async fn run<T: Target, S: OpSource>(
     let mut issued_bytes = 0u64;
     let mut last_completion = measure_start;
     let mut stopping = false;
+    let slow_op_ns = spec.slow_op.as_nanos() as u64;
     let deadline = spec.duration.map(|d| measure_start + d);
     let sleep = tokio::time::sleep_until(
         deadline
@@ -355,9 +351,26 @@ pub async fn run<T: Target, S: OpSource>(
     );
     tokio::pin!(sleep);
 
-    let mut inflight = FuturesUnordered::new();
+    // Interrupts are checked on a coarse tick and on every wakeup with a
+    // lock-free version check, not by keeping a watch future registered:
+    // polling a registered `Notify` waiter takes its mutex.
+    let mut stop_tick = tokio::time::interval(STOP_CHECK);
+    stop_tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let interrupted =
+        |stop: &mut StopRx| stop.has_changed().unwrap_or(false) && *stop.borrow_and_update();
+    if *stop.borrow_and_update() {
+        stopping = true;
+        out.stop = StopReason::Interrupted;
+    }
+
+    let n = spec.concurrency.max(1);
+    // Per slot: the op in flight there and when it was submitted.
+    let mut slots: Vec<Option<(Op, Instant)>> = vec![None; n];
+    let mut free: Vec<usize> = (0..n).rev().collect();
+    let mut reaped: Vec<Reaped> = Vec::with_capacity(n);
     loop {
-        while !stopping && inflight.len() < spec.concurrency {
+        while !stopping {
+            let Some(&slot) = free.last() else { break };
             let limited = spec.max_ops.is_some_and(|m| out.issued >= m)
                 || spec.max_bytes.is_some_and(|m| issued_bytes >= m);
             let next = if limited {
@@ -375,14 +388,15 @@ pub async fn run<T: Target, S: OpSource>(
                 break;
             };
             let start = Instant::now();
-            match target.submit(&mut op) {
-                Ok(fut) => {
+            match target.submit(slot, &mut op) {
+                Ok(()) => {
+                    free.pop();
                     out.issued += 1;
                     if op.kind != OpKind::Flush {
                         issued_bytes += op.len;
                     }
                     progress.started();
-                    inflight.push(fut.map(move |r| (op, start, r)));
+                    slots[slot] = Some((op, start));
                 }
                 Err(e) => {
                     record_error(&mut out, &mut progress, e);
@@ -390,65 +404,68 @@ pub async fn run<T: Target, S: OpSource>(
                 }
             }
         }
-        if inflight.is_empty() {
+        if free.len() == n {
             break;
         }
         tokio::select! {
             biased;
-            Some((op, start, res)) = inflight.next() => {
-                let done = match res {
-                    Ok(d) => d,
-                    Err(e) => { record_error(&mut out, &mut progress, e); stopping = true; continue; }
-                };
-                if done.ret < 0 {
-                    let e = CephError::call(target.describe(&op), done.ret as i32);
-                    target.complete(&op, done);
-                    record_error(&mut out, &mut progress, e);
-                    stopping = true;
-                    continue;
-                }
-                let completed_at = done.completed_at;
-                let lat_ns = completed_at.saturating_duration_since(start).as_nanos() as u64;
-                let bytes = if op.kind == OpKind::Flush { 0 } else { op.len };
-                progress.finished(bytes, lat_ns);
-                if !target.complete(&op, done) {
-                    out.mismatches += 1;
-                }
-                if completed_at >= measure_start {
-                    out.longest_gap = out.longest_gap.max(completed_at.saturating_duration_since(last_completion));
-                    if lat_ns > spec.slow_op.as_nanos() as u64 {
-                        out.slow_ops += 1;
-                    }
-                    out.kinds[op.kind.index()].record(lat_ns, bytes);
-                    if lat_ns > slow_floor {
-                        let slow = SlowOp {
-                            kind: op.kind,
-                            object: target.object_of(&op),
-                            latency_ns: lat_ns,
-                            submitted: wall0 + start.saturating_duration_since(t0),
-                        };
-                        keep_slowest(&mut out.slowest, &mut slow_floor, slow);
-                    }
-                    if let Some(slot) = op.osd {
-                        let slot = usize::from(slot);
-                        if out.per_osd.len() <= slot {
-                            out.per_osd.resize_with(slot + 1, || None);
-                        }
-                        out.per_osd[slot]
-                            .get_or_insert_with(|| Box::new([(); 3].map(|()| KindStats::compact())))
-                            [op.kind.index()]
-                            .record(lat_ns, bytes);
-                    }
-                    last_completion = last_completion.max(completed_at);
-                }
-            }
+            () = std::future::poll_fn(|cx| target.poll_reap(cx, &mut reaped)) => {}
             () = &mut sleep, if !stopping && deadline.is_some() => {
                 stopping = true;
                 out.stop = StopReason::Duration;
             }
-            Ok(_) = stop.wait_for(|s| *s), if !stopping => {
+            _ = stop_tick.tick(), if !stopping => {}
+        }
+        if !stopping && interrupted(&mut stop) {
+            stopping = true;
+            out.stop = StopReason::Interrupted;
+        }
+        for r in reaped.drain(..) {
+            let Some((op, start)) = slots[r.slot].take() else {
+                continue;
+            };
+            free.push(r.slot);
+            if r.ret < 0 {
+                let e = CephError::call(target.describe(&op), r.ret as i32);
+                record_error(&mut out, &mut progress, e);
                 stopping = true;
-                out.stop = StopReason::Interrupted;
+                continue;
+            }
+            let completed_at = r.completed_at;
+            let lat_ns = completed_at.saturating_duration_since(start).as_nanos() as u64;
+            let bytes = if op.kind == OpKind::Flush { 0 } else { op.len };
+            progress.finished(bytes, lat_ns);
+            if !target.complete(r.slot, &op, r.ret) {
+                out.mismatches += 1;
+            }
+            if completed_at >= measure_start {
+                out.longest_gap = out
+                    .longest_gap
+                    .max(completed_at.saturating_duration_since(last_completion));
+                if lat_ns > slow_op_ns {
+                    out.slow_ops += 1;
+                }
+                out.kinds[op.kind.index()].record(lat_ns, bytes);
+                if lat_ns > slow_floor {
+                    let slow = SlowOp {
+                        kind: op.kind,
+                        object: target.object_of(&op),
+                        latency_ns: lat_ns,
+                        submitted: wall0 + start.saturating_duration_since(t0),
+                    };
+                    keep_slowest(&mut out.slowest, &mut slow_floor, slow);
+                }
+                if let Some(slot) = op.osd {
+                    let slot = usize::from(slot);
+                    if out.per_osd.len() <= slot {
+                        out.per_osd.resize_with(slot + 1, || None);
+                    }
+                    out.per_osd[slot]
+                        .get_or_insert_with(|| Box::new([(); 3].map(|()| KindStats::compact())))
+                        [op.kind.index()]
+                    .record(lat_ns, bytes);
+                }
+                last_completion = last_completion.max(completed_at);
             }
         }
     }
@@ -495,38 +512,68 @@ mod tests {
     use super::*;
     use std::sync::Arc;
 
-    /// A target whose ops complete after a fixed delay: checks the loop's
-    /// bookkeeping without a cluster (the real targets are tested against one).
-    struct Fake {
-        delay: Duration,
-        fail_at: Option<u64>,
+    type Pending = std::pin::Pin<Box<dyn std::future::Future<Output = Reaped>>>;
+
+    /// A target whose op `i` completes after `plan(op)` = (delay, ret):
+    /// checks the loop's bookkeeping without a cluster (the real targets are
+    /// tested against one).
+    struct Delayed<P: Fn(&Op) -> (Duration, i64)> {
+        plan: P,
+        pending: futures_util::stream::FuturesUnordered<Pending>,
+        tag_osd: bool,
     }
 
-    impl Target for Fake {
-        type Fut = std::pin::Pin<Box<dyn Future<Output = Result<Completed, CephError>>>>;
-        fn submit(&mut self, op: &mut Op) -> Result<Self::Fut, CephError> {
-            op.osd = Some((op.index % 2) as u16);
-            let d = self.delay;
-            let ret = if Some(op.index) == self.fail_at {
-                -5
-            } else {
-                0
-            };
-            Ok(Box::pin(async move {
+    impl<P: Fn(&Op) -> (Duration, i64)> Delayed<P> {
+        fn new(plan: P, tag_osd: bool) -> Self {
+            Delayed {
+                plan,
+                pending: Default::default(),
+                tag_osd,
+            }
+        }
+    }
+
+    impl<P: Fn(&Op) -> (Duration, i64)> Target for Delayed<P> {
+        fn submit(&mut self, slot: usize, op: &mut Op) -> Result<(), CephError> {
+            if self.tag_osd {
+                op.osd = Some((op.index % 2) as u16);
+            }
+            let (d, ret) = (self.plan)(op);
+            self.pending.push(Box::pin(async move {
                 tokio::time::sleep(d).await;
-                Ok(Completed {
+                Reaped {
+                    slot,
                     ret,
                     completed_at: Instant::now(),
-                    buf: None,
-                })
-            }))
+                }
+            }));
+            Ok(())
         }
-        fn complete(&mut self, _: &Op, _: Completed) -> bool {
+        fn poll_reap(&mut self, cx: &mut Context<'_>, out: &mut Vec<Reaped>) -> Poll<()> {
+            use futures_util::Stream;
+            let before = out.len();
+            while let Poll::Ready(Some(r)) = std::pin::Pin::new(&mut self.pending).poll_next(cx) {
+                out.push(r);
+            }
+            if out.len() > before {
+                Poll::Ready(())
+            } else {
+                Poll::Pending
+            }
+        }
+        fn complete(&mut self, _: usize, _: &Op, _: i64) -> bool {
             true
         }
         fn describe(&self, op: &Op) -> String {
             format!("op {}", op.index)
         }
+    }
+
+    fn fake(delay: Duration, fail_at: Option<u64>) -> Delayed<impl Fn(&Op) -> (Duration, i64)> {
+        Delayed::new(
+            move |op: &Op| (delay, if Some(op.index) == fail_at { -5 } else { 0 }),
+            true,
+        )
     }
 
     struct Count;
@@ -565,10 +612,7 @@ mod tests {
     #[tokio::test(flavor = "current_thread")]
     async fn op_limit_counts_every_kind() {
         let (_tx, rx) = watch::channel(false);
-        let mut t = Fake {
-            delay: Duration::from_millis(1),
-            fail_at: None,
-        };
+        let mut t = fake(Duration::from_millis(1), None);
         let o = run(&mut t, &mut Count, &spec(Some(40), None), rx, progress()).await;
         assert_eq!(o.issued, 40);
         assert_eq!(o.kind(OpKind::Write).ops, 30);
@@ -590,10 +634,7 @@ mod tests {
     #[tokio::test(flavor = "current_thread")]
     async fn an_error_stops_the_job_and_drains() {
         let (_tx, rx) = watch::channel(false);
-        let mut t = Fake {
-            delay: Duration::from_millis(1),
-            fail_at: Some(10),
-        };
+        let mut t = fake(Duration::from_millis(1), Some(10));
         let o = run(
             &mut t,
             &mut Count,
@@ -618,10 +659,7 @@ mod tests {
     #[tokio::test(flavor = "current_thread")]
     async fn interrupt_stops_promptly() {
         let (tx, rx) = watch::channel(false);
-        let mut t = Fake {
-            delay: Duration::from_millis(2),
-            fail_at: None,
-        };
+        let mut t = fake(Duration::from_millis(2), None);
         let started = Instant::now();
         let mut count = Count;
         let sp = spec(None, Some(Duration::from_secs(60)));
@@ -640,33 +678,19 @@ mod tests {
     async fn stalls_are_measured() {
         // One op in 10 takes 50 ms instead of 1 ms: slow ops are counted and
         // the longest completion gap is at least the stall.
-        struct Stally;
-        impl Target for Stally {
-            type Fut = std::pin::Pin<Box<dyn Future<Output = Result<Completed, CephError>>>>;
-            fn submit(&mut self, op: &mut Op) -> Result<Self::Fut, CephError> {
+        let mut stally = Delayed::new(
+            |op: &Op| {
                 let d = Duration::from_millis(if op.index % 10 == 9 { 50 } else { 1 });
-                Ok(Box::pin(async move {
-                    tokio::time::sleep(d).await;
-                    Ok(Completed {
-                        ret: 0,
-                        completed_at: Instant::now(),
-                        buf: None,
-                    })
-                }))
-            }
-            fn complete(&mut self, _: &Op, _: Completed) -> bool {
-                true
-            }
-            fn describe(&self, _: &Op) -> String {
-                String::new()
-            }
-        }
+                (d, 0)
+            },
+            false,
+        );
         let (_tx, rx) = watch::channel(false);
         let mut sp = spec(Some(40), None);
         sp.concurrency = 1;
         // Far from both op times, so a loaded machine cannot blur the count.
         sp.slow_op = Duration::from_millis(40);
-        let o = run(&mut Stally, &mut Count, &sp, rx, progress()).await;
+        let o = run(&mut stally, &mut Count, &sp, rx, progress()).await;
         assert_eq!(o.slow_ops, 4);
         assert!(
             o.longest_gap >= Duration::from_millis(50),

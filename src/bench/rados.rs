@@ -258,6 +258,7 @@ pub async fn run_rados(
         objects::data_prefix(&cfg.run_name),
         meta.seed,
         verify,
+        cfg.concurrency,
         probes.slots.as_ref(),
     );
 

@@ -247,7 +247,7 @@ async fn run_on_image(
             );
         }
         let mut source = RbdSource::new(RbdMode::Write, 0, pbs, 0, area, None, started_unix);
-        let mut target = RbdTarget::new(&first, pbs, started_unix, None);
+        let mut target = RbdTarget::new(&first, pbs, started_unix, 16, None);
         let spec = RunSpec {
             concurrency: 16,
             duration: None,
@@ -333,6 +333,7 @@ async fn run_on_image(
                     img,
                     cfg.bs,
                     started_unix ^ 0xB10C,
+                    cfg.iodepth,
                     probes.slots.as_ref().map(|s| (s, &info)),
                 )
             })

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use ceph_sys as sys;
 
 use super::cluster::ClusterHandle;
-use super::completion::{submit, AioFuture, Rados};
+use super::completion::{submit, AioFuture, CompletionQueue, Rados};
 use super::error::{CephError, Result};
 
 /// An I/O context on one pool. Ops are asynchronous; each returns an
@@ -140,6 +140,53 @@ impl IoCtx {
             let (ptr, len) = unsafe { ((*b).as_mut_ptr(), (*b).len()) };
             // SAFETY: valid ioctx and completion; ptr is writable for len bytes
             // until completion (see above); oid is copied by librados.
+            unsafe { sys::rados_aio_read(io, oid.as_ptr(), c, ptr.cast::<c_char>(), len, offset) }
+        })
+    }
+
+    /// Writes `data` at `offset` of `oid` as the op of `slot` in `queue`
+    /// (no per-op allocation on this side). librados copies `data` before
+    /// returning, as for [`IoCtx::write`].
+    pub fn write_in(
+        &self,
+        queue: &mut CompletionQueue,
+        slot: usize,
+        oid: &CStr,
+        data: &[u8],
+        offset: u64,
+    ) -> Result<()> {
+        let io = self.raw();
+        queue.start::<Rados>(slot, "rados_aio_write", None, |c, _, _| {
+            // SAFETY: as in `write`.
+            unsafe {
+                sys::rados_aio_write(
+                    io,
+                    oid.as_ptr(),
+                    c,
+                    data.as_ptr().cast(),
+                    data.len(),
+                    offset,
+                )
+            }
+        })
+    }
+
+    /// Reads into the read buffer of `slot` in `queue` (its whole length) at
+    /// `offset` of `oid`; the reaped `ret` is the number of bytes read.
+    pub fn read_in(
+        &self,
+        queue: &mut CompletionQueue,
+        slot: usize,
+        oid: &CStr,
+        offset: u64,
+    ) -> Result<()> {
+        let io = self.raw();
+        queue.start::<Rados>(slot, "rados_aio_read", None, |c, _, b| {
+            // SAFETY: `b` points to the slot's read buffer, which the queue
+            // leaves untouched (and keeps alive) until the op completes.
+            let (ptr, len) = unsafe { ((*b).as_mut_ptr(), (*b).len()) };
+            // SAFETY: valid ioctx and completion; ptr is writable for len
+            // bytes until completion (see above); oid is copied by librados.
             unsafe { sys::rados_aio_read(io, oid.as_ptr(), c, ptr.cast::<c_char>(), len, offset) }
         })
     }

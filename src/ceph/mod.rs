@@ -13,7 +13,7 @@ pub mod rbd;
 mod watch;
 
 pub use cluster::{librados_version, CommandOutput, ConnectOptions, Rados};
-pub use completion::{AioDone, AioFuture};
+pub use completion::{AioDone, AioFuture, CompletionQueue, Reaped};
 pub use error::{CephError, ConnectError, Errno, Result};
 pub use ioctx::{IoCtx, ListEntry, ObjectStat};
 pub use rbd::{create_image, remove_image, Image, ImageInfo};

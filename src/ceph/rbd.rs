@@ -9,7 +9,7 @@ use std::time::Duration;
 use ceph_sys as sys;
 
 use super::cluster::ClusterHandle;
-use super::completion::{submit, AioFuture, InFlight, Rbd};
+use super::completion::{submit, AioFuture, CompletionQueue, InFlight, Rbd};
 use super::error::{CephError, Result};
 use super::ioctx::IoCtx;
 
@@ -211,6 +211,45 @@ impl Image {
     pub fn flush(&self) -> Result<AioFuture<()>> {
         let img = self.raw();
         submit::<Rbd, _>("rbd_aio_flush", (), Some(self.inflight.enter()), |c, _| {
+            // SAFETY: valid image and completion.
+            unsafe { sys::rbd_aio_flush(img, c) }
+        })
+    }
+
+    /// Writes the write buffer of `slot` in `queue` (its whole length) at
+    /// `offset`; librbd may read the buffer until the op completes, and the
+    /// queue leaves it untouched until then.
+    pub fn write_in(&self, queue: &mut CompletionQueue, slot: usize, offset: u64) -> Result<()> {
+        let img = self.raw();
+        let guard = Some(self.inflight.enter());
+        queue.start::<Rbd>(slot, "rbd_aio_write", guard, |c, w, _| {
+            // SAFETY: `w` points to the slot's write buffer, left untouched
+            // and alive by the queue until the op completes.
+            let (ptr, len) = unsafe { ((*w).as_ptr(), (*w).len()) };
+            // SAFETY: valid image and completion; ptr is readable for len
+            // bytes until completion.
+            unsafe { sys::rbd_aio_write(img, offset, len, ptr.cast(), c) as i32 }
+        })
+    }
+
+    /// Reads into the read buffer of `slot` in `queue` (its whole length) at `offset`.
+    pub fn read_in(&self, queue: &mut CompletionQueue, slot: usize, offset: u64) -> Result<()> {
+        let img = self.raw();
+        let guard = Some(self.inflight.enter());
+        queue.start::<Rbd>(slot, "rbd_aio_read", guard, |c, _, r| {
+            // SAFETY: as in `write_in`, and the block is writable.
+            let (ptr, len) = unsafe { ((*r).as_mut_ptr(), (*r).len()) };
+            // SAFETY: valid image and completion; ptr is writable for len
+            // bytes until completion.
+            unsafe { sys::rbd_aio_read(img, offset, len, ptr.cast(), c) as i32 }
+        })
+    }
+
+    /// Flushes as the op of `slot` in `queue` (see [`Image::flush`]).
+    pub fn flush_in(&self, queue: &mut CompletionQueue, slot: usize) -> Result<()> {
+        let img = self.raw();
+        let guard = Some(self.inflight.enter());
+        queue.start::<Rbd>(slot, "rbd_aio_flush", guard, |c, _, _| {
             // SAFETY: valid image and completion.
             unsafe { sys::rbd_aio_flush(img, c) }
         })

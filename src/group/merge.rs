@@ -449,6 +449,8 @@ mod tests {
                 osd: 4,
                 client: vec![osd_row(rec, hist)],
                 counters: None,
+                timeline: Vec::new(),
+                mgr_perf: None,
             }]
         };
         let (a, b) = (result(&parts[0], true), result(&parts[1], true));

@@ -5,11 +5,10 @@
 
 use std::ffi::CStr;
 
-use futures_util::future::{Either, Map};
-use futures_util::FutureExt;
+use std::task::{Context, Poll};
 
-use crate::ceph::{AioDone, AioFuture, CephError, IoCtx};
-use crate::engine::{Completed, Op, OpKind, OpSource, Rng, Target};
+use crate::ceph::{CephError, CompletionQueue, IoCtx, Reaped};
+use crate::engine::{Op, OpKind, OpSource, Rng, Target};
 use crate::objects;
 use crate::placement::OsdSlots;
 
@@ -106,16 +105,11 @@ impl OpSource for RadosSource {
     }
 }
 
-type WriteFut =
-    Map<AioFuture<()>, fn(Result<AioDone<()>, CephError>) -> Result<Completed, CephError>>;
-type ReadFut = Map<
-    AioFuture<Vec<u8>>,
-    fn(Result<AioDone<Vec<u8>>, CephError>) -> Result<Completed, CephError>,
->;
-
 /// Issues RADOS ops on a pool: names objects into a reused buffer, stamps
 /// the op number into a payload prepared once (librados copies it at
-/// submit), reuses read buffers, and verifies reads on request.
+/// submit), reads into per-slot buffers allocated once, and verifies reads
+/// on request. Completions arrive in a [`CompletionQueue`], one slot per op
+/// in flight.
 pub struct RadosTarget<'a> {
     io: &'a IoCtx,
     layout: Layout,
@@ -123,20 +117,22 @@ pub struct RadosTarget<'a> {
     name: Vec<u8>,
     pattern: Vec<u8>,
     payload: Vec<u8>,
-    free: Vec<Vec<u8>>,
+    queue: CompletionQueue,
     verify: bool,
     slots: Option<&'a OsdSlots>,
 }
 
 impl<'a> RadosTarget<'a> {
-    /// A target on `io` for objects named `prefix<n>`; `seed` picks the
-    /// payload pattern; with `slots`, each op is tagged with its primary OSD.
+    /// A target on `io` for objects named `prefix<n>` with up to
+    /// `concurrency` ops in flight; `seed` picks the payload pattern; with
+    /// `slots`, each op is tagged with its primary OSD.
     pub fn new(
         io: &'a IoCtx,
         layout: Layout,
         prefix: String,
         seed: u64,
         verify: bool,
+        concurrency: usize,
         slots: Option<&'a OsdSlots>,
     ) -> Self {
         let mut pattern = vec![0u8; layout.block_size as usize];
@@ -148,33 +144,15 @@ impl<'a> RadosTarget<'a> {
             prefix,
             payload: pattern.clone(),
             pattern,
-            free: Vec::new(),
+            queue: CompletionQueue::new(concurrency),
             verify,
             slots,
         }
     }
 }
 
-fn write_done(r: Result<AioDone<()>, CephError>) -> Result<Completed, CephError> {
-    r.map(|d| Completed {
-        ret: d.ret,
-        completed_at: d.completed_at,
-        buf: None,
-    })
-}
-
-fn read_done(r: Result<AioDone<Vec<u8>>, CephError>) -> Result<Completed, CephError> {
-    r.map(|d| Completed {
-        ret: d.ret,
-        completed_at: d.completed_at,
-        buf: Some(d.buf),
-    })
-}
-
 impl Target for RadosTarget<'_> {
-    type Fut = Either<WriteFut, ReadFut>;
-
-    fn submit(&mut self, op: &mut Op) -> Result<Self::Fut, CephError> {
+    fn submit(&mut self, slot: usize, op: &mut Op) -> Result<(), CephError> {
         let (obj, off) = self.layout.locate(op.index);
         objects::object_name_into(&mut self.name, &self.prefix, obj);
         if let Some(slots) = &self.slots {
@@ -184,32 +162,34 @@ impl Target for RadosTarget<'_> {
         match op.kind {
             OpKind::Write => {
                 objects::stamp(&mut self.payload, op.index);
-                let f = self.io.write(oid, &self.payload, off)?;
-                Ok(Either::Left(f.map(write_done as fn(_) -> _)))
+                self.io
+                    .write_in(&mut self.queue, slot, oid, &self.payload, off)
             }
             OpKind::Read => {
-                let buf = self
-                    .free
-                    .pop()
-                    .unwrap_or_else(|| vec![0u8; self.layout.block_size as usize]);
-                let f = self.io.read(oid, buf, off)?;
-                Ok(Either::Right(f.map(read_done as fn(_) -> _)))
+                let buf = self.queue.read_buf(slot);
+                if buf.len() != self.layout.block_size as usize {
+                    *buf = vec![0u8; self.layout.block_size as usize];
+                }
+                self.io.read_in(&mut self.queue, slot, oid, off)
             }
             OpKind::Flush => Err(CephError::InvalidArgument("RADOS ops have no flush".into())),
         }
     }
 
-    fn complete(&mut self, op: &Op, done: Completed) -> bool {
-        let Some(buf) = done.buf else { return true };
-        let ok = !self.verify
-            || done.ret < 0
-            || objects::verify(
-                &buf[..(done.ret as usize).min(buf.len())],
-                &self.pattern,
-                op.index,
-            );
-        self.free.push(buf);
-        ok
+    fn poll_reap(&mut self, cx: &mut Context<'_>, out: &mut Vec<Reaped>) -> Poll<()> {
+        self.queue.poll_reap(cx, out)
+    }
+
+    fn complete(&mut self, slot: usize, op: &Op, ret: i64) -> bool {
+        if op.kind != OpKind::Read || !self.verify || ret < 0 {
+            return true;
+        }
+        let buf = self.queue.read_buf(slot);
+        objects::verify(
+            &buf[..(ret as usize).min(buf.len())],
+            &self.pattern,
+            op.index,
+        )
     }
 
     fn describe(&self, op: &Op) -> String {

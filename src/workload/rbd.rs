@@ -3,13 +3,12 @@
 //! writes (fio's `fsync=N`).
 #![forbid(unsafe_code)]
 
-use crate::ceph::{AioDone, AioFuture, CephError, Image, ImageInfo};
-use crate::engine::{Completed, Op, OpKind, OpSource, Rng, Target};
+use std::task::{Context, Poll};
+
+use crate::ceph::{CephError, CompletionQueue, Image, ImageInfo, Reaped};
+use crate::engine::{Op, OpKind, OpSource, Rng, Target};
 use crate::objects;
 use crate::placement::OsdSlots;
-
-use futures_util::future::{Either, Map};
-use futures_util::FutureExt;
 
 /// fio's `--rw` values.
 #[derive(
@@ -162,35 +161,31 @@ impl OpSource for RbdSource {
     }
 }
 
-type BufFut = Map<
-    AioFuture<Vec<u8>>,
-    fn(Result<AioDone<Vec<u8>>, CephError>) -> Result<Completed, CephError>,
->;
-type FlushFut =
-    Map<AioFuture<()>, fn(Result<AioDone<()>, CephError>) -> Result<Completed, CephError>>;
-
 /// Issues ops on an open image. librbd may use a write buffer without
-/// copying until the op completes, so each op owns its buffer; buffers are
-/// prepared once (an incompressible pattern) and reused.
+/// copying until the op completes, so each op slot owns its buffers: write
+/// buffers hold an incompressible pattern prepared once per slot, read
+/// buffers are allocated once per slot. Completions arrive in a
+/// [`CompletionQueue`], one slot per op in flight.
 pub struct RbdTarget<'a> {
     image: &'a Image,
     slots: Option<&'a OsdSlots>,
     object_prefix: String,
     object_size: u64,
     name: Vec<u8>,
-    write_free: Vec<Vec<u8>>,
-    read_free: Vec<Vec<u8>>,
+    queue: CompletionQueue,
     pattern: Vec<u8>,
 }
 
 impl<'a> RbdTarget<'a> {
-    /// A target on `image` for ops of `bs` bytes. With `slots` (and the
-    /// image's data object prefix and object size), each op is tagged with
-    /// the primary OSD of the data object `<prefix>.<objno:016x>` it starts in.
+    /// A target on `image` for ops of `bs` bytes with up to `concurrency`
+    /// in flight. With `slots` (and the image's data object prefix and
+    /// object size), each op is tagged with the primary OSD of the data
+    /// object `<prefix>.<objno:016x>` it starts in.
     pub fn new(
         image: &'a Image,
         bs: u64,
         seed: u64,
+        concurrency: usize,
         slots: Option<(&'a OsdSlots, &ImageInfo)>,
     ) -> Self {
         let mut pattern = vec![0u8; bs as usize];
@@ -203,33 +198,14 @@ impl<'a> RbdTarget<'a> {
                 .unwrap_or_default(),
             object_size: slots.map_or(1, |s| s.1.object_size.max(1)),
             name: Vec::with_capacity(64),
-            write_free: Vec::new(),
-            read_free: Vec::new(),
+            queue: CompletionQueue::new(concurrency),
             pattern,
         }
     }
 }
 
-fn buf_done(r: Result<AioDone<Vec<u8>>, CephError>) -> Result<Completed, CephError> {
-    r.map(|d| Completed {
-        ret: d.ret,
-        completed_at: d.completed_at,
-        buf: Some(d.buf),
-    })
-}
-
-fn flush_done(r: Result<AioDone<()>, CephError>) -> Result<Completed, CephError> {
-    r.map(|d| Completed {
-        ret: d.ret,
-        completed_at: d.completed_at,
-        buf: None,
-    })
-}
-
 impl Target for RbdTarget<'_> {
-    type Fut = Either<BufFut, FlushFut>;
-
-    fn submit(&mut self, op: &mut Op) -> Result<Self::Fut, CephError> {
+    fn submit(&mut self, slot: usize, op: &mut Op) -> Result<(), CephError> {
         if let (Some(slots), OpKind::Read | OpKind::Write) = (self.slots, op.kind) {
             use std::io::Write as _;
             self.name.clear();
@@ -239,34 +215,28 @@ impl Target for RbdTarget<'_> {
         }
         match op.kind {
             OpKind::Write => {
-                let buf = self
-                    .write_free
-                    .pop()
-                    .unwrap_or_else(|| self.pattern.clone());
-                let f = self.image.write(op.offset, buf)?;
-                Ok(Either::Left(f.map(buf_done as fn(_) -> _)))
+                let buf = self.queue.write_buf(slot);
+                if buf.len() != self.pattern.len() {
+                    buf.clone_from(&self.pattern);
+                }
+                self.image.write_in(&mut self.queue, slot, op.offset)
             }
             OpKind::Read => {
-                let buf = self
-                    .read_free
-                    .pop()
-                    .unwrap_or_else(|| vec![0u8; op.len as usize]);
-                let f = self.image.read(op.offset, buf)?;
-                Ok(Either::Left(f.map(buf_done as fn(_) -> _)))
+                let buf = self.queue.read_buf(slot);
+                if buf.len() != op.len as usize {
+                    *buf = vec![0u8; op.len as usize];
+                }
+                self.image.read_in(&mut self.queue, slot, op.offset)
             }
-            OpKind::Flush => Ok(Either::Right(
-                self.image.flush()?.map(flush_done as fn(_) -> _),
-            )),
+            OpKind::Flush => self.image.flush_in(&mut self.queue, slot),
         }
     }
 
-    fn complete(&mut self, op: &Op, done: Completed) -> bool {
-        if let Some(buf) = done.buf {
-            match op.kind {
-                OpKind::Write => self.write_free.push(buf),
-                _ => self.read_free.push(buf),
-            }
-        }
+    fn poll_reap(&mut self, cx: &mut Context<'_>, out: &mut Vec<Reaped>) -> Poll<()> {
+        self.queue.poll_reap(cx, out)
+    }
+
+    fn complete(&mut self, _: usize, _: &Op, _: i64) -> bool {
         true
     }
 
