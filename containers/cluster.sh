@@ -53,6 +53,13 @@
 #   stopped with `down --keep` (or a daemon died), `up` restarts the missing daemons.
 #   stdout of `up` and `env` is eval-safe (`export ...` lines and `#` comments); progress goes
 #   to stderr.
+# * --release R (reef, tentacle): the daemons and the bootstrap tools (ceph-mon/osd/mgr, ceph,
+#   ceph-authtool, monmaptool, rbd) run from a debootstrapped root of the Debian suite that
+#   carries release R (containers/release-root.sh builds it under /var/cache/cephbench), via
+#   `chroot ROOT`. /proc, /sys, /dev and DIR are bind-mounted into ROOT at the same paths, so
+#   every path in ceph.conf is valid inside and outside; clients on the host (cephbench, this
+#   machine's librados) use the same ceph.conf. `down` (also after a failed `up`) stops the
+#   daemons and unmounts DIR's bind mount, and /proc, /sys, /dev once no other cluster uses ROOT.
 set -euo pipefail
 
 PROG=$(basename "$0")
@@ -69,7 +76,7 @@ usage() {
 Usage:
   $PROG up     [--osds N] [--objectstore bluestore|memstore] [--dir DIR] [--name NAME]
                [--netns [--subnet A.B.C] | --switch [--switch-bin PATH]] [--no-netns]
-               [--timeout SECS]
+               [--timeout SECS] [--release reef|tentacle]
   $PROG down   [--dir DIR] [--keep] [--name NAME]
   $PROG status [--dir DIR]
   $PROG env    [--dir DIR]
@@ -126,6 +133,10 @@ Options:
                      cluster 192.0.2.128/25, joined by cephbench-netdelay; see 'delay', 'exec'
   --switch-bin PATH  the cephbench-netdelay binary (default: \$CEPHBENCH_NETDELAY, PATH, then
                      the repository's target/{release,debug}; build: cargo build --workspace)
+  --release R        run the daemons of Ceph release R (reef = Debian trixie's 18.2, tentacle =
+                     sid's 20.2) from a chroot made by containers/release-root.sh (built on
+                     first use: a few minutes, ~1 GB under /var/cache/cephbench); default: this
+                     machine's own Ceph
   --timeout SECS     readiness timeout for 'up' and 'pool create' (default 120)
   --keep             'down' keeps DIR (data, logs); a later 'up' restarts that cluster
   --size S           pool size (default: the cluster's osd pool default size = min(N,3))
@@ -187,6 +198,12 @@ LINK=""
 DELAY_US=""
 DELAY_OSD=""
 TIMEOUT=120
+RELEASE=""
+ROOT=""
+# Command prefix for every Ceph binary: empty, or (chroot ROOT) with --release.
+CX=()
+KEY_TYPE=()
+MONMAP_CIPHERS=()
 KEEP=0
 POOL_SIZE=""
 POOL_PGS=32
@@ -232,6 +249,7 @@ parse_args() {
             --us) DELAY_US=${2:?--us needs a value}; shift 2 ;;
             --osd) DELAY_OSD=${2:?--osd needs a value}; shift 2 ;;
             --timeout) TIMEOUT=${2:?--timeout needs a value}; shift 2 ;;
+            --release) RELEASE=${2:?--release needs a value}; shift 2 ;;
             --keep) KEEP=1; shift ;;
             --size) POOL_SIZE=${2:?--size needs a value}; shift 2 ;;
             --pg-num) POOL_PGS=${2:?--pg-num needs a value}; shift 2 ;;
@@ -254,6 +272,8 @@ parse_args() {
         [[ ${BASH_REMATCH[1]} != 127 ]] || die "--subnet must not be in 127/8"
     fi
     [[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || die "--timeout must be a positive integer"
+    [[ -z $RELEASE || $RELEASE == reef || $RELEASE == tentacle ]] ||
+        die "--release must be reef (Debian trixie) or tentacle (Debian sid)"
     if [[ $SWITCH_MODE == 1 ]]; then
         [[ $NETNS_MODE != 1 ]] || die "--switch and --netns exclude each other"
         [[ -z $SUBNET ]] || die "--switch uses fixed addresses ($SW_PUB.0/25 public, $SW_PUB.128/25 cluster); drop --subnet"
@@ -288,11 +308,13 @@ load_marker_vars() {
     NAME=$M_NAME OSDS=$M_OSDS OBJECTSTORE=$M_OBJECTSTORE NETNS=$M_NETNS VETH=$M_VETH SUBNET=$M_SUBNET
     SWITCH=$M_SWITCH
     [[ -n $SWITCH_BIN ]] || SWITCH_BIN=$M_SWITCH_BIN
+    RELEASE=$M_RELEASE ROOT=$M_ROOT
+    set_root
     set_addrs
 }
 
 # Reads DIR/.cephbench (written by us; simple KEY=VALUE lines) into M_* variables.
-M_NAME="" M_NETNS="" M_VETH="" M_SUBNET="" M_OSDS="" M_OBJECTSTORE="" M_BOOTSTRAPPED=0 M_SWITCH=0 M_SWITCH_BIN=""
+M_NAME="" M_NETNS="" M_VETH="" M_SUBNET="" M_OSDS="" M_OBJECTSTORE="" M_BOOTSTRAPPED=0 M_SWITCH=0 M_SWITCH_BIN="" M_RELEASE="" M_ROOT=""
 read_marker() {
     local f=$DIR/$MARKER k v
     [[ -f $f ]] || return 1
@@ -301,6 +323,7 @@ read_marker() {
             NAME) M_NAME=$v ;; NETNS) M_NETNS=$v ;; VETH) M_VETH=$v ;; SUBNET) M_SUBNET=$v ;;
             OSDS) M_OSDS=$v ;; OBJECTSTORE) M_OBJECTSTORE=$v ;; BOOTSTRAPPED) M_BOOTSTRAPPED=$v ;;
             SWITCH) M_SWITCH=$v ;; SWITCH_BIN) M_SWITCH_BIN=$v ;;
+            RELEASE) M_RELEASE=$v ;; ROOT) M_ROOT=$v ;;
         esac
     done <"$f"
     return 0
@@ -318,6 +341,7 @@ BOOTSTRAPPED=$1
 SWITCH=${SWITCH:-0}
 SWITCH_BIN=$SWITCH_BIN
 EOF
+    [[ -z $ROOT ]] || printf 'RELEASE=%s\nROOT=%s\n' "$RELEASE" "$ROOT" >>"$DIR/$MARKER.tmp"
     mv -f "$DIR/$MARKER.tmp" "$DIR/$MARKER"
 }
 
@@ -379,7 +403,59 @@ osd_cluster_ip() {
 # Every ceph CLI call is bounded. With --switch it runs in the client namespace (the only way
 # to reach the cluster's addresses).
 CLI_NSEXEC=()
-cephc() { timeout 30 "${CLI_NSEXEC[@]}" ceph --connect-timeout 10 -c "$CONF" "$@"; }
+cephc() { timeout 30 "${CLI_NSEXEC[@]}" "${CX[@]}" ceph --connect-timeout 10 -c "$CONF" "$@"; }
+
+# ---------------------------------------------------------------------------------------------
+# --release: the chroot holding another Ceph release
+# ---------------------------------------------------------------------------------------------
+set_root() {
+    CX=()
+    [[ -z $ROOT ]] || CX=(chroot "$ROOT")
+    # tentacle generates keys of a new type (aes256k) by default, which pacific clients
+    # (this machine's librados) cannot parse: make classic AES keys and let the mon accept them.
+    KEY_TYPE=() MONMAP_CIPHERS=()
+    if [[ $RELEASE == tentacle ]]; then
+        KEY_TYPE=(--key-type=aes)
+        MONMAP_CIPHERS=(--auth-service-cipher aes --auth-allowed-ciphers aes,aes256k
+            --auth-preferred-cipher aes)
+    fi
+}
+
+# Bind-mounts /proc, /sys, /dev and DIR into ROOT (same paths inside), each made private so
+# nothing mounted or unmounted below it propagates back to the host.
+root_mount() {
+    [[ -n $ROOT ]] || return 0
+    local d
+    for d in /proc /sys /dev "$DIR"; do
+        mkdir -p "$ROOT$d"
+        if ! mountpoint -q "$ROOT$d"; then
+            mount --bind "$d" "$ROOT$d" || die "cannot bind-mount $d into $ROOT"
+            mount --make-private "$ROOT$d"
+        fi
+    done
+}
+
+# Undoes root_mount for DIR; /proc, /sys and /dev stay while another cluster directory is
+# mounted in the same ROOT (its daemons still need them).
+root_umount() {
+    [[ -n $ROOT && -d $ROOT ]] || return 0
+    local d others
+    if mountpoint -q "$ROOT$DIR"; then
+        umount "$ROOT$DIR" 2>/dev/null || umount -l "$ROOT$DIR" || log "could not unmount $ROOT$DIR"
+    fi
+    others=$(findmnt -rn -o TARGET | awk -v r="$ROOT/" 'index($0, r) == 1' |
+        grep -Ev "^$ROOT/(proc|sys|dev)(/|\$)" || true)
+    if [[ -n $others ]]; then
+        log "keeping /proc, /sys, /dev in $ROOT: still in use by $(tr '\n' ' ' <<<"$others")"
+        return 0
+    fi
+    for d in /dev /sys /proc; do
+        if mountpoint -q "$ROOT$d"; then
+            umount "$ROOT$d" 2>/dev/null || umount -l "$ROOT$d" || log "could not unmount $ROOT$d"
+        fi
+    done
+    log "unmounted $DIR, /proc, /sys, /dev from $ROOT"
+}
 
 # ---------------------------------------------------------------------------------------------
 # Daemon processes (pid files only)
@@ -423,7 +499,7 @@ start_daemon() {
     if daemon_pid "$name" >/dev/null; then return 0; fi
     rm -f "$RUND/$name.pid"
     nsx "$name"
-    timeout 120 "${NSX[@]}" "ceph-$type" -c "$CONF" -i "$id" \
+    timeout 120 "${NSX[@]}" "${CX[@]}" "ceph-$type" -c "$CONF" -i "$id" \
         </dev/null >>"$LOGD/$name.out" 2>&1 || rc=$?
     if [[ $rc -ne 0 ]]; then
         log "ceph-$type -i $id failed to start (exit $rc)"
@@ -707,6 +783,12 @@ osd recovery max active = 8
 osd max backfills = 8
 osd crush update on start = true
 EOF
+        if [[ -n $RELEASE ]]; then
+            # quincy and later schedule with mClock, which ignores the recovery limits above
+            # unless told otherwise.
+            echo "osd mclock override recovery settings = true"
+            [[ $RELEASE != tentacle ]] || printf '\n[mon]\nmon auth allow insecure key = true\n'
+        fi
         if [[ $OBJECTSTORE == bluestore ]]; then
             cat <<EOF
 bluestore block create = true
@@ -741,26 +823,26 @@ bootstrap() {
     local monkr=$DIR/mon.keyring
     (
         umask 077
-        ceph-authtool --create-keyring "$monkr" --gen-key -n mon. --cap mon 'allow *' >/dev/null
-        ceph-authtool --create-keyring "$ADMIN_KEYRING" --gen-key -n client.admin \
+        "${CX[@]}" ceph-authtool --create-keyring "$monkr" --gen-key "${KEY_TYPE[@]}" -n mon. --cap mon 'allow *' >/dev/null
+        "${CX[@]}" ceph-authtool --create-keyring "$ADMIN_KEYRING" --gen-key "${KEY_TYPE[@]}" -n client.admin \
             --cap mon 'allow *' --cap osd 'allow *' --cap mgr 'allow *' --cap mds 'allow *' >/dev/null
-        ceph-authtool "$monkr" --import-keyring "$ADMIN_KEYRING" >/dev/null
+        "${CX[@]}" ceph-authtool "$monkr" --import-keyring "$ADMIN_KEYRING" >/dev/null
         mkdir -p "$DIR/mgr.x"
-        ceph-authtool --create-keyring "$DIR/mgr.x/keyring" --gen-key -n mgr.x \
+        "${CX[@]}" ceph-authtool --create-keyring "$DIR/mgr.x/keyring" --gen-key "${KEY_TYPE[@]}" -n mgr.x \
             --cap mon 'allow profile mgr' --cap osd 'allow *' --cap mds 'allow *' >/dev/null
-        ceph-authtool "$monkr" --import-keyring "$DIR/mgr.x/keyring" >/dev/null
+        "${CX[@]}" ceph-authtool "$monkr" --import-keyring "$DIR/mgr.x/keyring" >/dev/null
         for ((i = 0; i < OSDS; i++)); do
             mkdir -p "$DIR/osd.$i"
-            ceph-authtool --create-keyring "$DIR/osd.$i/keyring" --gen-key -n "osd.$i" \
+            "${CX[@]}" ceph-authtool --create-keyring "$DIR/osd.$i/keyring" --gen-key "${KEY_TYPE[@]}" -n "osd.$i" \
                 --cap mon 'allow profile osd' --cap mgr 'allow profile osd' --cap osd 'allow *' >/dev/null
-            ceph-authtool "$monkr" --import-keyring "$DIR/osd.$i/keyring" >/dev/null
+            "${CX[@]}" ceph-authtool "$monkr" --import-keyring "$DIR/osd.$i/keyring" >/dev/null
         done
     )
     chmod 0600 "$ADMIN_KEYRING"
 
-    monmaptool --create --fsid "$fsid" --addv a "[v2:$MON_IP:3300,v1:$MON_IP:6789]" \
+    "${CX[@]}" monmaptool --create "${MONMAP_CIPHERS[@]}" --fsid "$fsid" --addv a "[v2:$MON_IP:3300,v1:$MON_IP:6789]" \
         "$DIR/monmap" >/dev/null
-    ceph-mon -c "$CONF" --mkfs -i a --monmap "$DIR/monmap" --keyring "$monkr" \
+    "${CX[@]}" ceph-mon -c "$CONF" --mkfs -i a --monmap "$DIR/monmap" --keyring "$monkr" \
         >>"$LOGD/mon.a.out" 2>&1 || { show_logs mon.a; die "ceph-mon --mkfs failed"; }
 
     t=$(now)
@@ -781,7 +863,7 @@ bootstrap() {
     t=$(now)
     for ((i = 0; i < OSDS; i++)); do
         nsx "osd.$i"
-        timeout 300 "${NSX[@]}" ceph-osd -c "$CONF" -i "$i" --mkfs --osd-uuid "${uuids[i]}" \
+        timeout 300 "${NSX[@]}" "${CX[@]}" ceph-osd -c "$CONF" -i "$i" --mkfs --osd-uuid "${uuids[i]}" \
             </dev/null >>"$LOGD/osd.$i.out" 2>&1 &
         pids[i]=$!
     done
@@ -877,6 +959,12 @@ on_up_exit() {
     local rc=$?
     if [[ $rc -ne 0 && $UP_TOUCHED == 1 ]]; then
         log "up failed (exit $rc); logs in $LOGD/; clean up with: $PROG down --dir $DIR"
+        # --release: with no daemon left running, nothing needs the chroot's mounts any more.
+        if [[ -n $ROOT ]]; then
+            local n running=0
+            for n in $(daemon_names); do daemon_pid "$n" >/dev/null && running=1; done
+            [[ $running == 1 ]] || root_umount
+        fi
     fi
 }
 
@@ -894,6 +982,7 @@ cmd_up() {
         [[ $NETNS_MODE != 1 || -n $M_NETNS ]] || die "cluster in $DIR uses loopback, not a netns; run '$PROG down --dir $DIR' first"
         [[ -z $SUBNET || -z $M_NETNS || $SUBNET == "$M_SUBNET" ]] || die "cluster in $DIR uses subnet $M_SUBNET"
         [[ $SWITCH_MODE != 1 || $M_SWITCH == 1 ]] || die "cluster in $DIR was not made with --switch; run '$PROG down --dir $DIR' first"
+        [[ -z $RELEASE || $RELEASE == "$M_RELEASE" ]] || die "cluster in $DIR runs ${M_RELEASE:-the host Ceph}, not $RELEASE; run '$PROG down --dir $DIR' first"
         load_marker_vars
         [[ $M_BOOTSTRAPPED == 1 ]] ||
             die "$DIR holds a half-made cluster from a failed 'up'; run '$PROG down --dir $DIR' first"
@@ -941,9 +1030,19 @@ cmd_up() {
             die "$MON_IP already has listening sockets (another --no-netns cluster on this host?)"
         fi
         for cmd in ceph ceph-mon ceph-mgr ceph-osd ceph-authtool monmaptool; do
+            [[ -z $RELEASE ]] || break
             command -v "$cmd" >/dev/null || die "$cmd not found (install ceph-mon ceph-osd ceph-mgr ceph-common)"
         done
         [[ $(id -u) -eq 0 ]] || die "must run as root"
+        if [[ -n $RELEASE ]]; then
+            ROOT=$("$SCRIPT_DIR/release-root.sh" "$RELEASE" --print-root) ||
+                die "cannot prepare the $RELEASE root (see above; run: $SCRIPT_DIR/release-root.sh $RELEASE)"
+            [[ $DIR != "$ROOT" && $DIR != "$ROOT"/* ]] || die "--dir must not be inside $ROOT"
+            set_root
+            for cmd in ceph ceph-mon ceph-mgr ceph-osd ceph-authtool monmaptool; do
+                [[ -x $ROOT/usr/bin/$cmd ]] || die "$cmd not found in $ROOT (rebuild it: rm -rf $ROOT; $SCRIPT_DIR/release-root.sh $RELEASE)"
+            done
+        fi
         UP_TOUCHED=1
         mkdir -p "$DIR"
         chmod 0755 "$DIR"
@@ -951,6 +1050,7 @@ cmd_up() {
         write_marker 0
     fi
 
+    root_mount
     net_up
     if [[ $restart == 1 ]]; then
         start_daemon mon a
@@ -974,6 +1074,7 @@ cmd_up() {
     took=$(elapsed "$t0")
     log "cluster '$NAME' ready in $took s: $READY_MSG"
     echo "# cluster '$NAME' up in $took s ($OSDS OSD(s), $OBJECTSTORE, mon $MON_IP)"
+    [[ -z $ROOT ]] || echo "# daemons: $("${CX[@]}" ceph --version | cut -d' ' -f1-5) from $ROOT"
     print_env
     try_hint
 }
@@ -997,7 +1098,7 @@ stop_wait() {
 cmd_down() {
     local netns="" veth="" names=() n pid pids=()
     if read_marker; then
-        netns=$M_NETNS veth=$M_VETH OSDS=$M_OSDS NAME=$M_NAME SWITCH=$M_SWITCH
+        netns=$M_NETNS veth=$M_VETH OSDS=$M_OSDS NAME=$M_NAME SWITCH=$M_SWITCH ROOT=$M_ROOT
     elif [[ -n $NAME ]]; then
         # No marker (never got that far): fall back to the name given on the command line.
         netns=$NAME veth=cb-$NAME veth=${veth:0:15}
@@ -1034,6 +1135,7 @@ cmd_down() {
     done
     stop_wait "${pids[@]}"
     [[ ${SWITCH:-0} != 1 ]] || switch_down
+    root_umount
     if [[ -n $netns ]]; then
         net_down "$netns" "$veth"
         log "removed netns $netns and veth $veth"
@@ -1054,6 +1156,7 @@ cmd_status() {
     read_marker || { echo "no cluster in $DIR"; return 1; }
     load_marker_vars
     echo "cluster:     $NAME ($OSDS OSD(s), $OBJECTSTORE)"
+    [[ -z $ROOT ]] || echo "release:     $RELEASE (daemons from $ROOT)"
     echo "dir:         $DIR"
     echo "conf:        $CONF"
     echo "keyring:     $ADMIN_KEYRING"
@@ -1085,7 +1188,7 @@ cmd_status() {
         fi
     done
     if [[ $running -gt 0 ]] && daemon_pid mon.a >/dev/null; then
-        timeout 20 "${CLI_NSEXEC[@]}" ceph --connect-timeout 10 -c "$CONF" -s || true
+        timeout 20 "${CLI_NSEXEC[@]}" "${CX[@]}" ceph --connect-timeout 10 -c "$CONF" -s || true
     fi
     [[ $running -eq $total && $swok == 1 ]]
 }
@@ -1170,7 +1273,7 @@ cmd_pool() {
         done
     done
     if [[ $POOL_APP == rbd ]]; then
-        timeout 30 "${CLI_NSEXEC[@]}" rbd -c "$CONF" pool init "$POOL_NAME" >&2 || log "rbd pool init failed (pool is usable anyway)"
+        timeout 30 "${CLI_NSEXEC[@]}" "${CX[@]}" rbd -c "$CONF" pool init "$POOL_NAME" >&2 || log "rbd pool init failed (pool is usable anyway)"
     fi
     log "pool $POOL_NAME: size $size, min_size $min_size, pg_num $pg_num, app $POOL_APP; active+clean in $(elapsed "$t0") s"
 }

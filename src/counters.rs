@@ -29,6 +29,13 @@ pub const LATENCY_COUNTERS: [(&str, &str); 7] = [
     ("bluestore", "commit_lat"),
 ];
 
+/// Counters of [`LATENCY_COUNTERS`] that later releases renamed, as
+/// (section, name here, later name): quincy renamed bluestore's `commit_lat`
+/// to `txc_commit_lat` (same timer: queue_transactions → kv committed), which
+/// reef and later report. Either name is read; results keep the first.
+pub const RENAMED_COUNTERS: [(&str, &str, &str); 1] =
+    [("bluestore", "commit_lat", "txc_commit_lat")];
+
 /// The plain counters cephbench reads.
 pub const COUNT_COUNTERS: [(&str, &str); 3] =
     [("osd", "op_w"), ("osd", "op_r"), ("osd", "subop_w")];
@@ -63,7 +70,14 @@ pub fn parse_perf_dump(doc: &Value) -> Result<Snapshot, ShapeError> {
     }
     let mut s = Snapshot::default();
     for (i, (sec, name)) in LATENCY_COUNTERS.iter().enumerate() {
-        s.latency[i] = doc.get(sec).and_then(|v| v.get(name)).and_then(|c| {
+        let section = doc.get(sec);
+        let counter = section.and_then(|v| v.get(name)).or_else(|| {
+            let (_, _, later) = RENAMED_COUNTERS
+                .iter()
+                .find(|(s, n, _)| s == sec && n == name)?;
+            section?.get(later)
+        });
+        s.latency[i] = counter.and_then(|c| {
             Some(Avg {
                 avgcount: c.get("avgcount")?.as_u64()?,
                 sum: c
@@ -341,5 +355,31 @@ mod tests {
             parse_perf_dump(&json!({"osd": {"op_w_latency": {"avgcount": 1, "sum": f64::MAX}}}))
                 .unwrap();
         assert!(s.latency[0].is_some());
+    }
+
+    #[test]
+    fn reef_renamed_bluestore_commit_lat() {
+        let reef = json!({"osd": {}, "bluestore": {"txc_commit_lat": {"avgcount": 7, "sum": 0.5}}});
+        let s = parse_perf_dump(&reef).unwrap();
+        assert_eq!(
+            s.latency[6],
+            Some(Avg {
+                avgcount: 7,
+                sum: 0.5
+            })
+        );
+        let both = json!({"osd": {}, "bluestore": {
+            "commit_lat": {"avgcount": 1, "sum": 0.1},
+            "txc_commit_lat": {"avgcount": 7, "sum": 0.5}}});
+        assert_eq!(
+            parse_perf_dump(&both).unwrap().latency[6],
+            Some(Avg {
+                avgcount: 1,
+                sum: 0.1
+            })
+        );
+        let neither =
+            json!({"osd": {}, "bluestore": {"kv_commit_lat": {"avgcount": 7, "sum": 0.5}}});
+        assert_eq!(parse_perf_dump(&neither).unwrap().latency[6], None);
     }
 }

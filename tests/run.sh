@@ -6,6 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The slower release job (tests/release.sh): `tests/run.sh --release reef`.
+[[ ${1:-} != --release ]] || exec bash tests/release.sh "${@:2}"
+
 cargo fmt --all --check
 cargo clippy --workspace --all-targets -- -D warnings
 cargo build --workspace --all-targets

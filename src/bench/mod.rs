@@ -211,6 +211,22 @@ pub fn diagnose(rados: &Rados, pool: &str, e: CephError) -> BenchError {
     }
 }
 
+/// [`diagnose`] for the first op on the pool (e.g. creating the image): a
+/// timeout there, with the pool present, no quota reached and every OSD up,
+/// is the missing osd cap of reef and later (see [`data_access`]).
+pub(crate) fn first_op_error(rados: &Rados, pool: &str, e: CephError) -> BenchError {
+    if e.errno() == Some(libc::ETIMEDOUT)
+        && !pool_gone(rados, pool)
+        && quota_detail(rados, pool).is_none()
+    {
+        return match data_access(e, rados, pool) {
+            BenchError::Ceph(e) => diagnose(rados, pool, e),
+            other => other,
+        };
+    }
+    diagnose(rados, pool, e)
+}
+
 /// Whether the pool no longer exists (per the client's current OSD map).
 fn pool_gone(rados: &Rados, pool: &str) -> bool {
     matches!(rados.pool_id(pool), Err(CephError::NoSuchPool(_)))
@@ -702,14 +718,24 @@ impl Probes {
 }
 
 /// Turns a refused data op (EPERM/EACCES) into an error naming the cap to add.
+/// A timeout while every OSD is up counts as refused too: from reef on, the
+/// mons issue no OSD ticket to a key without osd caps, so its ops time out
+/// (ETIMEDOUT) instead of failing with EPERM as on pacific.
 pub(crate) fn data_access(e: CephError, rados: &Rados, pool: &str) -> BenchError {
-    match e.errno() {
-        Some(libc::EPERM | libc::EACCES) => BenchError::NoAccess {
+    let refused = match e.errno() {
+        Some(libc::EPERM | libc::EACCES) => true,
+        Some(libc::ETIMEDOUT) => probe::osd_states(rados)
+            .is_ok_and(|s| !s.is_empty() && s.iter().all(|&(_, up, inn)| up && inn)),
+        _ => false,
+    };
+    if refused {
+        BenchError::NoAccess {
             entity: rados.entity().to_string(),
             pool: pool.to_string(),
             refused: Box::new(e),
-        },
-        _ => BenchError::Ceph(e),
+        }
+    } else {
+        BenchError::Ceph(e)
     }
 }
 

@@ -133,7 +133,7 @@ pub async fn run_rbd(rados: &Rados, cfg: &RbdConfig, stop: StopRx) -> Result<Out
             ..
         } => {
             ceph::create_image(&io, name, *size, *features)
-                .map_err(|e| diagnose(rados, &cfg.pool, e))?;
+                .map_err(|e| super::first_op_error(rados, &cfg.pool, e))?;
             (name.clone(), true)
         }
     };
