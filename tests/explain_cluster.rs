@@ -632,7 +632,7 @@ fn the_mgr_osd_perf_rows_match_the_ceph_cli() {
         .spawn()
         .unwrap();
     let mut seen: Vec<(Value, u64)> = Vec::new();
-    let mut read_cli = |seen: &mut Vec<(Value, u64)>| {
+    let read_cli = |seen: &mut Vec<(Value, u64)>| {
         let cli: Value =
             serde_json::from_str(&common::ceph(&["osd", "perf", "-f", "json"])).unwrap();
         for r in cli["osdstats"]["osd_perf_infos"].as_array().unwrap() {
