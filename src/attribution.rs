@@ -175,7 +175,7 @@ pub fn attribute(result: &mut BenchResult) {
         result.network.as_ref().and_then(|n| {
             n.client_rtt
                 .iter()
-                .find(|r| r.osd == osd && r.samples > 0)
+                .find(|r| r.osd == osd && r.samples > 0 && r.method == "tcp_connect")
                 .map(|r| r.mean_us * 1e3)
         })
     };

@@ -1,6 +1,7 @@
 //! The network between the client and the OSDs: the client's own round-trip
 //! time to each OSD's public address (TCP connect time to its messenger
-//! port, sampled once a second on a thread of its own, off the I/O path),
+//! port, and ICMP echo where raw sockets are permitted; sampled once a
+//! second on a thread of its own, off the I/O path),
 //! and the OSDs' heartbeat round trips as they report them
 //! (`dump_osd_network`).
 #![forbid(unsafe_code)]
@@ -64,7 +65,8 @@ pub struct ClientRtt {
     pub osd: i32,
     /// The address probed (its public messenger address).
     pub addr: String,
-    /// How: `tcp_connect` (SYN → SYN/ACK, measured by `connect()`).
+    /// How: `tcp_connect` (SYN → SYN/ACK, measured by `connect()`) or
+    /// `icmp_echo` (echo request → reply over a raw socket).
     pub method: String,
     /// Successful samples.
     pub samples: u64,
@@ -87,16 +89,141 @@ struct Acc {
     max: f64,
 }
 
-/// A background thread that times a TCP connect to every OSD once per
-/// interval until stopped.
+impl Acc {
+    fn new() -> Acc {
+        Acc {
+            min: f64::MAX,
+            ..Acc::default()
+        }
+    }
+
+    fn add(&mut self, sample: Option<Duration>) {
+        match sample {
+            Some(d) => {
+                let us = d.as_secs_f64() * 1e6;
+                self.n += 1;
+                self.sum += us;
+                self.min = self.min.min(us);
+                self.max = self.max.max(us);
+            }
+            None => self.fail += 1,
+        }
+    }
+
+    fn row(&self, osd: i32, addr: String, method: &str) -> ClientRtt {
+        ClientRtt {
+            osd,
+            addr,
+            method: method.into(),
+            samples: self.n,
+            failures: self.fail,
+            min_us: if self.n > 0 { self.min } else { 0.0 },
+            mean_us: if self.n > 0 {
+                self.sum / self.n as f64
+            } else {
+                0.0
+            },
+            max_us: self.max,
+        }
+    }
+}
+
+/// ICMP echo over a raw socket (needs CAP_NET_RAW, e.g. root); `None` when
+/// not permitted, and then only the TCP connect times are reported.
+struct Pinger {
+    sock: socket2::Socket,
+    id: u16,
+    seq: u16,
+}
+
+impl Pinger {
+    fn open() -> Option<Pinger> {
+        use socket2::{Domain, Protocol, Socket, Type};
+        let sock = Socket::new(Domain::IPV4, Type::RAW, Some(Protocol::ICMPV4)).ok()?;
+        Some(Pinger {
+            sock,
+            id: (std::process::id() & 0xffff) as u16,
+            seq: 0,
+        })
+    }
+
+    /// One echo request to `ip` and the wait for its reply (bounded by `timeout`).
+    fn ping(&mut self, ip: std::net::Ipv4Addr, timeout: Duration) -> Option<Duration> {
+        use std::io::Read;
+        self.seq = self.seq.wrapping_add(1);
+        let req = echo_request(self.id, self.seq);
+        let to = socket2::SockAddr::from(SocketAddr::new(ip.into(), 0));
+        let t = Instant::now();
+        self.sock.send_to(&req, &to).ok()?;
+        let mut buf = [0u8; 1500];
+        loop {
+            let left = timeout.checked_sub(t.elapsed())?;
+            self.sock
+                .set_read_timeout(Some(left.max(Duration::from_millis(1))))
+                .ok()?;
+            let n = (&self.sock).read(&mut buf).ok()?;
+            if is_echo_reply(&buf[..n], ip, self.id, self.seq) {
+                return Some(t.elapsed());
+            }
+        }
+    }
+}
+
+/// An ICMP echo request (type 8) with identifier `id`, sequence `seq` and
+/// 8 bytes of payload.
+pub fn echo_request(id: u16, seq: u16) -> [u8; 16] {
+    let mut p = [0u8; 16];
+    p[0] = 8;
+    p[4..6].copy_from_slice(&id.to_be_bytes());
+    p[6..8].copy_from_slice(&seq.to_be_bytes());
+    p[8..16].copy_from_slice(b"cephbnch");
+    let c = inet_checksum(&p);
+    p[2..4].copy_from_slice(&c.to_be_bytes());
+    p
+}
+
+/// The Internet checksum (RFC 1071).
+pub fn inet_checksum(data: &[u8]) -> u16 {
+    let mut sum: u32 = data
+        .chunks(2)
+        .map(|c| u32::from(u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)])))
+        .sum();
+    while sum > 0xffff {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    !(sum as u16)
+}
+
+/// Whether `pkt` (an IPv4 packet as a raw socket returns it) is the echo
+/// reply from `from` to request (`id`, `seq`).
+pub fn is_echo_reply(pkt: &[u8], from: std::net::Ipv4Addr, id: u16, seq: u16) -> bool {
+    let Some(&v) = pkt.first() else {
+        return false;
+    };
+    let ihl = usize::from(v & 0x0f) * 4;
+    if v >> 4 != 4 || ihl < 20 || pkt.len() < ihl + 8 || pkt[9] != 1 {
+        return false;
+    }
+    let src = std::net::Ipv4Addr::new(pkt[12], pkt[13], pkt[14], pkt[15]);
+    let icmp = &pkt[ihl..];
+    src == from && icmp[0] == 0 && icmp[4..6] == id.to_be_bytes() && icmp[6..8] == seq.to_be_bytes()
+}
+
+/// Per target: the TCP connect times and (where permitted) the ICMP ones.
+type Rounds = (Vec<Acc>, Option<Vec<Acc>>);
+
+/// A background thread that times, once per interval, a TCP connect to
+/// every OSD's public address and (where raw sockets are permitted) an
+/// ICMP echo to its host, until stopped.
 pub struct RttProbe {
     stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<Vec<Acc>>>,
+    thread: Option<JoinHandle<Rounds>>,
     targets: Vec<(i32, SocketAddr)>,
 }
 
 impl RttProbe {
-    /// Starts probing `targets` every `interval`; each connect is bounded by `timeout`.
+    /// Starts probing `targets` every `interval`; each connect or echo is
+    /// bounded by `timeout`.
     pub fn start(
         targets: Vec<(i32, SocketAddr)>,
         interval: Duration,
@@ -108,27 +235,19 @@ impl RttProbe {
         let thread = std::thread::Builder::new()
             .name("rtt-probe".into())
             .spawn(move || {
-                let mut acc = vec![
-                    Acc {
-                        min: f64::MAX,
-                        ..Acc::default()
-                    };
-                    addrs.len()
-                ];
+                let mut tcp = vec![Acc::new(); addrs.len()];
+                let mut pinger = Pinger::open();
+                let mut icmp = pinger.as_ref().map(|_| vec![Acc::new(); addrs.len()]);
                 while !flag.load(Ordering::Relaxed) {
                     let round = Instant::now();
-                    for (a, addr) in acc.iter_mut().zip(&addrs) {
+                    for (i, addr) in addrs.iter().enumerate() {
                         let t = Instant::now();
-                        match TcpStream::connect_timeout(addr, timeout) {
-                            Ok(s) => {
-                                let us = t.elapsed().as_secs_f64() * 1e6;
-                                drop(s);
-                                a.n += 1;
-                                a.sum += us;
-                                a.min = a.min.min(us);
-                                a.max = a.max.max(us);
-                            }
-                            Err(_) => a.fail += 1,
+                        let s = TcpStream::connect_timeout(addr, timeout).ok();
+                        tcp[i].add(s.map(|_| t.elapsed()));
+                        if let (Some(p), Some(acc), std::net::IpAddr::V4(ip)) =
+                            (pinger.as_mut(), icmp.as_mut(), addr.ip())
+                        {
+                            acc[i].add(p.ping(ip, timeout));
                         }
                     }
                     // Sleep out the interval in short steps so stop is prompt.
@@ -136,7 +255,7 @@ impl RttProbe {
                         std::thread::sleep(Duration::from_millis(20));
                     }
                 }
-                acc
+                (tcp, icmp)
             })
             .ok();
         RttProbe {
@@ -146,28 +265,30 @@ impl RttProbe {
         }
     }
 
-    /// Stops the thread and returns one row per OSD.
+    /// Stops the thread and returns one row per OSD and method:
+    /// `tcp_connect`, then `icmp_echo` where permitted.
     pub fn finish(mut self) -> Vec<ClientRtt> {
         self.stop.store(true, Ordering::Relaxed);
-        let acc = self
+        let (tcp, icmp) = self
             .thread
             .take()
             .and_then(|t| t.join().ok())
             .unwrap_or_default();
-        self.targets
+        let mut rows: Vec<ClientRtt> = self
+            .targets
             .iter()
-            .zip(acc)
-            .map(|((osd, addr), a)| ClientRtt {
-                osd: *osd,
-                addr: addr.to_string(),
-                method: "tcp_connect".into(),
-                samples: a.n,
-                failures: a.fail,
-                min_us: if a.n > 0 { a.min } else { 0.0 },
-                mean_us: if a.n > 0 { a.sum / a.n as f64 } else { 0.0 },
-                max_us: a.max,
-            })
-            .collect()
+            .zip(&tcp)
+            .map(|((osd, addr), a)| a.row(*osd, addr.to_string(), "tcp_connect"))
+            .collect();
+        if let Some(icmp) = icmp {
+            rows.extend(
+                self.targets
+                    .iter()
+                    .zip(&icmp)
+                    .map(|((osd, addr), a)| a.row(*osd, addr.ip().to_string(), "icmp_echo")),
+            );
+        }
+        rows
     }
 }
 
@@ -271,6 +392,44 @@ mod tests {
         assert!(r[0].min_us <= r[0].mean_us && r[0].mean_us <= r[0].max_us);
         assert_eq!(r[1].samples, 0);
         assert!(r[1].failures >= 2);
+        // As root (CI) the host also answers ICMP echo: one row per target.
+        if Pinger::open().is_some() {
+            let icmp: Vec<_> = r.iter().filter(|x| x.method == "icmp_echo").collect();
+            assert_eq!(icmp.len(), 2, "{r:?}");
+            assert!(
+                icmp.iter().all(|x| x.samples >= 2 && x.failures == 0),
+                "{r:?}"
+            );
+            assert_eq!(icmp[0].addr, "127.0.0.1");
+        }
+    }
+
+    #[test]
+    fn echo_packets() {
+        let req = echo_request(0x1234, 7);
+        assert_eq!(inet_checksum(&req), 0, "a valid checksum sums to zero");
+        assert_eq!(&req[4..8], &[0x12, 0x34, 0, 7]);
+        // The reply as a raw socket returns it: a 20-byte IPv4 header first.
+        let from = std::net::Ipv4Addr::new(192, 0, 2, 10);
+        let mut pkt = vec![
+            0x45, 0, 0, 36, 0, 0, 0, 0, 64, 1, 0, 0, 192, 0, 2, 10, 192, 0, 2, 1,
+        ];
+        let mut reply = req;
+        reply[0] = 0;
+        pkt.extend_from_slice(&reply);
+        assert!(is_echo_reply(&pkt, from, 0x1234, 7));
+        assert!(!is_echo_reply(&pkt, from, 0x1234, 8), "another sequence");
+        assert!(!is_echo_reply(
+            &pkt,
+            std::net::Ipv4Addr::LOCALHOST,
+            0x1234,
+            7
+        ));
+        let mut own = pkt.clone();
+        own[20] = 8; // our own request, seen on loopback
+        assert!(!is_echo_reply(&own, from, 0x1234, 7));
+        assert!(!is_echo_reply(&pkt[..24], from, 0x1234, 7), "truncated");
+        assert!(!is_echo_reply(&[], from, 0x1234, 7));
     }
 
     #[test]

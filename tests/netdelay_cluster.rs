@@ -101,6 +101,8 @@ struct Lat {
     /// The attribution's public-network and replication shares, ms.
     public_ms: f64,
     replication_ms: f64,
+    /// The client's ICMP echo round trip to the OSDs' hosts (mean over OSDs), ms.
+    icmp_ms: f64,
 }
 
 fn write_run(tag: &str) -> Lat {
@@ -145,7 +147,20 @@ fn write_run(tag: &str) -> Lat {
             .unwrap_or_else(|| panic!("no {part} share: {}", job["attribution"]))
             / 1e6
     };
+    let icmp: Vec<f64> = v["network"]["client_rtt"]
+        .as_array()
+        .expect("client round trips")
+        .iter()
+        .filter(|r| r["method"] == "icmp_echo" && r["samples"].as_u64() > Some(0))
+        .map(|r| r["mean_us"].as_f64().unwrap() / 1e3)
+        .collect();
+    assert!(
+        !icmp.is_empty(),
+        "no ICMP round trips as root: {}",
+        v["network"]
+    );
     Lat {
+        icmp_ms: icmp.iter().sum::<f64>() / icmp.len() as f64,
         mean_ms: l["mean"].as_f64().unwrap() / 1e6,
         p50_ms: l["p50"].as_f64().unwrap() / 1e6,
         public_ms: share("public_network"),
@@ -283,6 +298,22 @@ fn one_way_delays_on_cluster_and_public_links_raise_write_latency_by_two_d() {
     assert!(
         pub_repl.abs() < 0.6,
         "client delay moved the replication share by {pub_repl:.3} ms"
+    );
+
+    // The ICMP echo goes over the same links as the client's TCP: only the
+    // client link's delay may move it, by 2D.
+    let (clu_icmp, pub_icmp) = (clu.icmp_ms - base.icmp_ms, publ.icmp_ms - base.icmp_ms);
+    eprintln!(
+        "ICMP echo, ms: base {:.3}, cluster 1 ms {clu_icmp:+.3}, client 1 ms {pub_icmp:+.3}",
+        base.icmp_ms
+    );
+    assert!(
+        (1.6..=2.4).contains(&pub_icmp),
+        "client delay: ICMP round trip +{pub_icmp:.3} ms, want 2 ± 20%"
+    );
+    assert!(
+        clu_icmp.abs() < 0.3,
+        "cluster delay moved the ICMP round trip by {clu_icmp:.3} ms"
     );
 
     let d = |x: &Lat, b: &Lat| (x.mean_ms - b.mean_ms, x.p50_ms - b.p50_ms);

@@ -377,11 +377,19 @@ fn render_network(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
     };
     if !n.client_rtt.is_empty() {
         writeln!(out)?;
-        writeln!(out, "Network: client -> OSD round trip (TCP connect to the public address, sampled 1/s), µs:")?;
+        writeln!(
+            out,
+            "Network: client -> OSD round trip, µs (TCP connect to its public address; ICMP echo):"
+        )?;
         for c in &n.client_rtt {
+            let how = if c.method == "icmp_echo" {
+                "icmp"
+            } else {
+                "tcp"
+            };
             writeln!(
                 out,
-                "  osd.{:<4} {:<22} min {:>8.1}  mean {:>8.1}  max {:>8.1}  ({} samples, {} failed)",
+                "  osd.{:<4} {how:<4} {:<21} min {:>7.1}  mean {:>7.1}  max {:>7.1}  ({} samples, {} failed)",
                 c.osd, c.addr, c.min_us, c.mean_us, c.max_us, c.samples, c.failures
             )?;
         }
