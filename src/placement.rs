@@ -5,6 +5,9 @@
 #![forbid(unsafe_code)]
 
 use serde_json::Value;
+use std::sync::atomic::{AtomicU16, AtomicU32, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
 
 /// Bob Jenkins' 96-bit mix, as in Ceph's `src/common/ceph_hash.cc`.
 #[inline]
@@ -151,19 +154,66 @@ impl PoolPlacement {
     }
 }
 
+/// The most PGs a pool can have (`mon_max_pool_pg_num`'s default): the
+/// size of [`OsdSlots`]'s table, so pg_num can grow during a run without
+/// the table being reallocated under the I/O threads.
+pub const MAX_PG_NUM: u32 = 65_536;
+
+/// A slot value meaning "no slot" (no acting set, or a primary outside the
+/// OSDs the slots were made for).
+const NO_SLOT: u16 = u16::MAX;
+
+/// One re-read of the placement during a run (the osdmap epoch changed).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PlacementRefresh {
+    /// Milliseconds since the slots were made (the job's start, near enough).
+    pub t_ms: u64,
+    /// The osdmap epoch of the new placement.
+    pub epoch: u64,
+    /// The pool's pg_num in it.
+    pub pg_num: u32,
+    /// PGs whose primary OSD differs from the placement in use before.
+    pub moved: u32,
+    /// PGs whose primary is none of the OSDs that served the pool at the
+    /// start (their ops count in the job, in no per-OSD row).
+    pub outside: u32,
+}
+
 /// Maps objects to a dense slot per primary OSD, for per-OSD histograms on
-/// the I/O path (no allocation, a hash and a binary search per op).
-#[derive(Debug, Clone)]
+/// the I/O path: a hash and two relaxed atomic loads per op, no allocation,
+/// no lock. The slots are the OSDs that serve the pool at the start; the
+/// PG → slot table can be replaced while ops run ([`OsdSlots::install`],
+/// from the placement watcher when the osdmap epoch changes), one atomic
+/// store per PG, pg_num last.
+#[derive(Debug)]
 pub struct OsdSlots {
-    placement: PoolPlacement,
+    start: PoolPlacement,
     osds: Vec<i32>,
+    /// The pg_num the table is valid for.
+    pg_num: AtomicU32,
+    /// Slot of each PG seed's primary (`NO_SLOT`: none), [`MAX_PG_NUM`] long.
+    table: Box<[AtomicU16]>,
+    /// The placement installed last and the re-reads so far: touched only by
+    /// the watcher thread and the report, never by an op.
+    current: Mutex<(PoolPlacement, Vec<PlacementRefresh>)>,
+    made: Instant,
 }
 
 impl OsdSlots {
     /// Slots for every OSD serving the pool.
     pub fn new(placement: PoolPlacement) -> Self {
         let osds = placement.osds();
-        OsdSlots { placement, osds }
+        let table: Box<[AtomicU16]> = (0..MAX_PG_NUM).map(|_| AtomicU16::new(NO_SLOT)).collect();
+        let s = OsdSlots {
+            start: placement.clone(),
+            osds,
+            pg_num: AtomicU32::new(0),
+            table,
+            current: Mutex::new((placement.clone(), Vec::new())),
+            made: Instant::now(),
+        };
+        s.write_table(&placement);
+        s
     }
 
     /// The OSD id of each slot.
@@ -171,17 +221,87 @@ impl OsdSlots {
         &self.osds
     }
 
-    /// The placement the slots were built from.
+    /// The placement the slots were built from (the start of the run).
     pub fn placement(&self) -> &PoolPlacement {
-        &self.placement
+        &self.start
+    }
+
+    /// The placement in use now.
+    pub fn current(&self) -> PoolPlacement {
+        self.lock().0.clone()
+    }
+
+    /// The re-reads installed so far.
+    pub fn refreshes(&self) -> Vec<PlacementRefresh> {
+        self.lock().1.clone()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, (PoolPlacement, Vec<PlacementRefresh>)> {
+        // A panic while holding it cannot leave the data half-written in a
+        // way that matters for a report: take it anyway.
+        self.current.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The slot of the primary OSD of the object named `name` (default namespace).
     #[inline]
     pub fn slot_of(&self, name: &[u8]) -> Option<u16> {
-        let pg = stable_mod(str_hash_rjenkins(name), self.placement.pg_num);
-        let primary = self.placement.primary_of_pg(pg)?;
-        self.osds.binary_search(&primary).ok().map(|i| i as u16)
+        let pg_num = self.pg_num.load(Ordering::Acquire);
+        let pg = stable_mod(str_hash_rjenkins(name), pg_num);
+        let slot = self.table.get(pg as usize)?.load(Ordering::Relaxed);
+        (slot != NO_SLOT).then_some(slot)
+    }
+
+    fn slot_of_osd(&self, osd: i32) -> u16 {
+        self.osds.binary_search(&osd).map_or(NO_SLOT, |i| i as u16)
+    }
+
+    fn write_table(&self, p: &PoolPlacement) -> u32 {
+        let mut outside = 0;
+        for (pg, cell) in self.table.iter().enumerate().take(p.pg_num as usize) {
+            let slot = p
+                .primary_of_pg(pg as u32)
+                .map_or(NO_SLOT, |o| self.slot_of_osd(o));
+            if slot == NO_SLOT && p.primary_of_pg(pg as u32).is_some() {
+                outside += 1;
+            }
+            cell.store(slot, Ordering::Relaxed);
+        }
+        // Readers that see the new pg_num see the entries written above.
+        self.pg_num
+            .store(p.pg_num.min(MAX_PG_NUM), Ordering::Release);
+        outside
+    }
+
+    /// Installs a placement read during the run; returns the re-read it
+    /// records, or `None` when nothing changed for the ops (same pg_num,
+    /// same primaries: only the epoch moved).
+    pub fn install(&self, p: PoolPlacement) -> Option<PlacementRefresh> {
+        let mut cur = self.lock();
+        if p.epoch < cur.0.epoch {
+            return None; // older than what is in use
+        }
+        let moved = (0..p.pg_num)
+            .filter(|pg| {
+                // A PG compares with the one it split from when pg_num grew.
+                let before = stable_mod(*pg, cur.0.pg_num);
+                cur.0.primary_of_pg(before) != p.primary_of_pg(*pg)
+            })
+            .count() as u32;
+        if moved == 0 && p.pg_num == cur.0.pg_num {
+            cur.0.epoch = p.epoch;
+            return None;
+        }
+        let outside = self.write_table(&p);
+        let r = PlacementRefresh {
+            t_ms: self.made.elapsed().as_millis() as u64,
+            epoch: p.epoch,
+            pg_num: p.pg_num,
+            moved,
+            outside,
+        };
+        cur.0 = p;
+        cur.1.push(r.clone());
+        Some(r)
     }
 }
 
@@ -243,6 +363,42 @@ pub fn parse_osd_states(doc: &Value) -> Result<Vec<(i32, bool, bool)>, ShapeErro
             }
         })
         .collect()
+}
+
+/// One PG's osdmap epoch and acting set (primary first) from `pg map PGID`
+/// (mon), e.g. `{"epoch":13,"raw_pgid":"2.0","pgid":"2.0","up":[0,2,1],"acting":[0,2,1]}`.
+pub fn parse_pg_map(doc: &Value) -> Result<(u64, Vec<i32>), ShapeError> {
+    const W: &str = "pg map";
+    let epoch = doc
+        .get("epoch")
+        .and_then(Value::as_u64)
+        .ok_or_else(|| shape(W, "no epoch"))?;
+    let acting = doc
+        .get("acting")
+        .and_then(Value::as_array)
+        .ok_or_else(|| shape(W, "no acting set"))?
+        .iter()
+        .filter_map(Value::as_i64)
+        .filter(|o| *o >= 0 && *o < i64::from(i32::MAX))
+        .map(|o| o as i32)
+        .collect();
+    Ok((epoch, acting))
+}
+
+/// The pg_num in `osd pool get POOL pg_num` output (`{"pool":"x","pool_id":2,"pg_num":16}`).
+pub fn parse_pool_pg_num(doc: &Value) -> Result<u32, ShapeError> {
+    doc.get("pg_num")
+        .and_then(Value::as_u64)
+        .filter(|n| *n > 0 && *n <= u64::from(u32::MAX))
+        .map(|n| n as u32)
+        .ok_or_else(|| shape("osd pool get pg_num", "no valid pg_num"))
+}
+
+/// The epoch in `osd stat` output.
+pub fn parse_osd_stat_epoch(doc: &Value) -> Result<u64, ShapeError> {
+    doc.get("epoch")
+        .and_then(Value::as_u64)
+        .ok_or_else(|| shape("osd stat", "no epoch"))
 }
 
 /// Builds a pool's placement from `pg dump pgs_brief` (mgr) output, which
@@ -357,6 +513,79 @@ mod tests {
         );
         assert!(parse_pgs_brief(&serde_json::json!({"x": 1}), 3, 1, 1).is_err());
         assert!(parse_pgs_brief(&serde_json::json!([{"pgid": "zz"}]), 3, 1, 1).is_err());
+    }
+
+    fn placement(pg_num: u32, primaries: &[i32], epoch: u64) -> PoolPlacement {
+        PoolPlacement {
+            pool: 3,
+            pg_num,
+            acting: primaries.iter().map(|p| vec![*p]).collect(),
+            epoch,
+        }
+    }
+
+    /// Names whose PG (pg_num 4) is 0, 1, 2 and 3.
+    fn name_in_pg(pg: u32, pg_num: u32) -> String {
+        (0..)
+            .map(|i| format!("obj{i}"))
+            .find(|n| stable_mod(str_hash_rjenkins(n.as_bytes()), pg_num) == pg)
+            .unwrap()
+    }
+
+    #[test]
+    fn slots_follow_an_installed_placement() {
+        let s = OsdSlots::new(placement(4, &[0, 1, 2, 0], 10));
+        assert_eq!(s.osds(), &[0, 1, 2]);
+        let n3 = name_in_pg(3, 4);
+        assert_eq!(s.slot_of(n3.as_bytes()), Some(0));
+        // Same primaries at a newer epoch: nothing to record.
+        assert_eq!(s.install(placement(4, &[0, 1, 2, 0], 11)), None);
+        assert_eq!(s.current().epoch, 11);
+        // PG 3 moves to osd.2, PG 1 to osd.7 (not a slot).
+        let r = s.install(placement(4, &[0, 7, 2, 2], 12)).unwrap();
+        assert_eq!((r.epoch, r.pg_num, r.moved, r.outside), (12, 4, 2, 1));
+        assert_eq!(s.slot_of(n3.as_bytes()), Some(2));
+        assert_eq!(s.slot_of(name_in_pg(1, 4).as_bytes()), None);
+        // An older read never replaces a newer one.
+        assert_eq!(s.install(placement(4, &[1, 1, 1, 1], 5)), None);
+        assert_eq!(s.slot_of(n3.as_bytes()), Some(2));
+        // pg_num grows to 8: PGs 4..8 split from 0..4; those with their
+        // parent's primary count as unmoved.
+        let r = s
+            .install(placement(8, &[0, 7, 2, 2, 0, 1, 2, 2], 13))
+            .unwrap();
+        assert_eq!((r.pg_num, r.moved, r.outside), (8, 1, 1));
+        for pg in 0..8 {
+            let want = [
+                Some(0),
+                None,
+                Some(2),
+                Some(2),
+                Some(0),
+                Some(1),
+                Some(2),
+                Some(2),
+            ];
+            assert_eq!(
+                s.slot_of(name_in_pg(pg, 8).as_bytes()),
+                want[pg as usize],
+                "pg {pg}"
+            );
+        }
+        assert_eq!(s.refreshes().len(), 2);
+        assert_eq!(s.placement().epoch, 10, "the start placement is kept");
+    }
+
+    #[test]
+    fn pg_map_and_small_mon_answers() {
+        let d = serde_json::json!({"epoch":13,"raw_pgid":"2.0","pgid":"2.0","up":[0,2,1],"acting":[1,2,0]});
+        assert_eq!(parse_pg_map(&d).unwrap(), (13, vec![1, 2, 0]));
+        assert!(parse_pg_map(&serde_json::json!({"epoch": 1})).is_err());
+        let g = serde_json::json!({"pool":"x","pool_id":2,"pg_num":16});
+        assert_eq!(parse_pool_pg_num(&g).unwrap(), 16);
+        assert!(parse_pool_pg_num(&serde_json::json!({"pg_num": 0})).is_err());
+        let st = serde_json::json!({"epoch":13,"num_osds":3});
+        assert_eq!(parse_osd_stat_epoch(&st).unwrap(), 13);
     }
 
     #[test]

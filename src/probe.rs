@@ -55,6 +55,132 @@ pub fn cluster_map(
     Ok((p, addrs))
 }
 
+/// The osdmap epoch now (`osd stat`, mon: a small answer, cheap to poll).
+pub fn osd_epoch(rados: &Rados) -> Result<u64, ProbeError> {
+    let out = rados.mon_command(r#"{"prefix":"osd stat","format":"json"}"#)?;
+    Ok(placement::parse_osd_stat_epoch(&json(
+        &out.out, "osd stat",
+    )?)?)
+}
+
+/// Pools with at most this many PGs are re-read PG by PG from the mons
+/// (`pg map`, the osdmap's own answer); larger ones from the mgr's
+/// `pg dump pgs_brief`, which follows the OSDs' stats reports (seconds late).
+pub const PG_MAP_LIMIT: u32 = 1024;
+
+/// Re-reads pool `pool` (id `id`)'s placement during a run: pg_num from the
+/// mons, then each PG's acting set from `pg map` (the mon computes it from
+/// the osdmap: current the moment the epoch changes, needs only mon 'allow
+/// r'), or for pools over [`PG_MAP_LIMIT`] PGs from `pg dump pgs_brief`.
+/// The placement's epoch is the oldest any answer was computed at.
+pub fn placement_now(rados: &Rados, pool: &str, id: i64) -> Result<PoolPlacement, ProbeError> {
+    let q = serde_json::json!({"prefix": "osd pool get", "pool": pool, "var": "pg_num", "format": "json"});
+    let pg_num = placement::parse_pool_pg_num(&json(
+        &rados.mon_command(&q.to_string())?.out,
+        "osd pool get pg_num",
+    )?)?;
+    if pg_num > PG_MAP_LIMIT {
+        let epoch = osd_epoch(rados)?;
+        let pgs = rados
+            .mgr_command(r#"{"prefix":"pg dump","dumpcontents":["pgs_brief"],"format":"json"}"#)?;
+        return Ok(placement::parse_pgs_brief(
+            &json(&pgs.out, "pg dump pgs_brief")?,
+            id,
+            pg_num,
+            epoch,
+        )?);
+    }
+    let mut acting = Vec::with_capacity(pg_num as usize);
+    let mut epoch = u64::MAX;
+    for seed in 0..pg_num {
+        let q = format!(r#"{{"prefix":"pg map","pgid":"{id}.{seed:x}","format":"json"}}"#);
+        let (e, set) = placement::parse_pg_map(&json(&rados.mon_command(&q)?.out, "pg map")?)?;
+        epoch = epoch.min(e);
+        acting.push(set);
+    }
+    Ok(PoolPlacement {
+        pool: id,
+        pg_num,
+        acting,
+        epoch,
+    })
+}
+
+/// Watches the osdmap epoch (once a `period`, off the I/O path) and, when
+/// it changes, re-reads the pool's placement and installs it in the slots,
+/// so ops issued after a change are tagged with their new primary.
+pub struct PlacementWatcher {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<Vec<String>>>,
+}
+
+impl PlacementWatcher {
+    /// Starts watching for `slots`, made from a placement of pool `pool`.
+    pub fn start(
+        rados: Rados,
+        pool: String,
+        slots: Arc<placement::OsdSlots>,
+        period: Duration,
+    ) -> PlacementWatcher {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let thread = std::thread::Builder::new()
+            .name("placement-watch".into())
+            .spawn(move || {
+                let mut errors = Vec::new();
+                let id = slots.placement().pool;
+                let mut seen = slots.placement().epoch;
+                let mut next = Instant::now() + period;
+                loop {
+                    while Instant::now() < next {
+                        if flag.load(Ordering::Relaxed) {
+                            return errors;
+                        }
+                        std::thread::sleep(Duration::from_millis(20).min(period));
+                    }
+                    next += period;
+                    let Ok(epoch) = osd_epoch(&rados) else {
+                        continue; // the mons are away: try again next period
+                    };
+                    if epoch == seen {
+                        continue;
+                    }
+                    match placement_now(&rados, &pool, id) {
+                        Ok(p) => {
+                            seen = p.epoch;
+                            slots.install(p);
+                        }
+                        Err(e) if errors.is_empty() => {
+                            errors.push(format!(
+                                "the osdmap changed (epoch {epoch}) but re-reading the placement failed ({e}); \
+                                 the per-OSD figures use the placement read before"
+                            ));
+                        }
+                        Err(_) => {}
+                    }
+                }
+            })
+            .ok();
+        PlacementWatcher { stop, thread }
+    }
+
+    /// Stops the thread; returns what went wrong, as warnings.
+    pub fn finish(mut self) -> Vec<String> {
+        self.stop_and_join().unwrap_or_default()
+    }
+
+    fn stop_and_join(&mut self) -> Option<Vec<String>> {
+        self.stop.store(true, Ordering::Relaxed);
+        self.thread.take().and_then(|t| t.join().ok())
+    }
+}
+
+impl Drop for PlacementWatcher {
+    fn drop(&mut self) {
+        let _ = self.stop_and_join();
+    }
+}
+
 /// Every OSD's (id, up, in) now, from `osd dump`.
 pub fn osd_states(rados: &Rados) -> Result<Vec<(i32, bool, bool)>, ProbeError> {
     let dump = rados.mon_command(r#"{"prefix":"osd dump","format":"json"}"#)?;

@@ -291,6 +291,10 @@ pub struct PlacementInfo {
     /// Copies per object: the longest acting set (0: unknown).
     #[serde(default)]
     pub size: u32,
+    /// Re-reads of the placement during the run (the osdmap epoch changed
+    /// and PGs moved); pool id, pg_num and epoch above are the start's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refreshes: Vec<crate::placement::PlacementRefresh>,
 }
 
 /// Tool identity.

@@ -459,10 +459,15 @@ fn the_slowest_ops_are_joined_to_the_osds_records() {
     assert!(text.contains("Slowest ops, joined"), "{text}");
 }
 
-/// PGs that move during a run (an OSD marked out) are reported: the per-OSD
-/// figures use the placement read at the start.
+/// PGs that move during a run (an OSD marked out 2 s in, on a size-1
+/// pool) are followed: the watcher sees the osdmap epoch change, re-reads
+/// the placement and tags later ops with their new primary. The independent
+/// check is each OSD's own `op_w` count: the client's per-OSD counts must
+/// match them to within the ops of one poll period around each change,
+/// where the placement read at the start would miss by every op sent to a
+/// moved PG after the change (about a quarter of the run).
 #[test]
-fn a_placement_change_during_the_run_is_reported() {
+fn a_placement_change_during_the_run_is_followed() {
     let _g = serial();
     let p = pool(POOL);
     let child = std::process::Command::new(env!("CARGO_BIN_EXE_cephbench"))
@@ -478,7 +483,7 @@ fn a_placement_change_during_the_run_is_reported() {
             "-p",
             p,
         ])
-        .args(["-b", "4K", "-t", "4", "--duration", "6"])
+        .args(["-b", "4K", "-t", "4", "--duration", "12"])
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
@@ -492,8 +497,41 @@ fn a_placement_change_during_the_run_is_reported() {
     common::wait_clean();
     assert!(out.status.success());
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    validate(&v);
     let w = v["warnings"].to_string();
     assert!(w.contains("osd.2 now up and out"), "{w}");
+    assert!(
+        w.contains("the placement changed during the run: re-read"),
+        "{w}"
+    );
+    let refreshes = v["placement"]["refreshes"].as_array().unwrap();
+    assert!(!refreshes.is_empty(), "{:#}", v["placement"]);
+    let moved: u64 = refreshes.iter().map(|r| r["moved"].as_u64().unwrap()).sum();
+    assert!(moved >= 1, "{refreshes:?}");
+    let first_ms = refreshes[0]["t_ms"].as_u64().unwrap();
+    assert!(
+        (1_500..8_000).contains(&first_ms),
+        "the first re-read came {first_ms} ms after the start; osd.2 went out at ~2 s"
+    );
+    let total = v["jobs"][0]["ops"].as_u64().unwrap();
+    let mut off = 0;
+    let mut rows = Vec::new();
+    for o in v["osds"].as_array().unwrap() {
+        let client: u64 = o["client"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["op"] == "write")
+            .map(|r| r["ops"].as_u64().unwrap())
+            .sum();
+        let osd = o["counters"]["op_w"].as_u64().unwrap();
+        off += client.abs_diff(osd);
+        rows.push((o["osd"].as_i64().unwrap(), client, osd));
+    }
+    assert!(
+        (off as f64) < 0.08 * total as f64,
+        "client per-OSD writes vs the OSDs' op_w (osd, client, OSD): {rows:?}, {off} of {total} apart"
+    );
 }
 
 /// After pg_num grows, the local mapping still equals `osd map`.

@@ -197,6 +197,13 @@ fn fixture() -> BenchResult {
             pg_num: 8,
             epoch: 17,
             size: 1,
+            refreshes: vec![cephbench::placement::PlacementRefresh {
+                t_ms: 4_200,
+                epoch: 19,
+                pg_num: 8,
+                moved: 3,
+                outside: 0,
+            }],
         }),
         network: Some(NetworkReport {
             client_rtt: vec![

@@ -14,7 +14,7 @@ use crate::ceph::{CephError, Rados};
 use crate::counters::{self, Snapshot};
 use crate::engine::{JobOutcome, OpKind};
 use crate::network::RttProbe;
-use crate::placement::OsdSlots;
+use crate::placement::{self, OsdSlots};
 use crate::probe;
 use crate::probe::CounterSampler;
 use crate::progress::{Counters, Sample, Sampler};
@@ -411,8 +411,10 @@ pub fn job_report(
 /// What the probes saw before a job: the placement (for per-OSD tagging)
 /// and the OSDs' counters.
 pub struct Probes {
-    /// Object → primary OSD slot map, if the placement could be read.
-    pub slots: Option<OsdSlots>,
+    /// Object → primary OSD slot map, if the placement could be read
+    /// (kept current by the watcher when the osdmap changes).
+    pub slots: Option<Arc<OsdSlots>>,
+    watcher: Option<probe::PlacementWatcher>,
     before: Vec<(i32, Snapshot)>,
     rtt: Option<RttProbe>,
     pool: String,
@@ -430,6 +432,7 @@ impl Probes {
         if !enabled {
             return Probes {
                 slots: None,
+                watcher: None,
                 before: Vec::new(),
                 rtt: None,
                 pool: pool.to_string(),
@@ -451,7 +454,7 @@ impl Probes {
                     Duration::from_secs(1),
                     Duration::from_secs(1),
                 ));
-                Some(OsdSlots::new(p))
+                Some(Arc::new(OsdSlots::new(p)))
             }
             Err(e) => {
                 warnings.push(format!(
@@ -477,8 +480,17 @@ impl Probes {
             },
             None => Vec::new(),
         };
+        let watcher = slots.as_ref().map(|s| {
+            probe::PlacementWatcher::start(
+                rados.clone(),
+                pool.to_string(),
+                Arc::clone(s),
+                PLACEMENT_POLL,
+            )
+        });
         Probes {
             slots,
+            watcher,
             before,
             rtt,
             pool: pool.to_string(),
@@ -526,12 +538,13 @@ impl Probes {
         warnings: &mut Vec<String>,
     ) -> Vec<OsdReport> {
         let rados = rados.telemetry();
+        if let Some(w) = self.watcher.take() {
+            warnings.extend(w.finish());
+        }
         let Some(slots) = &self.slots else {
             return Vec::new();
         };
-        if let Some(w) = self.placement_change(rados) {
-            warnings.push(w);
-        }
+        warnings.extend(self.placement_change(rados));
         let mut after = Vec::new();
         if !self.before.is_empty() {
             let osds: Vec<i32> = self.before.iter().map(|(o, _)| *o).collect();
@@ -598,55 +611,78 @@ impl Probes {
             .collect()
     }
 
-    /// Reads the placement again: if the pool's PGs moved during the run
-    /// (pg_num changed, an OSD went down or out, the balancer), the per-OSD
-    /// figures, tagged by the placement at the start, are partly wrong.
-    fn placement_change(&self, rados: &Rados) -> Option<String> {
-        let start = self.slots.as_ref()?.placement();
-        // One bounded mon command; when the mons do not answer, skip the rest
-        // (each further command would wait out the op timeout too).
-        let states = probe::osd_states(rados).ok()?;
-        {
-            let changed: Vec<String> = states
-                .iter()
-                .filter(|s| !self.states.is_empty() && !self.states.contains(s))
-                .map(|(id, up, inn)| {
+    /// What the reader must know of placement changes during the run: the
+    /// re-reads the watcher made, OSDs that changed state, and a change the
+    /// watcher did not see in time (in the run's last poll period).
+    fn placement_change(&self, rados: &Rados) -> Vec<String> {
+        let mut out = Vec::new();
+        let Some(slots) = self.slots.as_ref() else {
+            return out;
+        };
+        let start = slots.placement();
+        let refreshes = slots.refreshes();
+        if let Some(last) = refreshes.last() {
+            let moved: u32 = refreshes.iter().map(|r| r.moved).sum();
+            let outside: u32 = refreshes.iter().map(|r| r.outside).max().unwrap_or(0);
+            out.push(format!(
+                "the placement changed during the run: re-read {} time(s) (osdmap epoch {} -> {}, \
+                 pg_num {} -> {}, {moved} PG primary change(s)); each op is tagged with the primary \
+                 of the placement current when it was issued{}",
+                refreshes.len(),
+                start.epoch,
+                last.epoch,
+                start.pg_num,
+                last.pg_num,
+                if outside > 0 {
                     format!(
-                        "osd.{id} now {} and {}",
-                        if *up { "up" } else { "down" },
-                        if *inn { "in" } else { "out" }
+                        "; {outside} PG(s) moved to OSDs that did not serve the pool at the start: \
+                         their ops are in the job's figures, in no per-OSD row"
                     )
-                })
-                .collect();
-            if !changed.is_empty() {
-                return Some(format!(
-                    "OSDs changed state during the run ({}): PGs moved, and the per-OSD \
-                     figures use the placement at the start",
-                    changed.join(", ")
-                ));
-            }
-        }
-        let now = probe::placement(rados, &self.pool).ok()?;
-        if now.pg_num != start.pg_num {
-            return Some(format!(
-                "pg_num changed during the run ({} -> {}, osdmap epoch {} -> {}): \
-                 the per-OSD figures use the placement at the start",
-                start.pg_num, now.pg_num, start.epoch, now.epoch
+                } else {
+                    String::new()
+                }
             ));
         }
-        let moved = start
-            .acting
+        // One bounded mon command; when the mons do not answer, skip the rest
+        // (each further command would wait out the op timeout too).
+        let Ok(states) = probe::osd_states(rados) else {
+            return out;
+        };
+        let changed: Vec<String> = states
             .iter()
-            .zip(&now.acting)
-            .filter(|(a, b)| a.first() != b.first())
+            .filter(|s| !self.states.is_empty() && !self.states.contains(s))
+            .map(|(id, up, inn)| {
+                format!(
+                    "osd.{id} now {} and {}",
+                    if *up { "up" } else { "down" },
+                    if *inn { "in" } else { "out" }
+                )
+            })
+            .collect();
+        if !changed.is_empty() {
+            out.push(format!(
+                "OSDs changed state during the run: {}",
+                changed.join(", ")
+            ));
+        }
+        let Ok(now) = probe::placement_now(rados, &self.pool, start.pool) else {
+            return out;
+        };
+        let cur = slots.current();
+        let moved = (0..now.pg_num)
+            .filter(|pg| {
+                cur.primary_of_pg(placement::stable_mod(*pg, cur.pg_num)) != now.primary_of_pg(*pg)
+            })
             .count();
-        (moved > 0).then(|| {
-            format!(
-                "{moved} of {} PGs changed primary during the run (osdmap epoch {} -> {}): \
-                 the per-OSD figures use the placement at the start",
-                start.pg_num, start.epoch, now.epoch
-            )
-        })
+        if moved > 0 || now.pg_num != cur.pg_num {
+            out.push(format!(
+                "the placement changed at the end of the run, after its last re-read (osdmap epoch \
+                 {} -> {}, pg_num {} -> {}, {moved} PG(s) with another primary): the run's last ops \
+                 may be tagged with their old primary",
+                cur.epoch, now.epoch, cur.pg_num, now.pg_num
+            ));
+        }
+        out
     }
 
     /// Joins the job's slowest ops with the OSDs' own records of their
@@ -713,9 +749,13 @@ impl Probes {
             pg_num: s.placement().pg_num,
             epoch: s.placement().epoch,
             size: s.placement().acting.iter().map(Vec::len).max().unwrap_or(0) as u32,
+            refreshes: s.refreshes(),
         })
     }
 }
+
+/// How often the placement watcher polls the osdmap epoch.
+const PLACEMENT_POLL: Duration = Duration::from_secs(1);
 
 /// Turns a refused data op (EPERM/EACCES) into an error naming the cap to add.
 /// A timeout while every OSD is up counts as refused too: from reef on, the

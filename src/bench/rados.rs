@@ -259,7 +259,7 @@ pub async fn run_rados(
         meta.seed,
         verify,
         cfg.concurrency,
-        probes.slots.as_ref(),
+        probes.slots.as_deref(),
     );
 
     if let Some(at) = cfg.start_at {

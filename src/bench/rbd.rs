@@ -334,7 +334,7 @@ async fn run_on_image(
                     cfg.bs,
                     started_unix ^ 0xB10C,
                     cfg.iodepth,
-                    probes.slots.as_ref().map(|s| (s, &info)),
+                    probes.slots.as_deref().map(|s| (s, &info)),
                 )
             })
             .collect();

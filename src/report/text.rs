@@ -424,6 +424,23 @@ fn render_osds(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
         )?,
         None => writeln!(out, "Per OSD, ms:")?,
     }
+    if let Some(p) = &r.placement {
+        for f in &p.refreshes {
+            writeln!(
+                out,
+                "  placement re-read at {:.1} s: osdmap epoch {}, pg_num {}, {} PG(s) with a new primary{}",
+                f.t_ms as f64 / 1000.0,
+                f.epoch,
+                f.pg_num,
+                f.moved,
+                if f.outside > 0 {
+                    format!(", {} on OSDs outside this table", f.outside)
+                } else {
+                    String::new()
+                }
+            )?;
+        }
+    }
     writeln!(
         out,
         "  {:<7} {:<6} {:>8} {:>8} {:>8} | {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
