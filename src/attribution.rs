@@ -9,10 +9,14 @@
 //! client submit ─┬─ client share: librados/librbd, messenger threads (not measured
 //!                │   on its own: it stays in `unattributed`)
 //!                ├─ public network: request + reply on the wire; the client's TCP
-//!                │   connect RTT to that OSD, sampled during the run
-//!   recv_stamp ──┼─ (taken by the messenger before the payload is read)
-//!                ├─ OSD queue  = op_w_latency − op_w_process_latency
-//!                │   (payload receive, dispatch throttles, the op queue)
+//!                │   connect RTT to that OSD, sampled during the run, plus the
+//!                │   payload's transfer time at the path's measured bandwidth
+//!   recv_stamp ──┼─ (taken by the messenger before the payload is read, so a
+//!                │   write's payload transfer is inside op_w_latency: it is
+//!                │   moved from the queue share to the network share; a
+//!                │   read's reply payload travels after the OSD's reply stamp)
+//!                ├─ OSD queue  = op_w_latency − op_w_process_latency − payload
+//!                │   (dispatch throttles, the op queue)
 //!   dequeued ────┼─ OSD local  = op_w_process_latency − replication
 //!                │   (prepare: execute the op, build the transaction, send the
 //!                │   repops; then the local objectstore commit)
@@ -42,6 +46,10 @@ pub struct OsdInputs<'a> {
     pub counters: Option<&'a OsdCounters>,
     /// The client's mean round trip to this OSD's public address, ns.
     pub rtt_ns: Option<f64>,
+    /// Payload bytes per op (the request's for writes, the reply's for reads).
+    pub op_bytes: f64,
+    /// The client↔OSD path's bandwidth, bytes/s (`None`: not measured).
+    pub bandwidth: Option<f64>,
     /// Copies the pool keeps (1: no replication).
     pub pool_size: u32,
 }
@@ -56,10 +64,37 @@ pub fn split_osd(i: &OsdInputs<'_>) -> Attribution {
         }
     };
     notes.push(CLIENT_NOTE.to_string());
-    match i.rtt_ns {
-        Some(r) => push(Part::PublicNetwork, Some(r)),
-        None => notes.push("no client RTT to this OSD: public network not split out".into()),
+    // The payload's time on the wire, at the path's measured bandwidth.
+    let payload = i
+        .bandwidth
+        .filter(|b| *b > 0.0 && i.rtt_ns.is_some())
+        .map(|bw| i.op_bytes / bw * 1e9);
+    match (i.rtt_ns, payload) {
+        (Some(r), Some(p)) => {
+            push(Part::PublicNetwork, Some(r + p));
+            notes.push(format!(
+                "public network = round trip + payload transfer ({:.0} bytes at {:.1} MB/s,                  the path's bandwidth from ICMP echoes)",
+                i.op_bytes,
+                i.bandwidth.unwrap_or_default() / 1e6
+            ));
+        }
+        (Some(r), None) => {
+            push(Part::PublicNetwork, Some(r));
+            notes.push(
+                "no path bandwidth (ICMP echo needs root or CAP_NET_RAW): the payload's \
+                 transfer time is not in the network share (writes: in OSD queue; \
+                 reads: unattributed)"
+                    .into(),
+            );
+        }
+        (None, _) => notes.push("no client RTT to this OSD: public network not split out".into()),
     }
+    // A write's payload arrives after the OSD's receive stamp, inside
+    // op_w − process: take it out of the queue share (never below zero).
+    let unqueue = |queue: f64| {
+        let moved = payload.unwrap_or(0.0).min(queue.max(0.0));
+        queue - moved
+    };
     let c = i.counters.filter(|c| !c.reset);
     if i.counters.is_some_and(|c| c.reset) {
         notes.push("the OSD's counters were reset during the run (restart?)".into());
@@ -71,7 +106,17 @@ pub fn split_osd(i: &OsdInputs<'_>) -> Attribution {
         }
         ("write", Some(c)) => {
             let (op, process) = (mean(c.op_w_latency), mean(c.op_w_process_latency));
-            push(Part::OsdQueue, op.zip(process).map(|(o, p)| o - p));
+            let queue = op.zip(process).map(|(o, p)| o - p);
+            if let (Some(q), Some(p)) = (queue, payload) {
+                if p > q {
+                    notes.push(
+                        "the payload's transfer estimate exceeds the OSD's queue time: \
+                         the queue share is 0"
+                            .into(),
+                    );
+                }
+            }
+            push(Part::OsdQueue, queue.map(unqueue));
             if i.pool_size <= 1 {
                 push(Part::OsdLocal, process);
                 push(Part::Replication, Some(0.0));
@@ -179,6 +224,26 @@ pub fn attribute(result: &mut BenchResult) {
                 .map(|r| r.mean_us * 1e3)
         })
     };
+    let bandwidth = |osd: i32| {
+        result.network.as_ref().and_then(|n| {
+            n.client_rtt
+                .iter()
+                .find(|r| r.osd == osd && r.method == "icmp_echo")
+                .and_then(|r| r.bandwidth_bytes_per_s)
+        })
+    };
+    let op_bytes = |op: &str| {
+        let (bytes, ops) = result
+            .jobs
+            .iter()
+            .filter(|j| j.op == op)
+            .fold((0u64, 0u64), |(b, n), j| (b + j.bytes, n + j.ops));
+        if ops > 0 {
+            bytes as f64 / ops as f64
+        } else {
+            0.0
+        }
+    };
     let mut per_osd = Vec::new();
     for o in &result.osds {
         for (ix, row) in o.client.iter().enumerate() {
@@ -190,6 +255,8 @@ pub fn attribute(result: &mut BenchResult) {
                 client_mean_ns: row.mean_ns,
                 counters: o.counters.as_ref(),
                 rtt_ns: rtt(o.osd),
+                op_bytes: op_bytes(&row.op),
+                bandwidth: bandwidth(o.osd),
                 pool_size: size,
             });
             per_osd.push((o.osd, ix, a));
@@ -262,6 +329,8 @@ mod tests {
             client_mean_ns: 6e6,
             counters: Some(&c),
             rtt_ns: Some(0.25e6),
+            op_bytes: 4096.0,
+            bandwidth: None,
             pool_size: 3,
         });
         assert_eq!(get(&a, Part::PublicNetwork), Some(0.25));
@@ -293,6 +362,8 @@ mod tests {
             client_mean_ns: 6e6,
             counters: Some(&c),
             rtt_ns: None,
+            op_bytes: 4096.0,
+            bandwidth: None,
             pool_size: 1,
         });
         assert_eq!(get(&w, Part::Replication), Some(0.0));
@@ -304,6 +375,8 @@ mod tests {
             client_mean_ns: 1.5e6,
             counters: Some(&c),
             rtt_ns: Some(0.1e6),
+            op_bytes: 4096.0,
+            bandwidth: None,
             pool_size: 3,
         });
         assert_eq!(get(&r, Part::OsdQueue), Some(0.25));
@@ -322,6 +395,8 @@ mod tests {
                 client_mean_ns: 3e6,
                 counters,
                 rtt_ns: Some(1e6),
+                op_bytes: 4096.0,
+                bandwidth: None,
                 pool_size: 3,
             });
             assert_eq!(get(&a, Part::OsdQueue), None);
@@ -339,6 +414,8 @@ mod tests {
             client_mean_ns: 6e6,
             counters: Some(&c),
             rtt_ns: None,
+            op_bytes: 4096.0,
+            bandwidth: None,
             pool_size: 2,
         });
         assert_eq!(get(&a, Part::Replication), Some(0.0));
@@ -350,9 +427,62 @@ mod tests {
             client_mean_ns: 6e6,
             counters: Some(&c),
             rtt_ns: None,
+            op_bytes: 4096.0,
+            bandwidth: None,
             pool_size: 2,
         });
         assert_eq!(get(&a, Part::Replication), Some(3.5));
+    }
+
+    #[test]
+    fn payload_transfer_moves_from_the_write_queue_to_the_network() {
+        let c = counters();
+        // 1 MB at 1 GB/s: 1 ms on the wire.
+        let mk = |op, bandwidth, rtt_ns| {
+            split_osd(&OsdInputs {
+                op,
+                client_mean_ns: 6e6,
+                counters: Some(&c),
+                rtt_ns,
+                op_bytes: 1e6,
+                bandwidth,
+                pool_size: 1,
+            })
+        };
+        let w = mk("write", Some(1e9), Some(0.25e6));
+        assert_eq!(get(&w, Part::PublicNetwork), Some(1.25));
+        assert_eq!(
+            get(&w, Part::OsdQueue),
+            Some(0.0),
+            "queue 1.0 − payload 1.0"
+        );
+        assert_eq!(get(&w, Part::Unattributed), Some(0.75), "unchanged");
+        assert!(w
+            .notes
+            .iter()
+            .any(|n| n.contains("1000000 bytes at 1000.0 MB/s")));
+        // Twice the payload: the queue share stops at 0, the rest comes out of
+        // unattributed, and a note says so.
+        let w2 = mk("write", Some(0.5e9), Some(0.25e6));
+        assert_eq!(get(&w2, Part::PublicNetwork), Some(2.25));
+        assert_eq!(get(&w2, Part::OsdQueue), Some(0.0));
+        assert_eq!(get(&w2, Part::Unattributed), Some(-0.25));
+        assert!(w2.notes.iter().any(|n| n.contains("exceeds")));
+        // A read's reply payload is outside the OSD's timers.
+        let r = mk("read", Some(1e9), Some(0.25e6));
+        assert_eq!(get(&r, Part::PublicNetwork), Some(1.25));
+        assert_eq!(get(&r, Part::OsdQueue), Some(0.25));
+        // No bandwidth, or no RTT: no payload term, and notes say why.
+        let n = mk("write", None, Some(0.25e6));
+        assert_eq!(get(&n, Part::PublicNetwork), Some(0.25));
+        assert_eq!(get(&n, Part::OsdQueue), Some(1.0));
+        assert!(n.notes.iter().any(|n| n.contains("CAP_NET_RAW")));
+        let n = mk("write", Some(1e9), None);
+        assert_eq!(get(&n, Part::PublicNetwork), None);
+        assert_eq!(get(&n, Part::OsdQueue), Some(1.0));
+        for a in [&w, &w2, &r] {
+            assert!((sum(a) - 6e6).abs() < 1e-6);
+        }
     }
 
     #[test]
@@ -364,6 +494,8 @@ mod tests {
                 client_mean_ns: mean,
                 counters: Some(&c),
                 rtt_ns: Some(rtt),
+                op_bytes: 4096.0,
+                bandwidth: None,
                 pool_size: 3,
             })
         };

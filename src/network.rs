@@ -1,9 +1,10 @@
 //! The network between the client and the OSDs: the client's own round-trip
 //! time to each OSD's public address (TCP connect time to its messenger
 //! port, and ICMP echo where raw sockets are permitted; sampled once a
-//! second on a thread of its own, off the I/O path),
-//! and the OSDs' heartbeat round trips as they report them
-//! (`dump_osd_network`).
+//! second on a thread of its own, off the I/O path), the bandwidth of that
+//! path (a bulk ICMP echo beside the small one: the payload's transfer
+//! time is their difference), and the OSDs' heartbeat round trips as they
+//! report them (`dump_osd_network`).
 #![forbid(unsafe_code)]
 
 use std::net::{SocketAddr, TcpStream};
@@ -78,6 +79,35 @@ pub struct ClientRtt {
     pub mean_us: f64,
     /// Slowest, µs.
     pub max_us: f64,
+    /// `icmp_echo` rows: the payload of the bulk echo sent beside each small
+    /// one (bytes, each way).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bulk_bytes: Option<u64>,
+    /// The fastest bulk echo, µs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bulk_min_us: Option<f64>,
+    /// The path's bandwidth, bytes/s: both directions carry the bulk echo's
+    /// extra payload, so `2 × (bulk − small payload) / (bulk_min − min)`.
+    /// The fastest of each is taken, so the figure is the idle path's, not
+    /// one slowed by the benchmark's own traffic. Absent when the two
+    /// minima are too close to tell apart.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bandwidth_bytes_per_s: Option<f64>,
+}
+
+/// ICMP payload of the small echo, bytes.
+pub const SMALL_ECHO_BYTES: usize = 8;
+/// ICMP payload of the bulk echo, bytes (just under the 65,507 an IPv4
+/// datagram can carry: the longer the payload, the less the estimate
+/// extrapolates to a large op).
+pub const BULK_ECHO_BYTES: usize = 60_000;
+
+/// The path's bandwidth (bytes/s) from the fastest small and bulk echo
+/// round trips (µs): `None` unless the bulk one is measurably slower.
+pub fn echo_bandwidth(small_min_us: f64, bulk_min_us: f64) -> Option<f64> {
+    let extra = 2.0 * (BULK_ECHO_BYTES - SMALL_ECHO_BYTES) as f64;
+    let dt = (bulk_min_us - small_min_us) * 1e-6;
+    (dt > 1e-6).then(|| extra / dt)
 }
 
 #[derive(Default, Clone, Copy)]
@@ -124,6 +154,9 @@ impl Acc {
                 0.0
             },
             max_us: self.max,
+            bulk_bytes: None,
+            bulk_min_us: None,
+            bandwidth_bytes_per_s: None,
         }
     }
 }
@@ -134,6 +167,9 @@ struct Pinger {
     sock: socket2::Socket,
     id: u16,
     seq: u16,
+    /// The request being sent and the reply being read: allocated once.
+    req: Vec<u8>,
+    buf: Vec<u8>,
 }
 
 impl Pinger {
@@ -144,42 +180,48 @@ impl Pinger {
             sock,
             id: (std::process::id() & 0xffff) as u16,
             seq: 0,
+            req: Vec::with_capacity(8 + BULK_ECHO_BYTES),
+            buf: vec![0; 65_536],
         })
     }
 
-    /// One echo request to `ip` and the wait for its reply (bounded by `timeout`).
-    fn ping(&mut self, ip: std::net::Ipv4Addr, timeout: Duration) -> Option<Duration> {
+    /// One echo request with `payload` bytes to `ip` and the wait for its
+    /// reply (bounded by `timeout`).
+    fn ping(
+        &mut self,
+        ip: std::net::Ipv4Addr,
+        payload: usize,
+        timeout: Duration,
+    ) -> Option<Duration> {
         use std::io::Read;
         self.seq = self.seq.wrapping_add(1);
-        let req = echo_request(self.id, self.seq);
+        echo_request(&mut self.req, self.id, self.seq, payload);
         let to = socket2::SockAddr::from(SocketAddr::new(ip.into(), 0));
         let t = Instant::now();
-        self.sock.send_to(&req, &to).ok()?;
-        let mut buf = [0u8; 1500];
+        self.sock.send_to(&self.req, &to).ok()?;
         loop {
             let left = timeout.checked_sub(t.elapsed())?;
             self.sock
                 .set_read_timeout(Some(left.max(Duration::from_millis(1))))
                 .ok()?;
-            let n = (&self.sock).read(&mut buf).ok()?;
-            if is_echo_reply(&buf[..n], ip, self.id, self.seq) {
+            let n = (&self.sock).read(&mut self.buf).ok()?;
+            if is_echo_reply(&self.buf[..n], ip, self.id, self.seq) {
                 return Some(t.elapsed());
             }
         }
     }
 }
 
-/// An ICMP echo request (type 8) with identifier `id`, sequence `seq` and
-/// 8 bytes of payload.
-pub fn echo_request(id: u16, seq: u16) -> [u8; 16] {
-    let mut p = [0u8; 16];
-    p[0] = 8;
-    p[4..6].copy_from_slice(&id.to_be_bytes());
-    p[6..8].copy_from_slice(&seq.to_be_bytes());
-    p[8..16].copy_from_slice(b"cephbnch");
-    let c = inet_checksum(&p);
+/// Writes into `p` an ICMP echo request (type 8) with identifier `id`,
+/// sequence `seq` and `payload` bytes of payload.
+pub fn echo_request(p: &mut Vec<u8>, id: u16, seq: u16, payload: usize) {
+    p.clear();
+    p.extend_from_slice(&[8, 0, 0, 0]);
+    p.extend_from_slice(&id.to_be_bytes());
+    p.extend_from_slice(&seq.to_be_bytes());
+    p.extend(b"cephbnch".iter().cycle().take(payload));
+    let c = inet_checksum(p);
     p[2..4].copy_from_slice(&c.to_be_bytes());
-    p
 }
 
 /// The Internet checksum (RFC 1071).
@@ -209,21 +251,30 @@ pub fn is_echo_reply(pkt: &[u8], from: std::net::Ipv4Addr, id: u16, seq: u16) ->
     src == from && icmp[0] == 0 && icmp[4..6] == id.to_be_bytes() && icmp[6..8] == seq.to_be_bytes()
 }
 
-/// Per target: the TCP connect times and (where permitted) the ICMP ones.
-type Rounds = (Vec<Acc>, Option<Vec<Acc>>);
+/// Per target: the TCP connect times and (where permitted) the small and
+/// bulk ICMP echo ones.
+type Rounds = (Vec<Acc>, Option<Vec<(Acc, Acc)>>);
 
 /// A background thread that times, once per interval, a TCP connect to
 /// every OSD's public address and (where raw sockets are permitted) an
-/// ICMP echo to its host, until stopped.
+/// ICMP echo (small, then bulk) to its host, until stopped.
 pub struct RttProbe {
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<Rounds>>,
     targets: Vec<(i32, SocketAddr)>,
 }
 
+/// Small + bulk echo pairs sent to each target before the workload starts,
+/// so the path's bandwidth is also measured while the benchmark's own
+/// traffic does not queue ahead of the echoes.
+const CALIBRATION_PAIRS: usize = 3;
+/// The longest [`RttProbe::start`] waits for those pairs.
+const CALIBRATION_WAIT: Duration = Duration::from_secs(2);
+
 impl RttProbe {
     /// Starts probing `targets` every `interval`; each connect or echo is
-    /// bounded by `timeout`.
+    /// bounded by `timeout`. Where ICMP is permitted, first sends a few echo
+    /// pairs on the idle path (waiting for them at most 2 s).
     pub fn start(
         targets: Vec<(i32, SocketAddr)>,
         interval: Duration,
@@ -232,12 +283,26 @@ impl RttProbe {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stop);
         let addrs: Vec<SocketAddr> = targets.iter().map(|t| t.1).collect();
+        let (calibrated, wait) = std::sync::mpsc::sync_channel::<()>(1);
         let thread = std::thread::Builder::new()
             .name("rtt-probe".into())
             .spawn(move || {
                 let mut tcp = vec![Acc::new(); addrs.len()];
                 let mut pinger = Pinger::open();
-                let mut icmp = pinger.as_ref().map(|_| vec![Acc::new(); addrs.len()]);
+                let mut icmp = pinger
+                    .as_ref()
+                    .map(|_| vec![(Acc::new(), Acc::new()); addrs.len()]);
+                if let (Some(p), Some(acc)) = (pinger.as_mut(), icmp.as_mut()) {
+                    for _ in 0..CALIBRATION_PAIRS {
+                        for (i, addr) in addrs.iter().enumerate() {
+                            if let std::net::IpAddr::V4(ip) = addr.ip() {
+                                acc[i].0.add(p.ping(ip, SMALL_ECHO_BYTES, timeout));
+                                acc[i].1.add(p.ping(ip, BULK_ECHO_BYTES, timeout));
+                            }
+                        }
+                    }
+                }
+                let _ = calibrated.send(());
                 while !flag.load(Ordering::Relaxed) {
                     let round = Instant::now();
                     for (i, addr) in addrs.iter().enumerate() {
@@ -247,7 +312,8 @@ impl RttProbe {
                         if let (Some(p), Some(acc), std::net::IpAddr::V4(ip)) =
                             (pinger.as_mut(), icmp.as_mut(), addr.ip())
                         {
-                            acc[i].add(p.ping(ip, timeout));
+                            acc[i].0.add(p.ping(ip, SMALL_ECHO_BYTES, timeout));
+                            acc[i].1.add(p.ping(ip, BULK_ECHO_BYTES, timeout));
                         }
                     }
                     // Sleep out the interval in short steps so stop is prompt.
@@ -258,6 +324,9 @@ impl RttProbe {
                 (tcp, icmp)
             })
             .ok();
+        if thread.is_some() {
+            let _ = wait.recv_timeout(CALIBRATION_WAIT);
+        }
         RttProbe {
             stop,
             thread,
@@ -285,7 +354,17 @@ impl RttProbe {
                 self.targets
                     .iter()
                     .zip(&icmp)
-                    .map(|((osd, addr), a)| a.row(*osd, addr.ip().to_string(), "icmp_echo")),
+                    .map(|((osd, addr), (small, bulk))| {
+                        let mut row = small.row(*osd, addr.ip().to_string(), "icmp_echo");
+                        if bulk.n > 0 {
+                            row.bulk_bytes = Some(BULK_ECHO_BYTES as u64);
+                            row.bulk_min_us = Some(bulk.min);
+                            if small.n > 0 {
+                                row.bandwidth_bytes_per_s = echo_bandwidth(small.min, bulk.min);
+                            }
+                        }
+                        row
+                    }),
             );
         }
         rows
@@ -401,20 +480,41 @@ mod tests {
                 "{r:?}"
             );
             assert_eq!(icmp[0].addr, "127.0.0.1");
+            assert!(
+                icmp.iter().all(
+                    |x| x.bulk_bytes == Some(BULK_ECHO_BYTES as u64) && x.bulk_min_us.is_some()
+                ),
+                "{r:?}"
+            );
         }
     }
 
     #[test]
+    fn bandwidth_from_two_echo_minima() {
+        // 2 × 59,992 bytes more in 1,199.84 µs more: 100 MB/s.
+        let bw = echo_bandwidth(50.0, 50.0 + 1_199.84).unwrap();
+        assert!((bw - 1e8).abs() < 1.0, "{bw}");
+        assert_eq!(echo_bandwidth(50.0, 50.5), None, "within a µs: unknown");
+        assert_eq!(echo_bandwidth(50.0, 40.0), None);
+    }
+
+    #[test]
     fn echo_packets() {
-        let req = echo_request(0x1234, 7);
+        let mut req = Vec::new();
+        echo_request(&mut req, 0x1234, 7, BULK_ECHO_BYTES + 1);
+        assert_eq!(req.len(), 8 + BULK_ECHO_BYTES + 1);
+        assert_eq!(inet_checksum(&req), 0, "an odd length sums to zero too");
+        echo_request(&mut req, 0x1234, 7, SMALL_ECHO_BYTES);
+        assert_eq!(req.len(), 16, "the buffer is reused");
         assert_eq!(inet_checksum(&req), 0, "a valid checksum sums to zero");
         assert_eq!(&req[4..8], &[0x12, 0x34, 0, 7]);
+        assert_eq!(&req[8..], b"cephbnch");
         // The reply as a raw socket returns it: a 20-byte IPv4 header first.
         let from = std::net::Ipv4Addr::new(192, 0, 2, 10);
         let mut pkt = vec![
             0x45, 0, 0, 36, 0, 0, 0, 0, 64, 1, 0, 0, 192, 0, 2, 10, 192, 0, 2, 1,
         ];
-        let mut reply = req;
+        let mut reply = req.clone();
         reply[0] = 0;
         pkt.extend_from_slice(&reply);
         assert!(is_echo_reply(&pkt, from, 0x1234, 7));

@@ -105,48 +105,36 @@ struct Lat {
     icmp_ms: f64,
 }
 
+/// `cephbench rados MODE` at QD1 for 4 s (1 s ramp) from the client namespace: its JSON.
+fn bench_json(mode: &str, block: &str, tag: &str) -> serde_json::Value {
+    let mut args = vec![
+        "exec", "--dir", DIR, "--", CEPHBENCH, "rados", mode, "-p", POOL, "-b", block,
+    ];
+    args.extend(["-t", "1", "-d", "4", "--ramp", "1s", "--progress", "never"]);
+    args.extend(["--format", "json", "--run-name", tag]);
+    if mode == "write" {
+        args.push("--no-cleanup");
+    }
+    let out = ok(cluster(&args), &format!("cephbench rados {mode}"));
+    serde_json::from_str(&out).expect("one JSON document")
+}
+
+/// A job's attribution share, ms.
+fn share(job: &serde_json::Value, part: &str) -> f64 {
+    job["attribution"]["shares"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["part"] == part))
+        .and_then(|s| s["ns"].as_f64())
+        .unwrap_or_else(|| panic!("no {part} share: {}", job["attribution"]))
+        / 1e6
+}
+
 fn write_run(tag: &str) -> Lat {
-    let out = ok(
-        cluster(&[
-            "exec",
-            "--dir",
-            DIR,
-            "--",
-            CEPHBENCH,
-            "rados",
-            "write",
-            "-p",
-            POOL,
-            "-b",
-            "4K",
-            "-t",
-            "1",
-            "-d",
-            "4",
-            "--ramp",
-            "1s",
-            "--progress",
-            "never",
-            "--format",
-            "json",
-            "--run-name",
-            tag,
-        ]),
-        "cephbench rados write",
-    );
-    let v: serde_json::Value = serde_json::from_str(&out).expect("one JSON document");
+    let v = bench_json("write", "4K", tag);
     let job = &v["jobs"][0];
     assert!(job["ops"].as_u64().unwrap() > 50, "too few ops: {job}");
     assert_eq!(job["errors"].as_u64(), Some(0));
     let l = &job["latency_ns"];
-    let share = |part: &str| {
-        job["attribution"]["shares"]
-            .as_array()
-            .and_then(|s| s.iter().find(|s| s["part"] == part))
-            .and_then(|s| s["ns"].as_f64())
-            .unwrap_or_else(|| panic!("no {part} share: {}", job["attribution"]))
-            / 1e6
-    };
     let icmp: Vec<f64> = v["network"]["client_rtt"]
         .as_array()
         .expect("client round trips")
@@ -163,8 +151,8 @@ fn write_run(tag: &str) -> Lat {
         icmp_ms: icmp.iter().sum::<f64>() / icmp.len() as f64,
         mean_ms: l["mean"].as_f64().unwrap() / 1e6,
         p50_ms: l["p50"].as_f64().unwrap() / 1e6,
-        public_ms: share("public_network"),
-        replication_ms: share("replication"),
+        public_ms: share(job, "public_network"),
+        replication_ms: share(job, "replication"),
     }
 }
 
@@ -251,6 +239,8 @@ fn one_way_delays_on_cluster_and_public_links_raise_write_latency_by_two_d() {
     ]);
     assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("has 3 OSD"));
 
+    // The first run on a fresh pool pays for PG creation and cold caches: not a baseline.
+    write_run("warm");
     let base = write_run("base");
     delay("cluster", 1000);
     let show = ok(
@@ -346,6 +336,8 @@ fn one_way_delays_on_cluster_and_public_links_raise_write_latency_by_two_d() {
         again.p50_ms
     );
 
+    payload_transfer_follows_a_bandwidth_limit();
+
     ok(cluster(&["down", "--dir", DIR]), "down");
     let ns = String::from_utf8(
         Command::new("ip")
@@ -360,4 +352,136 @@ fn one_way_delays_on_cluster_and_public_links_raise_write_latency_by_two_d() {
         "namespaces left after down: {ns}"
     );
     assert!(!Path::new(DIR).exists(), "{DIR} left after down");
+}
+
+/// One-way rate limit (token bucket) on the client's and the OSDs' public interfaces.
+const SHAPED_RATE: f64 = 25e6; // 200 Mbit/s, bytes/s
+const BIG_OP: f64 = 524_288.0;
+
+fn shape_namespaces() -> Vec<String> {
+    let mut ns = vec![format!("{NAME}-cli")];
+    ns.extend((0..3).map(|i| format!("{NAME}-osd{i}")));
+    ns
+}
+
+/// Removes the rate limits again, also when the test fails.
+struct Unshape;
+impl Drop for Unshape {
+    fn drop(&mut self) {
+        for ns in shape_namespaces() {
+            let _ = Command::new("ip")
+                .args([
+                    "netns", "exec", &ns, "tc", "qdisc", "del", "dev", "eth0", "root",
+                ])
+                .output();
+        }
+    }
+}
+
+struct Big {
+    mean_ms: f64,
+    public_ms: f64,
+    queue_ms: f64,
+    /// Mean TCP-connect round trip over the OSDs, ms.
+    tcp_ms: f64,
+    /// Each OSD's measured path bandwidth, bytes/s.
+    bandwidth: Vec<Option<f64>>,
+}
+
+fn big_run(mode: &str, tag: &str) -> Big {
+    let v = bench_json(mode, "512K", tag);
+    let job = &v["jobs"][0];
+    assert!(job["ops"].as_u64().unwrap() >= 20, "too few ops: {job}");
+    assert_eq!(job["errors"].as_u64(), Some(0));
+    let rows = v["network"]["client_rtt"].as_array().expect("round trips");
+    let tcp: Vec<f64> = rows
+        .iter()
+        .filter(|r| r["method"] == "tcp_connect")
+        .map(|r| r["mean_us"].as_f64().unwrap() / 1e3)
+        .collect();
+    Big {
+        mean_ms: job["latency_ns"]["mean"].as_f64().unwrap() / 1e6,
+        public_ms: share(job, "public_network"),
+        queue_ms: share(job, "osd_queue"),
+        tcp_ms: tcp.iter().sum::<f64>() / tcp.len() as f64,
+        bandwidth: rows
+            .iter()
+            .filter(|r| r["method"] == "icmp_echo")
+            .map(|r| r["bandwidth_bytes_per_s"].as_f64())
+            .collect(),
+    }
+}
+
+/// A 200 Mbit/s token bucket on the public path (client and OSD egress): the
+/// bulk ICMP echo measures that rate, and a 512 KiB op's transfer time
+/// (≈ 21 ms) lands in the public-network share — for writes out of the OSD
+/// queue share, where the OSD's receive stamp (taken before the payload is
+/// read) would otherwise put it.
+fn payload_transfer_follows_a_bandwidth_limit() {
+    let base_w = big_run("write", "bwbase");
+    let base_r = big_run("rand", "bwbase");
+    let _unshape = Unshape;
+    for ns in shape_namespaces() {
+        ok(
+            Command::new("ip")
+                .args([
+                    "netns", "exec", &ns, "tc", "qdisc", "add", "dev", "eth0", "root", "tbf",
+                    "rate", "200mbit", "burst", "12kb", "latency", "2s",
+                ])
+                .output()
+                .unwrap(),
+            "tc qdisc add tbf",
+        );
+    }
+    let w = big_run("write", "bwshaped");
+    let r = big_run("rand", "bwshaped");
+    drop(_unshape);
+
+    let t_ms = BIG_OP / SHAPED_RATE * 1e3;
+    for (what, b) in [("write", &w), ("read", &r)] {
+        assert_eq!(b.bandwidth.len(), 3, "{what}: one ICMP row per OSD");
+        for bw in &b.bandwidth {
+            let bw = bw.unwrap_or_else(|| panic!("{what}: no bandwidth under the limit"));
+            // The bucket's 12 KiB burst lets part of the echo through at once.
+            assert!(
+                (0.8..=1.6).contains(&(bw / SHAPED_RATE)),
+                "{what}: measured {:.1} MB/s through a {:.1} MB/s limit",
+                bw / 1e6,
+                SHAPED_RATE / 1e6
+            );
+        }
+    }
+    for (what, b) in [("write", &base_w), ("read", &base_r)] {
+        assert!(
+            b.bandwidth
+                .iter()
+                .all(|bw| bw.map_or(true, |bw| bw > 8.0 * SHAPED_RATE)),
+            "{what}: unshaped path measured as slow as the limit: {:?}",
+            b.bandwidth
+        );
+    }
+    let mut report = Vec::new();
+    for (what, base, shaped) in [("write", &base_w, &w), ("read", &base_r, &r)] {
+        let mean = shaped.mean_ms - base.mean_ms;
+        // The payload term alone: the public share minus the round trip it rests on.
+        let payload = shaped.public_ms - shaped.tcp_ms;
+        let queue = shaped.queue_ms - base.queue_ms;
+        report.push(format!(
+            "{what}: mean +{mean:.2} ms, payload term {payload:.2} ms, queue share {queue:+.2} ms \
+             (limit: {t_ms:.2} ms per op)"
+        ));
+        assert!(
+            (0.7 * t_ms..=1.6 * t_ms).contains(&mean),
+            "{what}: the limit raised the mean by {mean:.2} ms, want ≈ {t_ms:.2}"
+        );
+        assert!(
+            (0.6 * t_ms..=1.3 * t_ms).contains(&payload),
+            "{what}: payload term {payload:.2} ms, want ≈ {t_ms:.2}"
+        );
+        assert!(
+            queue < 0.35 * t_ms,
+            "{what}: the OSD queue share rose by {queue:.2} ms: the payload stayed in it"
+        );
+    }
+    eprintln!("200 Mbit/s limit, 512 KiB QD1: {}", report.join("; "));
 }

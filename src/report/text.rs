@@ -393,6 +393,29 @@ fn render_network(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
                 c.osd, c.addr, c.min_us, c.mean_us, c.max_us, c.samples, c.failures
             )?;
         }
+        let bulk: Vec<_> = n
+            .client_rtt
+            .iter()
+            .filter(|c| c.bulk_bytes.is_some())
+            .collect();
+        if let Some(first) = bulk.first() {
+            writeln!(
+                out,
+                "  path bandwidth, MB/s ({} B vs {} B ICMP echo, fastest of each):",
+                first.bulk_bytes.unwrap_or_default(),
+                crate::network::SMALL_ECHO_BYTES
+            )?;
+            for row in bulk.chunks(6) {
+                let cells: Vec<String> = row
+                    .iter()
+                    .map(|c| match c.bandwidth_bytes_per_s {
+                        Some(bw) => format!("osd.{} {:.1}", c.osd, bw / 1e6),
+                        None => format!("osd.{} -", c.osd),
+                    })
+                    .collect();
+                writeln!(out, "    {}", cells.join("   "))?;
+            }
+        }
     }
     if !n.heartbeat.is_empty() {
         writeln!(
