@@ -688,13 +688,18 @@ fn the_mgr_osd_perf_rows_match_the_ceph_cli() {
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let mut seen: Vec<(Value, u64)> = Vec::new();
-    let read_cli = |seen: &mut Vec<(Value, u64)>| {
+    // (osd id, (commit ns, apply ns)) as the CLI printed them while the run went on.
+    let mut seen: Vec<(Value, (u64, u64))> = Vec::new();
+    let read_cli = |seen: &mut Vec<(Value, (u64, u64))>| {
         let cli: Value =
             serde_json::from_str(&common::ceph(&["osd", "perf", "-f", "json"])).unwrap();
         for r in cli["osdstats"]["osd_perf_infos"].as_array().unwrap() {
-            let ns = r["perf_stats"]["commit_latency_ns"].as_u64().unwrap();
-            seen.push((r["id"].clone(), ns));
+            let s = &r["perf_stats"];
+            let ns = |k: &str| s[k].as_u64().unwrap();
+            seen.push((
+                r["id"].clone(),
+                (ns("commit_latency_ns"), ns("apply_latency_ns")),
+            ));
         }
     };
     while child.try_wait().unwrap().is_none() {
@@ -710,24 +715,28 @@ fn the_mgr_osd_perf_rows_match_the_ceph_cli() {
     for o in osds {
         let m = &o["mgr_perf"];
         assert!(m.is_object(), "no osd perf row for {}", o["osd"]);
-        let ours = m["commit_latency_ns"].as_u64().unwrap();
+        let ours = (
+            m["commit_latency_ns"].as_u64().unwrap(),
+            m["apply_latency_ns"].as_u64().unwrap(),
+        );
         assert_eq!(
             m["commit_latency_ms"].as_u64().unwrap(),
-            ours / 1_000_000,
+            ours.0 / 1_000_000,
             "whole ms as the CLI prints them"
         );
-        let theirs: Vec<u64> = seen
+        assert_eq!(m["apply_latency_ms"].as_u64().unwrap(), ours.1 / 1_000_000);
+        let theirs: Vec<(u64, u64)> = seen
             .iter()
             .filter(|(id, _)| *id == o["osd"])
             .map(|x| x.1)
             .collect();
         eprintln!(
-            "osd.{}: cephbench {ours} ns; the CLI showed {theirs:?}",
+            "osd.{}: cephbench (commit, apply) {ours:?} ns; the CLI showed {theirs:?}",
             o["osd"]
         );
         assert!(
             theirs.contains(&ours),
-            "osd.{}: cephbench stored {ours} ns, the CLI showed {theirs:?}",
+            "osd.{}: cephbench stored (commit, apply) {ours:?} ns, the CLI showed {theirs:?}",
             o["osd"]
         );
     }
