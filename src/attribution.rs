@@ -72,11 +72,12 @@ pub fn split_osd(i: &OsdInputs<'_>) -> Attribution {
     match (i.rtt_ns, payload) {
         (Some(r), Some(p)) => {
             push(Part::PublicNetwork, Some(r + p));
-            notes.push(format!(
-                "public network = round trip + payload transfer ({:.0} bytes at {:.1} MB/s,                  the path's bandwidth from ICMP echoes)",
-                i.op_bytes,
-                i.bandwidth.unwrap_or_default() / 1e6
-            ));
+            // One wording for every OSD, so a job's notes stay one line each.
+            notes.push(
+                "public network = round trip + the op's payload at the path's bandwidth \
+                 (measured with ICMP echoes; per OSD under the round trips)"
+                    .into(),
+            );
         }
         (Some(r), None) => {
             push(Part::PublicNetwork, Some(r));
@@ -460,7 +461,7 @@ mod tests {
         assert!(w
             .notes
             .iter()
-            .any(|n| n.contains("1000000 bytes at 1000.0 MB/s")));
+            .any(|n| n.contains("payload at the path's bandwidth")));
         // Twice the payload: the queue share stops at 0, the rest comes out of
         // unattributed, and a note says so.
         let w2 = mk("write", Some(0.5e9), Some(0.25e6));

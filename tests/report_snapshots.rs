@@ -382,8 +382,10 @@ pub fn fixture_with_histogram() -> BenchResult {
 fn html_report() {
     let html = render(Format::Html, &fixture_with_histogram());
     insta::assert_snapshot!(html);
-    // One job: percentile curve + two timelines, the attribution, per-OSD bars.
-    assert_eq!(html.matches("<svg ").count(), 5);
+    // One job: percentile curve + two timelines, the attribution, per-OSD bars,
+    // the OSD counter timeline.
+    assert_eq!(html.matches("<svg ").count(), 6);
+    assert!(html.contains("Each OSD&#39;s own mean op_w_latency per counter interval"));
     for forbidden in ["<script", "<link", "@import", "url(", "https://", "<img"] {
         assert!(
             !html.contains(forbidden),
@@ -424,7 +426,7 @@ fn html_with_negative_unattributed_share() {
         "note missing"
     );
     assert!(!html.contains("NaN") && !html.contains("width=\"-") && !html.contains("inf"));
-    assert_eq!(html.matches("<svg ").count(), 5);
+    assert_eq!(html.matches("<svg ").count(), 6);
 }
 
 fn assert_fits(text: &str) {

@@ -233,6 +233,7 @@ fn result_section(h: &mut String, i: usize, several: bool, name: &str, r: &Bench
     }
     attribution(h, r);
     osd_bars(h, r);
+    counter_timeline(h, r);
     h.push_str("</section>\n");
 }
 
@@ -483,6 +484,54 @@ fn osd_bars(h: &mut String, r: &BenchResult) {
         groups,
     }));
     h.push('\n');
+}
+
+/// Each OSD's own op latency (`op_w_latency`, else `op_r_latency`) per
+/// `--counter-interval`: where a slow OSD shows when it became slow.
+fn counter_timeline(h: &mut String, r: &BenchResult) {
+    let pick = |write: bool| -> Vec<Series> {
+        r.osds
+            .iter()
+            .map(|o| Series {
+                name: format!("osd.{}", o.osd),
+                points: o
+                    .timeline
+                    .iter()
+                    .filter(|s| !s.counters.reset)
+                    .filter_map(|s| {
+                        let c = &s.counters;
+                        let d = if write {
+                            c.op_w_latency
+                        } else {
+                            c.op_r_latency
+                        };
+                        d.and_then(|d| d.mean_ns).map(|ns| (s.t_s, ns / 1e6))
+                    })
+                    .collect(),
+            })
+            .filter(|s| !s.points.is_empty())
+            .collect()
+    };
+    let (series, counter) = match pick(true) {
+        s if !s.is_empty() => (s, "op_w_latency"),
+        _ => (pick(false), "op_r_latency"),
+    };
+    if series.is_empty() {
+        return;
+    }
+    h.push_str("<h3>OSD counters over time</h3><div class=\"plots\">");
+    h.push_str(&svg::line_chart(&LineChart {
+        title: format!("Each OSD's own mean {counter} per counter interval"),
+        x_label: "time since the counters' first read, s".into(),
+        y_label: format!("{counter} (OSD receive → reply), ms"),
+        series,
+        x_ticks: None,
+        shade: None,
+    }));
+    h.push_str(
+        "</div><p class=\"note\">One point per interval, at its end: the OSD's \
+         Δsum / Δcount over that interval (intervals with no ops or a counter reset left out).</p>\n",
+    );
 }
 
 #[cfg(test)]
