@@ -203,12 +203,13 @@ pub fn osd_network(rados: &Rados, osd: i32) -> Result<Vec<HeartbeatRtt>, ProbeEr
 pub fn historic_ops(
     rados: &Rados,
     osd: i32,
-) -> Result<Vec<crate::historic::HistoricOp>, ProbeError> {
+) -> Result<(Vec<crate::historic::HistoricOp>, Option<(u64, u64)>), ProbeError> {
     let out = rados.osd_command(osd, r#"{"prefix":"dump_historic_ops_by_duration"}"#)?;
-    Ok(crate::historic::parse_historic_ops(
-        osd,
-        &json(&out.out, "dump_historic_ops_by_duration")?,
-    )?)
+    let doc = json(&out.out, "dump_historic_ops_by_duration")?;
+    Ok((
+        crate::historic::parse_historic_ops(osd, &doc)?,
+        crate::historic::history_limits(&doc),
+    ))
 }
 
 /// Every OSD's row of `osd perf` (mgr; needs mgr 'allow r').

@@ -457,6 +457,28 @@ fn the_slowest_ops_are_joined_to_the_osds_records() {
     );
     let text = common::render_text(&v);
     assert!(text.contains("Slowest ops, joined"), "{text}");
+    let warns = v["warnings"].to_string();
+    let gone = |w: &str| w.contains("no longer in their OSD's record");
+    assert_eq!(gone(&warns), joined < tail.len(), "{warns}");
+
+    // With a history of one op per OSD most of the slowest are gone, and
+    // the warning names the limit the OSDs reported.
+    op_history("1");
+    let v = write_run_with(p, "2", &["-b", "4M", "-t", "16"]);
+    let missing = v["tail"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["osd"].is_null())
+        .count();
+    let warns = v["warnings"].to_string();
+    assert!(missing >= 5, "{missing} of the slowest ops missing");
+    assert!(
+        gone(&warns)
+            && warns.contains(&format!("{missing} of the 10 slowest"))
+            && warns.contains("its slowest 1 ops of the last 600 s"),
+        "{warns}"
+    );
 }
 
 /// PGs that move during a run (an OSD marked out 2 s in, on a size-1
