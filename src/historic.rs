@@ -100,13 +100,6 @@ fn parse_description(d: &str) -> Option<Described> {
     Some((object, op, extent))
 }
 
-/// How much history the OSD keeps, from the head of the same dump: its
-/// `osd_op_history_size` (ops) and `osd_op_history_duration` (seconds).
-pub fn history_limits(doc: &Value) -> Option<(u64, u64)> {
-    let n = |k: &str| doc.get(k).and_then(Value::as_u64);
-    n("size").zip(n("duration"))
-}
-
 /// Parses one OSD's `dump_historic_ops[_by_duration]`. Ops that are not
 /// client `osd_op`s (e.g. replica `osd_repop`) are skipped.
 pub fn parse_historic_ops(osd: i32, doc: &Value) -> Result<Vec<HistoricOp>, ShapeError> {
@@ -261,12 +254,6 @@ mod tests {
             "../tests/fixtures/pacific/dump_historic_ops_by_duration.json"
         ))
         .unwrap()
-    }
-
-    #[test]
-    fn the_history_limits_head_the_dump() {
-        assert_eq!(history_limits(&fixture()), Some((20, 600)));
-        assert_eq!(history_limits(&serde_json::json!({"size": "20"})), None);
     }
 
     #[test]

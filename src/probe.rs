@@ -197,19 +197,18 @@ pub fn osd_network(rados: &Rados, osd: i32) -> Result<Vec<HeartbeatRtt>, ProbeEr
     )?)?)
 }
 
-/// One OSD's slowest ops and its history limits (size, duration s).
-pub type HistoricDump = (Vec<crate::historic::HistoricOp>, Option<(u64, u64)>);
-
 /// The slowest client ops one OSD kept (`dump_historic_ops_by_duration`:
 /// its `osd_op_history_size` slowest of the last `osd_op_history_duration`
 /// seconds; `dump_historic_ops` holds the same set, by arrival).
-pub fn historic_ops(rados: &Rados, osd: i32) -> Result<HistoricDump, ProbeError> {
+pub fn historic_ops(
+    rados: &Rados,
+    osd: i32,
+) -> Result<Vec<crate::historic::HistoricOp>, ProbeError> {
     let out = rados.osd_command(osd, r#"{"prefix":"dump_historic_ops_by_duration"}"#)?;
-    let doc = json(&out.out, "dump_historic_ops_by_duration")?;
-    Ok((
-        crate::historic::parse_historic_ops(osd, &doc)?,
-        crate::historic::history_limits(&doc),
-    ))
+    Ok(crate::historic::parse_historic_ops(
+        osd,
+        &json(&out.out, "dump_historic_ops_by_duration")?,
+    )?)
 }
 
 /// Every OSD's row of `osd perf` (mgr; needs mgr 'allow r').

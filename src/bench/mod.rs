@@ -702,13 +702,9 @@ impl Probes {
             return Vec::new();
         }
         let mut osd_ops = Vec::new();
-        let mut limits = None;
         for osd in slots.osds() {
             match probe::historic_ops(rados, *osd) {
-                Ok((v, l)) => {
-                    osd_ops.extend(v);
-                    limits = limits.or(l);
-                }
+                Ok(v) => osd_ops.extend(v),
                 Err(e) => {
                     warnings.push(format!(
                         "no OSD record of the slowest ops of osd.{osd}: {e}"
@@ -720,8 +716,7 @@ impl Probes {
             t.duration_since(std::time::UNIX_EPOCH)
                 .map_or(0.0, |d| d.as_secs_f64())
         };
-        let tail: Vec<crate::result::TailOp> = out
-            .slowest
+        out.slowest
             .iter()
             .filter_map(|s| {
                 let (object, offset) = s.object.clone()?;
@@ -744,19 +739,7 @@ impl Probes {
                     osd: split,
                 })
             })
-            .collect();
-        let missing = tail.iter().filter(|t| t.osd.is_none()).count();
-        if missing > 0 {
-            if let Some((size, duration)) = limits {
-                warnings.push(format!(
-                    "{missing} of the {} slowest ops were no longer in their OSD's record: \
-                     each OSD keeps its slowest {size} ops of the last {duration} s \
-                     (raise it for long runs: ceph config set osd osd_op_history_size 1000)",
-                    tail.len()
-                ));
-            }
-        }
-        tail
+            .collect()
     }
 
     /// The placement summary for the result.

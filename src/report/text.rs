@@ -559,5 +559,16 @@ fn render_tail(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
     writeln!(
         out,
         "  (outside = client latency − the OSD's receive→reply: network both ways + client)"
-    )
+    )?;
+    let gone = r.tail.iter().filter(|t| t.osd.is_none()).count();
+    if gone > 0 {
+        writeln!(
+            out,
+            "  {gone} of {} not in the OSDs' history: each keeps its slowest osd_op_history_size \
+             ops (20 by default) of the last osd_op_history_duration s (600); \
+             `ceph config set osd osd_op_history_size 1000` keeps more",
+            r.tail.len()
+        )?;
+    }
+    Ok(())
 }
