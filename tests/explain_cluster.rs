@@ -202,6 +202,21 @@ fn op_history(n: &str) {
     common::ceph(&["tell", "osd.*", "config", "set", "osd_op_history_size", n]);
 }
 
+/// `cephbench [global] rados write -p pool -b 4K [args]` in the background,
+/// JSON on a pipe: for tests that act on the cluster while it runs.
+fn spawn_write(pool: &str, global: &[&str], args: &[&str]) -> std::process::Child {
+    std::process::Command::new(env!("CARGO_BIN_EXE_cephbench"))
+        .arg("-c")
+        .arg(common::conf())
+        .args(["--progress", "never", "--format", "json"])
+        .args(global)
+        .args(["rados", "write", "-p", pool, "-b", "4K"])
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
 /// A short QD1 4 KiB write run on `pool`, as JSON.
 fn write_run(pool: &str, secs: &str) -> Value {
     write_run_with(pool, secs, &[])
@@ -490,23 +505,7 @@ fn the_slowest_ops_are_joined_to_the_osds_records() {
 fn a_placement_change_during_the_run_is_followed() {
     let _g = serial();
     let p = pool(POOL);
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_cephbench"))
-        .arg("-c")
-        .arg(common::conf())
-        .args([
-            "--progress",
-            "never",
-            "--format",
-            "json",
-            "rados",
-            "write",
-            "-p",
-            p,
-        ])
-        .args(["-b", "4K", "-t", "4", "--duration", "12"])
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = spawn_write(p, &[], &["-t", "4", "--duration", "12"]);
     std::thread::sleep(std::time::Duration::from_secs(2));
     let back_in = Reset(|| {
         common::ceph(&["osd", "in", "2"]);
@@ -598,15 +597,11 @@ fn the_counter_timeline_shows_a_delay_injected_mid_run() {
     let target = 1;
     let set = |prob: &str, dur: &str| dispatch_delay(target, prob, dur);
     let _reset = Reset(|| set("0", "0.1"));
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_cephbench"))
-        .arg("-c")
-        .arg(common::conf())
-        .args(["--progress", "never", "--format", "json"])
-        .args(["--counter-interval", "1s", "rados", "write", "-p", p])
-        .args(["-b", "4K", "-t", "1", "--duration", "12", "--ramp", "0"])
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = spawn_write(
+        p,
+        &["--counter-interval", "1s"],
+        &["-t", "1", "--duration", "12", "--ramp", "0"],
+    );
     let spawned = std::time::Instant::now();
     std::thread::sleep(std::time::Duration::from_secs(4));
     set("1", "0.004");
@@ -691,23 +686,7 @@ fn the_counter_timeline_shows_a_delay_injected_mid_run() {
 fn the_mgr_osd_perf_rows_match_the_ceph_cli() {
     let _g = serial();
     let p = pool(POOL);
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_cephbench"))
-        .arg("-c")
-        .arg(common::conf())
-        .args([
-            "--progress",
-            "never",
-            "--format",
-            "json",
-            "rados",
-            "write",
-            "-p",
-            p,
-        ])
-        .args(["-b", "4K", "-t", "1", "--duration", "5", "--ramp", "0"])
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_write(p, &[], &["-t", "1", "--duration", "5", "--ramp", "0"]);
     // (osd id, (commit ns, apply ns)) as the CLI printed them while the run went on.
     let mut seen: Vec<(Value, (u64, u64))> = Vec::new();
     let read_cli = |seen: &mut Vec<(Value, (u64, u64))>| {
