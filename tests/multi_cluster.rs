@@ -212,21 +212,6 @@ fn saved_result(a: &Agent) -> BenchResult {
     serde_json::from_slice(&std::fs::read(&files[0]).unwrap()).unwrap()
 }
 
-/// Nearest-rank quantile over (value, count) pairs of several histograms.
-fn quantile_of_concatenation(pairs: &mut [(u64, u64)], q: f64) -> u64 {
-    pairs.sort_unstable();
-    let total: u64 = pairs.iter().map(|p| p.1).sum();
-    let rank = ((q * total as f64).ceil() as u64).max(1);
-    let mut seen = 0;
-    for (v, n) in pairs.iter() {
-        seen += n;
-        if seen >= rank {
-            return *v;
-        }
-    }
-    unreachable!()
-}
-
 fn cephbench_objects() -> Vec<String> {
     common::list(POOL)
         .into_iter()
@@ -363,7 +348,7 @@ fn three_agents_merge_into_one_result() {
     ] {
         assert_eq!(
             got,
-            quantile_of_concatenation(&mut pairs, q).min(max),
+            common::quantile_of_concatenation(&mut pairs, q).min(max),
             "q{q}"
         );
     }

@@ -64,19 +64,21 @@ pub async fn run_agent(
     mut log: impl FnMut(&str),
 ) -> Result<u64, GroupError> {
     let io = rados.ioctx(&cfg.pool)?;
-    let me = AgentInfo {
-        id: cfg.id.clone(),
-        host: bench::hostname(),
-        pid: std::process::id(),
-        gid: rados.instance_id(),
-        entity: rados.entity().to_string(),
-    };
     let gobj = group_object(&cfg.group);
     let aobj = format!("{}{}", agent_prefix(&cfg.group), cfg.id);
     let marker = serde_json::json!({"tool": "cephbench", "group": cfg.group});
     put(&io, &gobj, marker.to_string().as_bytes())
         .await
         .map_err(|e| bench_access(e, rados, &cfg.pool))?;
+    // After a first op: the messenger has learned its address from its peers.
+    let me = AgentInfo {
+        id: cfg.id.clone(),
+        host: bench::hostname(),
+        pid: std::process::id(),
+        gid: rados.instance_id(),
+        entity: rados.entity().to_string(),
+        addr: rados.addrs().ok().as_deref().and_then(super::client_ip),
+    };
     put(&io, &aobj, &serde_json::to_vec(&me).expect("serializes")).await?;
     let result = serve(rados, &io, cfg, &me, &gobj, &mut stop, &mut log).await;
     // Leave: our registration, then the group object if nobody else is left.
@@ -112,8 +114,14 @@ async fn serve(
 ) -> Result<u64, GroupError> {
     let mut w = io.watch(gobj, cfg.watch_timeout)?;
     log(&format!(
-        "joined group '{}' in pool '{}' as '{}' (client.{}); waiting for jobs",
-        cfg.group, cfg.pool, me.id, me.gid
+        "joined group '{}' in pool '{}' as '{}' (client.{}{}); waiting for jobs",
+        cfg.group,
+        cfg.pool,
+        me.id,
+        me.gid,
+        me.addr
+            .as_deref()
+            .map_or(String::new(), |a| format!(" at {a}"))
     ));
     let mut running: Option<Running> = None;
     let mut jobs_done = 0u64;

@@ -165,7 +165,7 @@ pub async fn run_group(
                 .collect();
             let present_s: Vec<String> = seen
                 .iter()
-                .map(|s| format!("{} on {}", s.info.id, s.info.host))
+                .map(|s| format!("{} on {}", s.info.id, s.info.where_()))
                 .collect();
             let present_n = seen.len();
             return Err(GroupError::NotEnoughAgents(format!(
@@ -210,7 +210,7 @@ pub async fn run_group(
         log(&format!(
             "agent {} on {} (client.{}): clock offset {:+.3} ms ± {:.3} ms (ping RTT {:.3} ms){}",
             s.info.id,
-            s.info.host,
+            s.info.where_(),
             s.info.gid,
             s.offset_ns / 1e6,
             s.rtt_ns / 2e6,
@@ -284,6 +284,7 @@ pub async fn run_group(
         let mut row = ClientReport {
             agent: id.clone(),
             host: s.info.host.clone(),
+            addr: s.info.addr.clone(),
             status: "ok".into(),
             error: None,
             run_name: a.run_name.clone(),

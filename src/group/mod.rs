@@ -90,6 +90,48 @@ pub struct AgentInfo {
     pub gid: u64,
     /// The entity it authenticated as.
     pub entity: String,
+    /// Its IP address as its RADOS messenger knows it (see [`client_ip`]);
+    /// `None` from agents that predate it or when librados has none.
+    #[serde(default)]
+    pub addr: Option<String>,
+}
+
+impl AgentInfo {
+    /// `host (address)`, or the host alone.
+    pub fn where_(&self) -> String {
+        crate::result::host_and_addr(&self.host, self.addr.as_deref())
+    }
+}
+
+/// The IP address in a messenger address vector as `rados_getaddrs`
+/// prints it (`[v2:192.0.2.101:0/3521868,v1:...]`, `v2:[::1]:0/7`):
+/// the first entry's address without type, port and nonce. `None` when
+/// there is none or it is unspecified (`0.0.0.0`, `::`, before the
+/// messenger learned its address).
+pub fn client_ip(addrs: &str) -> Option<String> {
+    let first = addrs
+        .trim()
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .split(',')
+        .next()?
+        .trim();
+    let no_type = first.split_once(':').map_or(first, |(t, rest)| {
+        if matches!(t, "v1" | "v2" | "any") {
+            rest
+        } else {
+            first
+        }
+    });
+    let before_nonce = no_type.split('/').next()?;
+    let ip = before_nonce
+        .rsplit_once(':')
+        .map_or(before_nonce, |(ip, _)| ip);
+    let ip = ip.trim_start_matches('[').trim_end_matches(']');
+    match ip {
+        "" | "0.0.0.0" | "::" | "-" => None,
+        _ => Some(ip.to_string()),
+    }
 }
 
 /// The job a group runs.
@@ -271,6 +313,18 @@ mod tests {
         assert!(validate_name("--agent-id", &default_agent_id()).is_ok());
         let m: Message = serde_json::from_str(r#"{"type":"stop","job_id":"x"}"#).unwrap();
         assert!(matches!(m, Message::Stop { job_id } if job_id == "x"));
+        assert_eq!(
+            client_ip("[v2:192.0.2.101:0/3521868,v1:192.0.2.101:0/3521868]").as_deref(),
+            Some("192.0.2.101")
+        );
+        assert_eq!(
+            client_ip("v2:198.51.100.1:0/1").as_deref(),
+            Some("198.51.100.1")
+        );
+        assert_eq!(client_ip("v2:[fd00::5]:0/7").as_deref(), Some("fd00::5"));
+        assert_eq!(client_ip("192.0.2.5:0/7").as_deref(), Some("192.0.2.5"));
+        assert_eq!(client_ip("v2:0.0.0.0:0/7"), None);
+        assert_eq!(client_ip(""), None);
         let t = SystemTime::now();
         let back = from_unix_ns(unix_ns(t));
         assert!(t.duration_since(back).unwrap_or_default() < Duration::from_micros(1));
