@@ -26,7 +26,7 @@ use crate::bench::{BenchError, RadosConfig, RbdConfig};
 use crate::ceph::CephError;
 
 pub use agent::{run_agent, AgentConfig};
-pub use controller::{run_group, GroupConfig, GroupOutcome};
+pub use controller::{prepare_images, run_group, GroupConfig, GroupOutcome};
 
 /// Prefix of every object of the group protocol.
 pub const GROUP_PREFIX: &str = "cephbench_group.";
@@ -143,6 +143,38 @@ pub enum JobSpec {
     /// `cephbench rbd ...`; each agent replaces `start_at`. With `--size`
     /// every agent creates its own image; with `--image` they share it.
     Rbd(RbdConfig),
+    /// Each agent creates and preconditions its own image
+    /// `<image_base>.<agent id>` (a group suite's rbd jobs then run on it).
+    Prepare(PrepareSpec),
+    /// An rbd job on each agent's own image `<image_base>.<agent id>`, made
+    /// by an earlier [`JobSpec::Prepare`] of the same agent.
+    RbdOwnImage {
+        /// The image name before `.<agent id>`.
+        image_base: String,
+        /// The job; its `image` and `prior_precondition` are the agent's.
+        cfg: RbdConfig,
+    },
+}
+
+/// What [`JobSpec::Prepare`] asks of each agent.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PrepareSpec {
+    /// The pool of the images.
+    pub pool: String,
+    /// The image name before `.<agent id>`.
+    pub image_base: String,
+    /// Image size, bytes.
+    pub size: u64,
+    /// Bytes preconditioned (from offset 0).
+    pub test_area: u64,
+    /// The block size the preconditioning falls back to when 64 KiB does
+    /// not divide the test area.
+    pub bs: u64,
+}
+
+/// Agent `agent`'s own image of a group suite: `<image_base>.<agent>`.
+pub fn agent_image(image_base: &str, agent: &str) -> String {
+    format!("{image_base}.{agent}")
 }
 
 impl JobSpec {
@@ -150,7 +182,17 @@ impl JobSpec {
     pub fn run_name(&self) -> &str {
         match self {
             JobSpec::Rados(c) => &c.run_name,
-            JobSpec::Rbd(_) => "rbd",
+            JobSpec::Rbd(_) | JobSpec::RbdOwnImage { .. } => "rbd",
+            JobSpec::Prepare(_) => "prepare",
+        }
+    }
+
+    /// The pool the job runs on (it may differ from the group's).
+    pub fn pool(&self) -> &str {
+        match self {
+            JobSpec::Rados(c) => &c.pool,
+            JobSpec::Rbd(c) | JobSpec::RbdOwnImage { cfg: c, .. } => &c.pool,
+            JobSpec::Prepare(p) => &p.pool,
         }
     }
 
@@ -159,7 +201,13 @@ impl JobSpec {
     pub fn expected(&self) -> Duration {
         let (ramp, d) = match self {
             JobSpec::Rados(c) => (c.ramp, c.duration),
-            JobSpec::Rbd(c) => (c.ramp, c.duration),
+            JobSpec::Rbd(c) | JobSpec::RbdOwnImage { cfg: c, .. } => (c.ramp, c.duration),
+            // A bound, not an estimate: 2 MB/s of preconditioning writes per
+            // agent, plus a minute for creating the image.
+            JobSpec::Prepare(p) => (
+                Duration::from_secs(60),
+                Some(Duration::from_secs(p.test_area / 2_000_000)),
+            ),
         };
         ramp + d.unwrap_or(Duration::ZERO)
     }
