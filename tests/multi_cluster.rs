@@ -225,8 +225,11 @@ fn cephbench_objects() -> Vec<String> {
 }
 
 fn controller(args: &[&str]) -> Command {
+    // --foreground: a SIGINT to `timeout` reaches cephbench once, not twice
+    // (without it, timeout signals the child and then its whole process
+    // group; two SIGINTs are cephbench's "exit at once, no report").
     let mut c = Command::new("timeout");
-    c.arg("120")
+    c.args(["--foreground", "120"])
         .arg(env!("CARGO_BIN_EXE_cephbench"))
         .arg("-c")
         .arg(common::conf())
@@ -664,7 +667,8 @@ fn interrupting_the_controller_stops_the_agents() {
         t.elapsed()
     );
     assert_eq!(out.status.code(), Some(130), "{err}");
-    let merged: BenchResult = serde_json::from_slice(&out.stdout).unwrap();
+    let merged: BenchResult = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("no merged result ({e}): {err}"));
     assert!(merged.interrupted);
     assert!(merged.jobs[0].elapsed_s < 20.0);
     for a in &agents {

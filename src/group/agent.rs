@@ -47,7 +47,7 @@ async fn put(io: &IoCtx, name: &str, body: &[u8]) -> Result<(), CephError> {
 
 /// What a job ends with: a benchmark's outcome, or a prepared image.
 enum JobOut {
-    Bench(Result<Outcome, BenchError>),
+    Bench(Box<Result<Outcome, BenchError>>),
     Prepared {
         image: String,
         pool: String,
@@ -233,7 +233,7 @@ async fn serve(
                                                 rc.live = false;
                                                 (
                                                     format!("rados {} as run '{}' on pool '{}'", rc.mode.as_str(), rc.run_name, rc.pool),
-                                                    Box::pin(async move { JobOut::Bench(bench::run_rados(&r2, &rc, rx).await) }),
+                                                    Box::pin(async move { JobOut::Bench(Box::new(bench::run_rados(&r2, &rc, rx).await)) }),
                                                 )
                                             }
                                             JobSpec::Rbd(mut rc) => {
@@ -246,7 +246,7 @@ async fn serve(
                                                 rc.live = false;
                                                 (
                                                     format!("rbd {} on pool '{}'", rc.mode.as_str(), rc.pool),
-                                                    Box::pin(async move { JobOut::Bench(bench::run_rbd(&r2, &rc, rx).await) }),
+                                                    Box::pin(async move { JobOut::Bench(Box::new(bench::run_rbd(&r2, &rc, rx).await)) }),
                                                 )
                                             }
                                             JobSpec::RbdOwnImage { image_base, cfg: mut rc } => {
@@ -258,13 +258,13 @@ async fn serve(
                                                         rc.prior_precondition = Some(p.clone());
                                                         rc.start_at = start_at;
                                                         rc.live = false;
-                                                        (what, Box::pin(async move { JobOut::Bench(bench::run_rbd(&r2, &rc, rx).await) }))
+                                                        (what, Box::pin(async move { JobOut::Bench(Box::new(bench::run_rbd(&r2, &rc, rx).await)) }))
                                                     }
                                                     None => {
                                                         let e = BenchError::Group(format!(
                                                             "image '{image}' was not prepared by this agent (was it restarted?)"
                                                         ));
-                                                        (what, Box::pin(async move { JobOut::Bench(Err(e)) }))
+                                                        (what, Box::pin(async move { JobOut::Bench(Box::new(Err(e))) }))
                                                     }
                                                 }
                                             }
@@ -318,7 +318,7 @@ async fn serve(
                 jobs_done += 1;
                 last_activity = Instant::now();
                 let out = match out {
-                    JobOut::Bench(b) => b,
+                    JobOut::Bench(b) => *b,
                     JobOut::Prepared { image, pool, done } => {
                         let error = match done {
                             Ok(p) => {
