@@ -27,16 +27,17 @@
 #   eth0 already sits in 192.0.2.0/24 with its default gateway at 192.0.2.1, and a second route
 #   to that subnet would break the host's networking. `up` refuses any subnet the host already
 #   routes or has an address in. Run one netns cluster per subnet (`--subnet` to pick another).
-# * Networking with --switch (the network-delay test rig): every daemon and one client get a
-#   network namespace of their own, NAME-mon, NAME-mgr, NAME-osdI, NAME-cli, joined by the
+# * Networking with --switch (the network-delay test rig): every daemon and each client get a
+#   network namespace of their own, NAME-mon, NAME-mgr, NAME-osdI, NAME-cli (and, with
+#   --clients N, NAME-cli1 .. NAME-cli<N-1>: separate client "hosts"), joined by the
 #   user-space delay switch cephbench-netdelay (tools/netdelay; no sch_netem on this kernel),
 #   which holds one TAP per namespace interface and delays each frame per (source, destination)
 #   port. Public network 192.0.2.0/25 (segment "public": mon .10, mgr .11, osd.i .(20+i),
-#   client .100), cluster network 192.0.2.128/25 (segment "cluster", a second TAP per OSD:
+#   client i .(100+i)), cluster network 192.0.2.128/25 (segment "cluster", a second TAP per OSD:
 #   osd.i .(148+i)); frames never cross segments, so client<->OSD and OSD<->OSD replication
 #   traffic cross different switch ports and get delays of their own. The addresses exist only
 #   inside the namespaces (the host's own eth0 may sit in 192.0.2.0/24: nothing routes between
-#   them), so clients run in NAME-cli: `cluster.sh exec --dir DIR -- CMD`; the script's own
+#   them), so clients run in NAME-cli: `cluster.sh exec --dir DIR [--client I] -- CMD`; the script's own
 #   `ceph` calls do the same. `cluster.sh delay` / `switchctl` change delays at run time
 #   through the switch's control socket DIR/run/netdelay.sock. TAPs have MTU 9000.
 # * Loopback (the default; --no-netns says so explicitly, e.g. inside a container): daemons bind
@@ -75,15 +76,15 @@ usage() {
     cat <<EOF
 Usage:
   $PROG up     [--osds N] [--objectstore bluestore|memstore] [--dir DIR] [--name NAME]
-               [--netns [--subnet A.B.C] | --switch [--switch-bin PATH]] [--no-netns]
+               [--netns [--subnet A.B.C] | --switch [--clients N] [--switch-bin PATH]] [--no-netns]
                [--timeout SECS] [--release reef|tentacle]
   $PROG down   [--dir DIR] [--keep] [--name NAME]
   $PROG status [--dir DIR]
   $PROG env    [--dir DIR]
   $PROG pool create NAME [--size S] [--pg-num P] [--app rbd|rados|APP] [--dir DIR] [--timeout SECS]
   $PROG pool delete NAME [--dir DIR]
-  $PROG exec   [--dir DIR] -- CMD [ARGS...]
-  $PROG delay  [--dir DIR] --link public|cluster|client|all --us N [--osd I]
+  $PROG exec   [--dir DIR] [--client I] -- CMD [ARGS...]
+  $PROG delay  [--dir DIR] --link public|cluster|client|all --us N [--osd I] [--client I]
   $PROG switchctl [--dir DIR] LINE...
 
 Starts a throwaway Ceph cluster (1 mon, 1 mgr, N OSDs, cephx on) whose files all live in DIR.
@@ -105,17 +106,19 @@ Commands:
   pool delete NAME
            Delete a pool.
   exec     Run CMD as a client of the cluster, with CEPH_CONF set: in the client namespace
-           (--switch), in the cluster's namespace (--netns), or as is (loopback).
+           (--switch; --client I picks client I's, default 0), in the cluster's namespace
+           (--netns), or as is (loopback).
   delay    (--switch) Set the one-way delay, in microseconds, of every frame on a link:
              public   all pairs on the public network (client, mon, mgr, OSD fronts)
              cluster  OSD<->OSD on the cluster network (replication, back heartbeats)
-             client   client<->OSDs, mon and mgr on the public network only
+             client   client<->OSDs, mon and mgr on the public network only (every client;
+                      --client I: client I's link only)
              all      everything
            --osd I narrows it to the pairs that touch osd.I. Takes effect at once (frames
            already queued keep their delay and their order). A round trip gains 2 x N us.
   switchctl
            (--switch) Send raw control lines to the switch: 'delay SRC DST US' (SRC/DST: a
-           port mon mgr cli osdI osdIc, '*', or '@public'/'@cluster'), 'show', 'stats'.
+           port mon mgr cli cliI osdI osdIc, '*', or '@public'/'@cluster'), 'show', 'stats'.
 
 Options:
   --osds N           number of OSDs (default 1; 1..32)
@@ -131,6 +134,11 @@ Options:
   --switch           the delay-switch rig: each daemon and the client in its own network
                      namespace (NAME-mon, NAME-mgr, NAME-osdI, NAME-cli), public 192.0.2.0/25,
                      cluster 192.0.2.128/25, joined by cephbench-netdelay; see 'delay', 'exec'
+  --clients N        (--switch) N client namespaces (1..16, default 1), each a "host" with its
+                     own switch port: client 0 is NAME-cli (port cli, 192.0.2.100), client i
+                     NAME-cli<i> (port cli<i>, 192.0.2.(100+i)); fixed when the cluster is made
+  --client I         (exec, delay --link client) client I of --clients N (default: exec 0,
+                     delay every client)
   --switch-bin PATH  the cephbench-netdelay binary (default: \$CEPHBENCH_NETDELAY, PATH, then
                      the repository's target/{release,debug}; build: cargo build --workspace)
   --release R        run the daemons of Ceph release R (reef = Debian trixie's 18.2, tentacle =
@@ -158,6 +166,11 @@ Examples:
   bash containers/cluster.sh delay --dir /tmp/cb-sw --link cluster --us 1000
   bash containers/cluster.sh exec --dir /tmp/cb-sw -- target/release/cephbench rados write -p lat -b 4K -t 1 -d 10
   bash containers/cluster.sh down --dir /tmp/cb-sw
+
+  # three client hosts on the switch; 1 ms on client 1's link only
+  bash containers/cluster.sh up --switch --clients 3 --osds 3 --objectstore memstore --dir /tmp/cb-sw --name cbsw
+  bash containers/cluster.sh delay --dir /tmp/cb-sw --link client --client 1 --us 1000
+  bash containers/cluster.sh exec --dir /tmp/cb-sw --client 2 -- ip -br addr
 EOF
 }
 
@@ -197,6 +210,8 @@ CTL_LINES=()
 LINK=""
 DELAY_US=""
 DELAY_OSD=""
+CLIENTS_OPT=""
+CLIENT_OPT=""
 TIMEOUT=120
 RELEASE=""
 ROOT=""
@@ -248,6 +263,8 @@ parse_args() {
             --link) LINK=${2:?--link needs a value}; shift 2 ;;
             --us) DELAY_US=${2:?--us needs a value}; shift 2 ;;
             --osd) DELAY_OSD=${2:?--osd needs a value}; shift 2 ;;
+            --clients) CLIENTS_OPT=${2:?--clients needs a value}; shift 2 ;;
+            --client) CLIENT_OPT=${2:?--client needs a value}; shift 2 ;;
             --timeout) TIMEOUT=${2:?--timeout needs a value}; shift 2 ;;
             --release) RELEASE=${2:?--release needs a value}; shift 2 ;;
             --keep) KEEP=1; shift ;;
@@ -274,6 +291,12 @@ parse_args() {
     [[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || die "--timeout must be a positive integer"
     [[ -z $RELEASE || $RELEASE == reef || $RELEASE == tentacle ]] ||
         die "--release must be reef (Debian trixie) or tentacle (Debian sid)"
+    [[ -z $CLIENTS_OPT || ( $CLIENTS_OPT =~ ^[1-9][0-9]?$ && $CLIENTS_OPT -le 16 ) ]] || die "--clients must be 1..16"
+    [[ -z $CLIENTS_OPT || $CMD == up ]] || die "--clients belongs to 'up' (exec and delay take --client I)"
+    [[ -z $CLIENTS_OPT || $SWITCH_MODE == 1 ]] || die "--clients needs --switch (client namespaces exist only on the delay switch)"
+    [[ -z $CLIENT_OPT || $CLIENT_OPT =~ ^[0-9]{1,2}$ ]] || die "--client must be a client index (0..N-1 of up --clients N)"
+    [[ -z $CLIENT_OPT || $CMD == exec || ( $CMD == delay && $LINK == client ) ]] ||
+        die "--client goes with exec or delay --link client"
     if [[ $SWITCH_MODE == 1 ]]; then
         [[ $NETNS_MODE != 1 ]] || die "--switch and --netns exclude each other"
         [[ -z $SUBNET ]] || die "--switch uses fixed addresses ($SW_PUB.0/25 public, $SW_PUB.128/25 cluster); drop --subnet"
@@ -306,7 +329,7 @@ set_paths() {
 # Loads the M_* values read by read_marker into the working variables.
 load_marker_vars() {
     NAME=$M_NAME OSDS=$M_OSDS OBJECTSTORE=$M_OBJECTSTORE NETNS=$M_NETNS VETH=$M_VETH SUBNET=$M_SUBNET
-    SWITCH=$M_SWITCH
+    SWITCH=$M_SWITCH CLIENTS=$M_CLIENTS
     [[ -n $SWITCH_BIN ]] || SWITCH_BIN=$M_SWITCH_BIN
     RELEASE=$M_RELEASE ROOT=$M_ROOT
     set_root
@@ -314,7 +337,7 @@ load_marker_vars() {
 }
 
 # Reads DIR/.cephbench (written by us; simple KEY=VALUE lines) into M_* variables.
-M_NAME="" M_NETNS="" M_VETH="" M_SUBNET="" M_OSDS="" M_OBJECTSTORE="" M_BOOTSTRAPPED=0 M_SWITCH=0 M_SWITCH_BIN="" M_RELEASE="" M_ROOT=""
+M_NAME="" M_NETNS="" M_VETH="" M_SUBNET="" M_OSDS="" M_OBJECTSTORE="" M_BOOTSTRAPPED=0 M_SWITCH=0 M_SWITCH_BIN="" M_RELEASE="" M_ROOT="" M_CLIENTS=1
 read_marker() {
     local f=$DIR/$MARKER k v
     [[ -f $f ]] || return 1
@@ -322,7 +345,7 @@ read_marker() {
         case $k in
             NAME) M_NAME=$v ;; NETNS) M_NETNS=$v ;; VETH) M_VETH=$v ;; SUBNET) M_SUBNET=$v ;;
             OSDS) M_OSDS=$v ;; OBJECTSTORE) M_OBJECTSTORE=$v ;; BOOTSTRAPPED) M_BOOTSTRAPPED=$v ;;
-            SWITCH) M_SWITCH=$v ;; SWITCH_BIN) M_SWITCH_BIN=$v ;;
+            SWITCH) M_SWITCH=$v ;; SWITCH_BIN) M_SWITCH_BIN=$v ;; CLIENTS) M_CLIENTS=$v ;;
             RELEASE) M_RELEASE=$v ;; ROOT) M_ROOT=$v ;;
         esac
     done <"$f"
@@ -340,6 +363,7 @@ OBJECTSTORE=$OBJECTSTORE
 BOOTSTRAPPED=$1
 SWITCH=${SWITCH:-0}
 SWITCH_BIN=$SWITCH_BIN
+CLIENTS=${CLIENTS:-1}
 EOF
     [[ -z $ROOT ]] || printf 'RELEASE=%s\nROOT=%s\n' "$RELEASE" "$ROOT" >>"$DIR/$MARKER.tmp"
     mv -f "$DIR/$MARKER.tmp" "$DIR/$MARKER"
@@ -369,6 +393,11 @@ set_addrs() {
         CLI_NSEXEC=(ip netns exec "$CLIENT_NS")
     fi
 }
+# Client I of the switch rig (0 = the first, as before --clients): its switch port label,
+# namespace and public address.
+cli_label() { if (($1 == 0)); then echo cli; else echo "cli$1"; fi; }
+cli_ns() { if (($1 == 0)); then echo "$NAME-cli"; else echo "$NAME-cli$1"; fi; }
+cli_ip() { printf '%s.%d' "$SW_PUB" $((100 + $1)); }
 # ns_of DAEMON: prints the namespace daemon DAEMON (mon.a, mgr.x, osd.N) runs in ('' = none).
 ns_of() {
     if [[ ${SWITCH:-0} == 1 ]]; then
@@ -386,9 +415,12 @@ nsx() {
     NSX=()
     [[ -z $ns ]] || NSX=(ip netns exec "$ns")
 }
+clients_desc() {
+    if ((${CLIENTS:-1} == 1)); then echo "client $CLIENT_NS"; else echo "${CLIENTS} clients $CLIENT_NS, $NAME-cli1..$NAME-cli$((CLIENTS - 1))"; fi
+}
 net_desc() {
     if [[ ${SWITCH:-0} == 1 ]]; then
-        echo "delay switch: a netns per daemon + client $CLIENT_NS, public $PUBLIC_NETWORK, cluster $CLUSTER_NETWORK"
+        echo "delay switch: a netns per daemon + $(clients_desc), public $PUBLIC_NETWORK, cluster $CLUSTER_NETWORK"
     elif [[ -n $NETNS ]]; then
         echo "netns $NETNS, public $SUBNET.0/24 via host veth $VETH"
     else
@@ -613,7 +645,9 @@ sw_ports() {
     local i
     echo "mon public $NAME-mon eth0 $MON_IP/25"
     echo "mgr public $NAME-mgr eth0 $MGR_IP/25"
-    echo "cli public $NAME-cli eth0 $SW_PUB.100/25"
+    for ((i = 0; i < ${CLIENTS:-1}; i++)); do
+        echo "$(cli_label "$i") public $(cli_ns "$i") eth0 $(cli_ip "$i")/25"
+    done
     for ((i = 0; i < OSDS; i++)); do
         echo "osd$i public $NAME-osd$i eth0 $(osd_public_ip "$i")/25"
         echo "osd${i}c cluster $NAME-osd$i eth1 $(osd_cluster_ip "$i")/25"
@@ -704,10 +738,10 @@ switch_down() {
         log "stopped the delay switch (pid $pid)"
     fi
     rm -f "$SW_CTL" "$RUND/netdelay.pid"
-    for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^$NAME-(mon|mgr|cli|osd[0-9]+)\$" || true); do
+    for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^$NAME-(mon|mgr|cli[0-9]*|osd[0-9]+)\$" || true); do
         ip netns del "$ns" 2>/dev/null || log "could not delete netns $ns"
     done
-    log "removed namespaces $NAME-{mon,mgr,cli,osdN}"
+    log "removed namespaces $NAME-{mon,mgr,cli,cliN,osdN}"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -931,6 +965,10 @@ print_env() {
     if [[ ${SWITCH:-0} == 1 ]]; then
         echo "export CEPHBENCH_CLIENT_NETNS=$CLIENT_NS"
         echo "# clients must run in netns $CLIENT_NS: $PROG exec --dir $DIR -- CMD"
+        local c
+        for ((c = 1; c < ${CLIENTS:-1}; c++)); do
+            echo "# client $c ($(cli_ip "$c")) in netns $(cli_ns "$c"): $PROG exec --dir $DIR --client $c -- CMD"
+        done
     fi
 }
 try_hint() {
@@ -982,6 +1020,7 @@ cmd_up() {
         [[ $NETNS_MODE != 1 || -n $M_NETNS ]] || die "cluster in $DIR uses loopback, not a netns; run '$PROG down --dir $DIR' first"
         [[ -z $SUBNET || -z $M_NETNS || $SUBNET == "$M_SUBNET" ]] || die "cluster in $DIR uses subnet $M_SUBNET"
         [[ $SWITCH_MODE != 1 || $M_SWITCH == 1 ]] || die "cluster in $DIR was not made with --switch; run '$PROG down --dir $DIR' first"
+        [[ -z $CLIENTS_OPT || $CLIENTS_OPT == "$M_CLIENTS" ]] || die "cluster in $DIR has $M_CLIENTS client namespace(s); run '$PROG down --dir $DIR' first"
         [[ -z $RELEASE || $RELEASE == "$M_RELEASE" ]] || die "cluster in $DIR runs ${M_RELEASE:-the host Ceph}, not $RELEASE; run '$PROG down --dir $DIR' first"
         load_marker_vars
         [[ $M_BOOTSTRAPPED == 1 ]] ||
@@ -1003,11 +1042,14 @@ cmd_up() {
             die "$DIR exists and is not a cluster directory made by $PROG; remove it or use --dir"
         fi
         NAME=${NAME:-$DEFAULT_NAME} OSDS=${OSDS:-1} OBJECTSTORE=${OBJECTSTORE:-bluestore}
-        SWITCH=${SWITCH_MODE:-0}
+        SWITCH=${SWITCH_MODE:-0} CLIENTS=${CLIENTS_OPT:-1}
         if [[ $SWITCH == 1 ]]; then
             NETNS="" VETH="" SUBNET=""
             resolve_switch_bin
-            local ns
+            local ns c
+            for ((c = 1; c < CLIENTS; c++)); do
+                netns_exists "$NAME-cli$c" && die "netns '$NAME-cli$c' already exists (another switched cluster named $NAME? use --name or '$PROG down')"
+            done
             for ns in "$NAME-mon" "$NAME-cli"; do
                 netns_exists "$ns" && die "netns '$ns' already exists (another switched cluster named $NAME? use --name or '$PROG down')"
             done
@@ -1164,6 +1206,10 @@ cmd_status() {
     if [[ $SWITCH == 1 ]]; then
         local sp
         echo "network:     delay switch; public $PUBLIC_NETWORK, cluster $CLUSTER_NETWORK; client netns $CLIENT_NS; mon $MON_IP"
+        local c
+        for ((c = 0; c < CLIENTS; c++)); do
+            printf '  client %-2d netns %s, %s (switch port %s)\n' "$c" "$(cli_ns "$c")" "$(cli_ip "$c")" "$(cli_label "$c")"
+        done
         if sp=$(switch_pid); then
             echo "  switch   running (pid $sp, control $SW_CTL)"
         else
@@ -1203,7 +1249,17 @@ cmd_exec() {
     read_marker || die "no cluster in $DIR (run '$PROG up' first)"
     load_marker_vars
     export CEPH_CONF=$CONF
+    if [[ -n $CLIENT_OPT ]]; then
+        [[ $SWITCH == 1 ]] || die "--client: the cluster in $DIR was not started with --switch (it has no client namespaces)"
+        client_in_range "$CLIENT_OPT"
+        CLI_NSEXEC=(ip netns exec "$(cli_ns "$CLIENT_OPT")")
+    fi
     exec "${CLI_NSEXEC[@]}" "${EXEC_ARGS[@]}"
+}
+
+# Dies unless client I exists (up --clients N made 0..N-1).
+client_in_range() {
+    (($1 < CLIENTS)) || die "--client $1: the cluster has $CLIENTS client namespace(s) (0..$((CLIENTS - 1))); more need 'down' and 'up --switch --clients N'"
 }
 
 cmd_delay() {
@@ -1221,11 +1277,19 @@ cmd_delay() {
             if [[ -n $o ]]; then lines=("delay osd${o}c @cluster $us" "delay @cluster osd${o}c $us")
             else lines=("delay @cluster @cluster $us"); fi ;;
         client)
-            if [[ -n $o ]]; then lines=("delay cli osd$o $us" "delay osd$o cli $us")
-            else lines=("delay cli @public $us" "delay @public cli $us"); fi ;;
+            local c first=0 last=$((CLIENTS - 1)) l
+            if [[ -n $CLIENT_OPT ]]; then
+                client_in_range "$CLIENT_OPT"
+                first=$CLIENT_OPT last=$CLIENT_OPT
+            fi
+            for ((c = first; c <= last; c++)); do
+                l=$(cli_label "$c")
+                if [[ -n $o ]]; then lines+=("delay $l osd$o $us" "delay osd$o $l $us")
+                else lines+=("delay $l @public $us" "delay @public $l $us"); fi
+            done ;;
     esac
     sw_ctl "${lines[@]}" >/dev/null
-    log "one-way delay $us us on the $LINK link${o:+ of osd.$o} (a round trip gains $((2 * us)) us)"
+    log "one-way delay $us us on the $LINK link${CLIENT_OPT:+ of client $CLIENT_OPT}${o:+ of osd.$o} (a round trip gains $((2 * us)) us)"
 }
 
 cmd_switchctl() {

@@ -144,7 +144,7 @@ pub struct SuiteArgs {
     /// Bytes of the image used, preconditioned once [default: lab 2G, cdm 1G].
     #[arg(long, value_parser = size, value_name = "SIZE")]
     pub test_area: Option<u64>,
-    /// Every job runs on a group of agents (rados suites, one pool).
+    /// Every job runs on a group of agents (with --pools: the agents join the first pool).
     #[command(flatten)]
     pub group: GroupArgs,
 }
@@ -177,12 +177,8 @@ impl SuiteArgs {
                 ))
             }
         };
+        // The group object lives in the agents' pool: -p POOL, or the first of --pools.
         let group = self.group.config(&pools[0])?;
-        if group.is_some() && pools.len() > 1 {
-            return Err(UsageError(
-                "--group runs a suite on one pool, the agents' (-p POOL); drop --pools".into(),
-            ));
-        }
         let opts: Vec<suite::SuiteOptions> = pools
             .into_iter()
             .map(|pool| suite::SuiteOptions {
@@ -198,12 +194,6 @@ impl SuiteArgs {
             })
             .collect();
         let s = base.with_options(&opts[0]).map_err(UsageError)?;
-        if group.is_some() && s.uses_image() {
-            return Err(UsageError(format!(
-                "suite {} has rbd jobs; --group runs suites of rados jobs only (run rbd jobs on a group with `cephbench rbd --group`)",
-                s.name
-            )));
-        }
         Ok((s, opts))
     }
 }
@@ -303,6 +293,7 @@ impl GroupArgs {
             wait_agents: self.wait_agents,
             start_delay: self.start_delay,
             margin: self.group_margin,
+            agents: None,
         }))
     }
 }

@@ -118,6 +118,10 @@ pub struct ClientReport {
     pub agent: String,
     /// The agent's host.
     pub host: String,
+    /// The agent's IP address as its RADOS client knows it (tells apart
+    /// agents on hosts of one name, e.g. network namespaces of one machine).
+    #[serde(default)]
+    pub addr: Option<String>,
     /// `ok`, `missing` (no answer: died or stalled) or `failed` (it answered with an error).
     pub status: String,
     /// Why it failed or is missing.
@@ -140,6 +144,21 @@ pub struct ClientReport {
     /// Its measured start minus the planned common start, on the
     /// controller's clock, ms.
     pub start_delta_ms: Option<f64>,
+}
+
+impl ClientReport {
+    /// `host (address)`, or the host alone when the address is unknown.
+    pub fn host_and_addr(&self) -> String {
+        host_and_addr(&self.host, self.addr.as_deref())
+    }
+}
+
+/// `host (address)`, or `host` without an address.
+pub fn host_and_addr(host: &str, addr: Option<&str>) -> String {
+    match addr {
+        Some(a) => format!("{host} ({a})"),
+        None => host.to_string(),
+    }
 }
 
 /// One OSD, as the client saw the ops it was primary for and as its own

@@ -119,6 +119,11 @@ fn spawn_agent(group: &str, id: &str, base: &Path) -> Agent {
 
 /// An agent with extra global options (e.g. `--id USER --keyring FILE`).
 fn spawn_agent_as(group: &str, id: &str, base: &Path, global: &[&str]) -> Agent {
+    spawn_agent_in(POOL, group, id, base, global)
+}
+
+/// An agent whose group lives in `pool`.
+fn spawn_agent_in(pool: &str, group: &str, id: &str, base: &Path, global: &[&str]) -> Agent {
     let dir = base.join(id);
     std::fs::create_dir_all(&dir).unwrap();
     let log = base.join(format!("{id}.log"));
@@ -126,7 +131,7 @@ fn spawn_agent_as(group: &str, id: &str, base: &Path, global: &[&str]) -> Agent 
         .arg("-c")
         .arg(common::conf())
         .args(global)
-        .args(["--progress", "never", "agent", "-p", POOL, "--group", group])
+        .args(["--progress", "never", "agent", "-p", pool, "--group", group])
         .args([
             "--agent-id",
             id,
@@ -212,21 +217,6 @@ fn saved_result(a: &Agent) -> BenchResult {
     serde_json::from_slice(&std::fs::read(&files[0]).unwrap()).unwrap()
 }
 
-/// Nearest-rank quantile over (value, count) pairs of several histograms.
-fn quantile_of_concatenation(pairs: &mut [(u64, u64)], q: f64) -> u64 {
-    pairs.sort_unstable();
-    let total: u64 = pairs.iter().map(|p| p.1).sum();
-    let rank = ((q * total as f64).ceil() as u64).max(1);
-    let mut seen = 0;
-    for (v, n) in pairs.iter() {
-        seen += n;
-        if seen >= rank {
-            return *v;
-        }
-    }
-    unreachable!()
-}
-
 fn cephbench_objects() -> Vec<String> {
     common::list(POOL)
         .into_iter()
@@ -235,8 +225,11 @@ fn cephbench_objects() -> Vec<String> {
 }
 
 fn controller(args: &[&str]) -> Command {
+    // --foreground: a SIGINT to `timeout` reaches cephbench once, not twice
+    // (without it, timeout signals the child and then its whole process
+    // group; two SIGINTs are cephbench's "exit at once, no report").
     let mut c = Command::new("timeout");
-    c.arg("120")
+    c.args(["--foreground", "120"])
         .arg(env!("CARGO_BIN_EXE_cephbench"))
         .arg("-c")
         .arg(common::conf())
@@ -363,7 +356,7 @@ fn three_agents_merge_into_one_result() {
     ] {
         assert_eq!(
             got,
-            quantile_of_concatenation(&mut pairs, q).min(max),
+            common::quantile_of_concatenation(&mut pairs, q).min(max),
             "q{q}"
         );
     }
@@ -674,7 +667,8 @@ fn interrupting_the_controller_stops_the_agents() {
         t.elapsed()
     );
     assert_eq!(out.status.code(), Some(130), "{err}");
-    let merged: BenchResult = serde_json::from_slice(&out.stdout).unwrap();
+    let merged: BenchResult = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("no merged result ({e}): {err}"));
     assert!(merged.interrupted);
     assert!(merged.jobs[0].elapsed_s < 20.0);
     for a in &agents {
@@ -919,25 +913,20 @@ concurrent-ios = 4
     }
     // Each agent kept its write run for the read job; the suite removed both.
     assert_eq!(cephbench_objects(), Vec::<String>::new());
-    // Suites with rbd jobs, or several pools, are usage errors.
-    for (args, want) in [
-        (
-            &["suite", "lab", "-p", "x", "--group", "g", "--clients", "2"][..],
-            "rados jobs only",
-        ),
-        (
-            &[
-                "suite",
-                "rados",
-                "--pools",
-                "a,b",
-                "--group",
-                "g",
-                "--clients",
-                "2",
-            ][..],
-            "drop --pools",
-        ),
+    // Suites with rbd jobs, and several pools, are no longer usage errors:
+    // these get as far as connecting (to nowhere).
+    for args in [
+        &["suite", "lab", "-p", "x", "--group", "g", "--clients", "2"][..],
+        &[
+            "suite",
+            "rados",
+            "--pools",
+            "a,b",
+            "--group",
+            "g",
+            "--clients",
+            "2",
+        ][..],
     ] {
         let out = common::run(
             Command::new(env!("CARGO_BIN_EXE_cephbench"))
@@ -945,9 +934,165 @@ concurrent-ios = 4
                 .args(args),
         );
         let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-        assert!(err.contains(want), "{args:?}: {err}");
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
     }
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+const RBD_POOL: &str = "cbt-multi-rbd";
+
+fn images(pool: &str) -> Vec<String> {
+    let out = common::run(
+        Command::new("rbd")
+            .arg("-c")
+            .arg(common::conf())
+            .args(["-p", pool, "ls"]),
+    );
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter(|l| l.starts_with("cephbench_img."))
+        .map(String::from)
+        .collect()
+}
+
+/// `suite FILE --group` with rbd jobs, three agents present and two asked
+/// for: the two chosen ones each create and precondition an image of their
+/// own (`cephbench_img.<suite run>.<agent id>`) before the measured jobs,
+/// every job runs on those same two, the merged figures are per job, and
+/// no image is left afterwards; the third agent is never given a job.
+#[test]
+fn rbd_suite_on_a_group_gives_each_agent_its_own_image() {
+    let _g = serial();
+    let pool = common::pool_for(RBD_POOL, "rbd");
+    for i in images(pool) {
+        let _ = Command::new("rbd")
+            .arg("-c")
+            .arg(common::conf())
+            .args(["-p", pool, "rm", &i])
+            .output();
+    }
+    let base = scratch("rbdsuite");
+    let file = base.join("rbd.toml");
+    std::fs::write(
+        &file,
+        r#"name = "group-rbd"
+runs = 1
+duration = "2s"
+ramp = "0s"
+image-size = "16M"
+test-area = "8M"
+
+[[job]]
+name = "rw 4K"
+command = "rbd"
+rw = "randwrite"
+bs = "4K"
+iodepth = 4
+
+[[job]]
+name = "rr 4K"
+command = "rbd"
+rw = "randread"
+bs = "4K"
+iodepth = 4
+"#,
+    )
+    .unwrap();
+    let mut agents: Vec<Agent> = ["r1", "r2", "r3"]
+        .iter()
+        .map(|id| spawn_agent_in(pool, "grbd", id, &base, &[]))
+        .collect();
+    let out = common::run(&mut controller(&[
+        "suite",
+        file.to_str().unwrap(),
+        "-p",
+        pool,
+        "--group",
+        "grbd",
+        "--clients",
+        "2",
+        "--start-delay",
+        "2s",
+    ]));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let logs: Vec<String> = agents.iter().map(log_of).collect();
+    assert!(out.status.success(), "controller: {err}\nagents: {logs:#?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    common::validate_suite(&v);
+    let doc: cephbench::suite::SuiteDoc = serde_json::from_value(v).unwrap();
+    // Nothing left once the suite returned (agents still running).
+    assert_eq!(images(pool), Vec::<String>::new(), "controller: {err}");
+    for a in &mut agents {
+        stop_agent(a);
+    }
+    let parts: Vec<Vec<BenchResult>> = agents.iter().map(saved_results).collect();
+    assert!(!doc.interrupted);
+    assert_eq!(doc.runs.len(), 2);
+    let run_image = |a: &str| -> String {
+        let line = log_of(&agents[if a == "r1" { 0 } else { 1 }]);
+        let i = line
+            .find("image 'cephbench_img.")
+            .unwrap_or_else(|| panic!("{line}"));
+        line[i + 7..].split('\'').next().unwrap().to_string()
+    };
+    for id in ["r1", "r2"] {
+        let img = run_image(id);
+        assert!(
+            img.starts_with("cephbench_img.suite-") && img.ends_with(&format!(".{id}")),
+            "{img}"
+        );
+    }
+    assert_ne!(run_image("r1"), run_image("r2"));
+    for (k, (entry, want_op)) in doc.runs.iter().zip(["write", "read"]).enumerate() {
+        let r = &entry.result;
+        let j = &r.jobs[0];
+        assert_eq!(j.op, want_op, "{}", entry.job);
+        let g = r.clients.as_ref().expect("a clients section per job");
+        let ids: Vec<&str> = g.clients.iter().map(|c| c.agent.as_str()).collect();
+        assert_eq!(ids, ["r1", "r2"], "the same two agents for every job");
+        let theirs: Vec<&BenchResult> = parts[..2].iter().map(|p| &p[k]).collect();
+        let ops: u64 = theirs.iter().map(|p| p.jobs[0].ops).sum();
+        assert!(ops > 0, "{}: no ops", entry.job);
+        assert_eq!(j.ops, ops, "{}: merged ops = sum of the agents'", entry.job);
+        assert_eq!(j.errors, 0, "{:?}", j.first_error);
+        for (c, (p, id)) in g.clients.iter().zip(theirs.iter().zip(["r1", "r2"])) {
+            assert_eq!(c.status, "ok");
+            assert_eq!(c.ops, p.jobs[0].ops);
+            // Each agent ran on its own image, preconditioned once before.
+            let cephbench::result::Workload::Rbd(w) = &p.workload else {
+                panic!("not an rbd result")
+            };
+            assert_eq!(w.image, run_image(id));
+            assert_eq!(w.test_area, 8 << 20);
+            let pc = w.precondition.as_ref().expect("preconditioned");
+            assert_eq!(pc.bytes, 8 << 20, "{pc:?}");
+            assert!(!w.image_created);
+        }
+        let row = doc
+            .summary
+            .rows
+            .iter()
+            .find(|x| x.job == entry.job)
+            .unwrap();
+        let iops: f64 = theirs.iter().map(|p| p.jobs[0].iops).sum();
+        assert!((row.iops.value - iops).abs() < 1e-6 * iops, "{row:?}");
+    }
+    // One preparation per agent, the same pass recorded by both jobs.
+    for p in &parts[..2] {
+        let w = |r: &BenchResult| match &r.workload {
+            cephbench::result::Workload::Rbd(w) => w.precondition.clone(),
+            _ => None,
+        };
+        assert_eq!(w(&p[0]), w(&p[1]));
+    }
+    assert!(parts[2].is_empty(), "r3 got a job: {}", log_of(&agents[2]));
+    assert!(
+        !log_of(&agents[2]).contains("image"),
+        "{}",
+        log_of(&agents[2])
+    );
     let _ = std::fs::remove_dir_all(&base);
 }
 

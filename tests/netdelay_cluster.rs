@@ -5,18 +5,48 @@
 //! only: each raises the write latency by about 2 ms (a round trip over the delayed link:
 //! primary -> replicas -> primary, replicas in parallel; or client -> primary -> client).
 //!
-//! Starts and stops its own cluster (it does not use CEPHBENCH_TEST_CONF). Needs root and
-//! `ip netns`; skipped with a message otherwise. Needs the switch binary, which
-//! `cargo build --workspace` (tests/run.sh) builds.
+//! A second test starts the rig with three client namespaces ("hosts" of their own, each
+//! with its own switch port and address) and runs a group: three `cephbench agent`s, one
+//! per client namespace, and a controller; merged figures against the agents' own, and a
+//! delay on one client's link only shows in that client's row.
+//!
+//! Starts and stops its own cluster (it does not use CEPHBENCH_TEST_CONF) in
+//! $CEPHBENCH_NETDELAY_TEST_DIR (default /tmp/cephbench-netdelay-test), namespaces
+//! prefixed $CEPHBENCH_NETDELAY_TEST_NAME (default cbndtest); the tests take turns.
+//! Needs root and `ip netns`; skipped with a message otherwise. Needs the switch binary,
+//! which `cargo build --workspace` (tests/run.sh) builds.
+
+mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::time::Instant;
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
-const DIR: &str = "/tmp/cephbench-netdelay-test";
-const NAME: &str = "cbndtest";
 const POOL: &str = "ndtest";
 const CEPHBENCH: &str = env!("CARGO_BIN_EXE_cephbench");
+
+fn env_or(var: &str, default: &str) -> &'static str {
+    let v = std::env::var(var).unwrap_or_else(|_| default.to_string());
+    Box::leak(v.into_boxed_str())
+}
+
+/// The rig's cluster directory.
+fn dir() -> &'static str {
+    static D: OnceLock<&'static str> = OnceLock::new();
+    D.get_or_init(|| {
+        env_or(
+            "CEPHBENCH_NETDELAY_TEST_DIR",
+            "/tmp/cephbench-netdelay-test",
+        )
+    })
+}
+
+/// The rig's name (namespace prefix).
+fn name() -> &'static str {
+    static N: OnceLock<&'static str> = OnceLock::new();
+    N.get_or_init(|| env_or("CEPHBENCH_NETDELAY_TEST_NAME", "cbndtest"))
+}
 
 fn script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("containers/cluster.sh")
@@ -91,7 +121,7 @@ fn skip_reason() -> Option<String> {
 struct Down;
 impl Drop for Down {
     fn drop(&mut self) {
-        let _ = cluster(&["down", "--dir", DIR]);
+        let _ = cluster(&["down", "--dir", dir()]);
     }
 }
 
@@ -108,7 +138,17 @@ struct Lat {
 /// `cephbench rados MODE` at QD1 for 4 s (1 s ramp) from the client namespace: its JSON.
 fn bench_json(mode: &str, block: &str, tag: &str) -> serde_json::Value {
     let mut args = vec![
-        "exec", "--dir", DIR, "--", CEPHBENCH, "rados", mode, "-p", POOL, "-b", block,
+        "exec",
+        "--dir",
+        dir(),
+        "--",
+        CEPHBENCH,
+        "rados",
+        mode,
+        "-p",
+        POOL,
+        "-b",
+        block,
     ];
     args.extend(["-t", "1", "-d", "4", "--ramp", "1s", "--progress", "never"]);
     args.extend(["--format", "json", "--run-name", tag]);
@@ -161,7 +201,7 @@ fn delay(link: &str, us: u32) {
         cluster(&[
             "delay",
             "--dir",
-            DIR,
+            dir(),
             "--link",
             link,
             "--us",
@@ -169,6 +209,41 @@ fn delay(link: &str, us: u32) {
         ]),
         "cluster.sh delay",
     );
+}
+
+/// Starts the rig (3 memstore OSDs, `clients` client namespaces) and a size-3
+/// pool; the guard stops it again.
+fn up_rig(clients: u32) -> Down {
+    let _ = cluster(&["down", "--dir", dir()]);
+    let down = Down;
+    let t = Instant::now();
+    let n = clients.to_string();
+    let mut args = vec!["up", "--switch", "--osds", "3", "--objectstore", "memstore"];
+    if clients > 1 {
+        args.extend(["--clients", &n]);
+    }
+    args.extend(["--dir", dir(), "--name", name()]);
+    ok(cluster(&args), "cluster.sh up --switch");
+    let up_s = t.elapsed().as_secs_f64();
+    ok(
+        cluster(&[
+            "pool",
+            "create",
+            POOL,
+            "--size",
+            "3",
+            "--pg-num",
+            "16",
+            "--dir",
+            dir(),
+        ]),
+        "pool create",
+    );
+    eprintln!(
+        "switched cluster ({clients} client namespace(s)) up in {up_s:.1} s, pool ready after {:.1} s",
+        t.elapsed().as_secs_f64()
+    );
+    down
 }
 
 #[test]
@@ -179,52 +254,24 @@ fn one_way_delays_on_cluster_and_public_links_raise_write_latency_by_two_d() {
         );
         return;
     }
-    let _ = cluster(&["down", "--dir", DIR]);
-    let _down = Down;
-    let t = Instant::now();
-    ok(
-        cluster(&[
-            "up",
-            "--switch",
-            "--osds",
-            "3",
-            "--objectstore",
-            "memstore",
-            "--dir",
-            DIR,
-            "--name",
-            NAME,
-        ]),
-        "cluster.sh up --switch",
-    );
-    let up_s = t.elapsed().as_secs_f64();
-    ok(
-        cluster(&[
-            "pool", "create", POOL, "--size", "3", "--pg-num", "16", "--dir", DIR,
-        ]),
-        "pool create",
-    );
-    eprintln!(
-        "switched cluster up in {up_s:.1} s, pool ready after {:.1} s",
-        t.elapsed().as_secs_f64()
-    );
-
+    let _serial = common::serial();
+    let _down = up_rig(1);
     // The cluster is only reachable from the client namespace.
     let s = ok(
-        cluster(&["exec", "--dir", DIR, "--", "ceph", "-s"]),
+        cluster(&["exec", "--dir", dir(), "--", "ceph", "-s"]),
         "ceph -s",
     );
     assert!(s.contains("3 osds: 3 up") && s.contains("3 in"), "{s}");
-    let env = ok(cluster(&["env", "--dir", DIR]), "env");
+    let env = ok(cluster(&["env", "--dir", dir()]), "env");
     assert!(
-        env.contains(&format!("CEPHBENCH_CLIENT_NETNS={NAME}-cli")),
+        env.contains(&format!("CEPHBENCH_CLIENT_NETNS={}-cli", name())),
         "{env}"
     );
-    let status = ok(cluster(&["status", "--dir", DIR]), "status");
+    let status = ok(cluster(&["status", "--dir", dir()]), "status");
     assert!(status.contains("switch   running"), "{status}");
     // Replication really crosses the cluster segment: each OSD's cluster address is there.
     let dump = ok(
-        cluster(&["exec", "--dir", DIR, "--", "ceph", "osd", "dump"]),
+        cluster(&["exec", "--dir", dir(), "--", "ceph", "osd", "dump"]),
         "osd dump",
     );
     for i in 0..3 {
@@ -235,7 +282,15 @@ fn one_way_delays_on_cluster_and_public_links_raise_write_latency_by_two_d() {
     }
     // Bad requests are refused with a reason.
     let bad = cluster(&[
-        "delay", "--dir", DIR, "--link", "cluster", "--us", "10", "--osd", "7",
+        "delay",
+        "--dir",
+        dir(),
+        "--link",
+        "cluster",
+        "--us",
+        "10",
+        "--osd",
+        "7",
     ]);
     assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("has 3 OSD"));
 
@@ -244,7 +299,7 @@ fn one_way_delays_on_cluster_and_public_links_raise_write_latency_by_two_d() {
     let base = write_run("base");
     delay("cluster", 1000);
     let show = ok(
-        cluster(&["switchctl", "--dir", DIR, "show"]),
+        cluster(&["switchctl", "--dir", dir(), "show"]),
         "switchctl show",
     );
     assert!(
@@ -338,7 +393,7 @@ fn one_way_delays_on_cluster_and_public_links_raise_write_latency_by_two_d() {
 
     payload_transfer_follows_a_bandwidth_limit();
 
-    ok(cluster(&["down", "--dir", DIR]), "down");
+    ok(cluster(&["down", "--dir", dir()]), "down");
     let ns = String::from_utf8(
         Command::new("ip")
             .args(["netns", "list"])
@@ -348,10 +403,10 @@ fn one_way_delays_on_cluster_and_public_links_raise_write_latency_by_two_d() {
     )
     .unwrap();
     assert!(
-        !ns.contains(&format!("{NAME}-")),
+        !ns.contains(&format!("{}-", name())),
         "namespaces left after down: {ns}"
     );
-    assert!(!Path::new(DIR).exists(), "{DIR} left after down");
+    assert!(!Path::new(dir()).exists(), "{} left after down", dir());
 }
 
 /// One-way rate limit (token bucket) on the client's and the OSDs' public interfaces.
@@ -359,8 +414,8 @@ const SHAPED_RATE: f64 = 25e6; // 200 Mbit/s, bytes/s
 const BIG_OP: f64 = 524_288.0;
 
 fn shape_namespaces() -> Vec<String> {
-    let mut ns = vec![format!("{NAME}-cli")];
-    ns.extend((0..3).map(|i| format!("{NAME}-osd{i}")));
+    let mut ns = vec![format!("{}-cli", name())];
+    ns.extend((0..3).map(|i| format!("{}-osd{i}", name())));
     ns
 }
 
@@ -484,4 +539,320 @@ fn payload_transfer_follows_a_bandwidth_limit() {
         );
     }
     eprintln!("200 Mbit/s limit, 512 KiB QD1: {}", report.join("; "));
+}
+
+// ---------------------------------------------------------------------------
+// A group on three client "hosts": one agent per client namespace.
+
+const GROUP: &str = "gsw";
+
+/// An agent running in client namespace `i` (`cluster.sh exec --client I`
+/// execs into it: the child is the agent itself).
+struct SwAgent {
+    id: String,
+    child: Child,
+    log: PathBuf,
+    saved: PathBuf,
+}
+
+impl Drop for SwAgent {
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+fn spawn_sw_agent(i: u32, base: &Path) -> SwAgent {
+    let id = format!("sw{i}");
+    let saved = base.join(&id);
+    std::fs::create_dir_all(&saved).unwrap();
+    let log = base.join(format!("{id}.log"));
+    let client = i.to_string();
+    let child = Command::new("bash")
+        .arg(script())
+        .args(["exec", "--dir", dir(), "--client", &client, "--", CEPHBENCH])
+        .args(["--progress", "never", "agent", "-p", POOL, "--group", GROUP])
+        .args([
+            "--agent-id",
+            &id,
+            "--watch-timeout",
+            "15s",
+            "--timeout",
+            "120s",
+        ])
+        .arg("--save-results")
+        .arg(&saved)
+        .env("CEPHBENCH_NETDELAY", switch_bin())
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .expect("spawn an agent");
+    SwAgent {
+        id,
+        child,
+        log,
+        saved,
+    }
+}
+
+fn log_of(a: &SwAgent) -> String {
+    std::fs::read_to_string(&a.log).unwrap_or_default()
+}
+
+/// The result agent `a` saved for the group run named `run`.
+fn saved_run(a: &SwAgent, run: &str) -> cephbench::result::BenchResult {
+    for e in std::fs::read_dir(&a.saved).unwrap() {
+        let r: cephbench::result::BenchResult =
+            serde_json::from_slice(&std::fs::read(e.unwrap().path()).unwrap()).unwrap();
+        if let cephbench::result::Workload::Rados(w) = &r.workload {
+            if w.run_name.starts_with(&format!("{run}-c")) {
+                return r;
+            }
+        }
+    }
+    panic!("agent {} saved no result of run {run}: {}", a.id, log_of(a))
+}
+
+/// A QD1 4 KiB write run of the group from client 0's namespace: the merged
+/// result.
+fn group_run(run: &str, secs: u32, agents: &[SwAgent]) -> cephbench::result::BenchResult {
+    let d = format!("{secs}s");
+    let out = cluster(&[
+        "exec",
+        "--dir",
+        dir(),
+        "--client",
+        "0",
+        "--",
+        "timeout",
+        "120",
+        CEPHBENCH,
+        "--progress",
+        "never",
+        "--format",
+        "json",
+        "rados",
+        "write",
+        "-p",
+        POOL,
+        "-b",
+        "4K",
+        "-t",
+        "1",
+        "-d",
+        &d,
+        "--ramp",
+        "1s",
+        "--run-name",
+        run,
+        "--group",
+        GROUP,
+        "--clients",
+        "3",
+        "--wait-agents",
+        "60s",
+        "--start-delay",
+        "2s",
+    ]);
+    let logs: Vec<String> = agents.iter().map(log_of).collect();
+    assert!(
+        out.status.success(),
+        "group run {run}: {}\nagents: {logs:#?}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    common::validate(&doc);
+    serde_json::from_value(doc).unwrap()
+}
+
+/// The issue's three agents as separate hosts: one per client namespace of
+/// the switch, each its own address. The merged result against the agents'
+/// own (count, p99 of the concatenation, IOPS), each row naming its host by
+/// address, and a 1 ms one-way delay on client 1's link only: agent 1's mean
+/// rises by ≈ 2 ms, the others' do not.
+#[test]
+fn three_agents_on_three_client_hosts() {
+    if let Some(why) = skip_reason() {
+        eprintln!(
+            "SKIPPED: the delay-switch cluster test needs root, /dev/net/tun and `ip netns`: {why}"
+        );
+        return;
+    }
+    let _serial = common::serial();
+    let _down = up_rig(3);
+    // Each client namespace has its own address on the switch, and no other.
+    for i in 0..3u32 {
+        let c = i.to_string();
+        let a = ok(
+            cluster(&[
+                "exec",
+                "--dir",
+                dir(),
+                "--client",
+                &c,
+                "--",
+                "ip",
+                "-4",
+                "-o",
+                "addr",
+                "show",
+                "dev",
+                "eth0",
+            ]),
+            "ip addr",
+        );
+        assert!(
+            a.contains(&format!("192.0.2.{}/25", 100 + i)),
+            "client {i}: {a}"
+        );
+        assert_eq!(a.lines().count(), 1, "client {i}: {a}");
+    }
+    let bad = cluster(&["exec", "--dir", dir(), "--client", "3", "--", "true"]);
+    assert!(
+        !bad.status.success()
+            && String::from_utf8_lossy(&bad.stderr).contains("has 3 client namespace(s)"),
+        "{bad:?}"
+    );
+
+    let base = std::env::temp_dir().join(format!("cbnd-agents-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    std::fs::create_dir_all(&base).unwrap();
+    let mut agents: Vec<SwAgent> = (0..3).map(|i| spawn_sw_agent(i, &base)).collect();
+
+    // The first run on a fresh pool pays for PG creation: not a baseline.
+    group_run("swwarm", 2, &agents);
+    let merged = group_run("swbase", 5, &agents);
+    ok(
+        cluster(&[
+            "delay",
+            "--dir",
+            dir(),
+            "--link",
+            "client",
+            "--client",
+            "1",
+            "--us",
+            "1000",
+        ]),
+        "delay client 1",
+    );
+    let show = ok(cluster(&["switchctl", "--dir", dir(), "show"]), "show");
+    assert!(
+        show.contains("cli1 osd0 1000")
+            && show.contains("cli osd0 0")
+            && show.contains("cli2 osd0 0"),
+        "{show}"
+    );
+    let slow = group_run("swslow", 5, &agents);
+    ok(
+        cluster(&["delay", "--dir", dir(), "--link", "client", "--us", "0"]),
+        "delay 0",
+    );
+    for a in &mut agents {
+        let _ = Command::new("kill")
+            .args(["-INT", &a.child.id().to_string()])
+            .status();
+    }
+    for a in &mut agents {
+        let t = Instant::now();
+        while matches!(a.child.try_wait(), Ok(None)) && t.elapsed() < Duration::from_secs(30) {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        assert!(log_of(a).contains("left the group"), "{}", log_of(a));
+    }
+
+    // Merged vs the agents' own results (the files each agent saved).
+    let parts: Vec<_> = agents.iter().map(|a| saved_run(a, "swbase")).collect();
+    let j = &merged.jobs[0];
+    let ops: u64 = parts.iter().map(|p| p.jobs[0].ops).sum();
+    assert!(ops > 300, "too few ops: {ops}");
+    assert_eq!(j.ops, ops, "merged count = sum of the agents' ops");
+    let mh = cephbench::stats::decode_histogram(j.histogram.as_deref().unwrap()).unwrap();
+    assert_eq!(mh.len(), ops);
+    let mut pairs = Vec::new();
+    for p in &parts {
+        let h =
+            cephbench::stats::decode_histogram(p.jobs[0].histogram.as_deref().unwrap()).unwrap();
+        assert_eq!(h.len(), p.jobs[0].ops);
+        pairs.extend(
+            h.iter_recorded()
+                .map(|v| (v.value_iterated_to(), v.count_at_value())),
+        );
+    }
+    let max = parts
+        .iter()
+        .map(|p| p.jobs[0].latency_ns.max)
+        .max()
+        .unwrap();
+    let p99 = common::quantile_of_concatenation(&mut pairs, 0.99).min(max);
+    assert_eq!(
+        j.latency_ns.p99, p99,
+        "merged p99 = p99 of the concatenation"
+    );
+    let iops: f64 = parts.iter().map(|p| p.jobs[0].iops).sum();
+    assert!((j.iops - iops).abs() < 1e-6 * iops, "{} vs {iops}", j.iops);
+
+    // One row per agent, each naming its host by its address.
+    let text = {
+        let mut buf = Vec::new();
+        cephbench::report::Format::Text
+            .reporter()
+            .render(&merged, &mut buf)
+            .unwrap();
+        String::from_utf8(buf).unwrap()
+    };
+    let g = merged.clients.as_ref().expect("clients");
+    assert_eq!(g.clients.len(), 3);
+    for (i, (row, p)) in g.clients.iter().zip(&parts).enumerate() {
+        assert_eq!(row.agent, format!("sw{i}"));
+        assert_eq!(row.status, "ok");
+        assert_eq!(row.ops, p.jobs[0].ops);
+        let ip = format!("192.0.2.{}", 100 + i);
+        assert_eq!(row.addr.as_deref(), Some(ip.as_str()), "{row:?}");
+        let line = text
+            .lines()
+            .find(|l| l.contains(&format!(" sw{i} ")))
+            .unwrap_or_else(|| panic!("no row for sw{i}: {text}"));
+        assert!(line.contains(&format!("{} ({ip})", row.host)), "{line}");
+    }
+
+    // Client 1's link only: its row, and only its row, is ≈ 2 ms slower.
+    let mean_ms = |r: &cephbench::result::BenchResult, i: usize| {
+        r.clients.as_ref().unwrap().clients[i].mean_ns / 1e6
+    };
+    let slow_parts: Vec<_> = agents.iter().map(|a| saved_run(a, "swslow")).collect();
+    let mut rise = Vec::new();
+    for (i, sp) in slow_parts.iter().enumerate() {
+        // The row's mean is the agent's own.
+        assert!((mean_ms(&slow, i) - sp.jobs[0].latency_ns.mean / 1e6).abs() < 1e-6);
+        rise.push(mean_ms(&slow, i) - mean_ms(&merged, i));
+    }
+    eprintln!(
+        "QD1 4 KiB write means, ms: base {:.3} / {:.3} / {:.3}; 1 ms one-way on client 1: \
+         {:.3} / {:.3} / {:.3} (rise {:+.3} / {:+.3} / {:+.3})",
+        mean_ms(&merged, 0),
+        mean_ms(&merged, 1),
+        mean_ms(&merged, 2),
+        mean_ms(&slow, 0),
+        mean_ms(&slow, 1),
+        mean_ms(&slow, 2),
+        rise[0],
+        rise[1],
+        rise[2]
+    );
+    assert!(
+        (1.4..=3.5).contains(&rise[1]),
+        "client 1's mean rose by {:.3} ms, want ≈ 2",
+        rise[1]
+    );
+    for i in [0, 2] {
+        assert!(
+            rise[i] < 0.7,
+            "client {i}'s link was not delayed, yet its mean rose by {:.3} ms",
+            rise[i]
+        );
+    }
+    let _ = std::fs::remove_dir_all(&base);
 }

@@ -9,8 +9,8 @@ use cephbench::progress::Sample;
 use cephbench::report::Format;
 use cephbench::result::NetworkReport;
 use cephbench::result::{
-    Attribution, BenchResult, ClusterInfo, JobReport, OsdClientRow, OsdReport, Part, PlacementInfo,
-    RadosWorkload, Share, ToolInfo, Workload,
+    Attribution, BenchResult, ClientReport, ClusterInfo, GroupReport, JobReport, OsdClientRow,
+    OsdReport, Part, PlacementInfo, RadosWorkload, Share, ToolInfo, Workload,
 };
 use cephbench::stats::LatencySummary;
 
@@ -579,4 +579,61 @@ fn report_command_rerenders_files() {
     let out = run(&["report".as_ref(), dir.path().join("nope.json").as_os_str()]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("nope.json: cannot read"));
+}
+
+/// A group run: two clients on hosts of one name, told apart by address,
+/// and one that delivered nothing (no address known).
+fn group_fixture() -> BenchResult {
+    let row = |agent: &str, addr: Option<&str>, ops: u64| ClientReport {
+        agent: agent.into(),
+        host: "lab1".into(),
+        addr: addr.map(Into::into),
+        status: if ops > 0 { "ok" } else { "missing" }.into(),
+        error: (ops == 0).then(|| "no result: its watch disappeared".into()),
+        run_name: format!("default-{agent}"),
+        ops,
+        iops: ops as f64 / 10.0,
+        mean_ns: 2_125_000.0,
+        p99_ns: 4_200_000,
+        clock_offset_ms: -0.125,
+        clock_rtt_ms: 1.5,
+        start_delta_ms: (ops > 0).then_some(0.4),
+    };
+    let mut r = fixture();
+    r.clients = Some(GroupReport {
+        group: "g1".into(),
+        requested: 3,
+        planned_start_unix_ns: 1_700_000_000_000_000_000,
+        start_spread_ms: Some(1.25),
+        clients: vec![
+            row("a0", Some("192.0.2.100"), 1000),
+            row("a1", Some("192.0.2.101"), 2000),
+            row("a2", None, 0),
+        ],
+    });
+    r
+}
+
+#[test]
+fn group_rows_show_host_and_address() {
+    let r = group_fixture();
+    let text = render(Format::Text, &r);
+    assert!(text.contains("lab1 (192.0.2.101)"), "{text}");
+    insta::assert_snapshot!(text);
+    let md = render(Format::Markdown, &r);
+    assert!(md.contains("| a0 | lab1 (192.0.2.100) | ok |"), "{md}");
+    insta::assert_snapshot!(md);
+    let json = render(Format::Json, &r);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    common::validate(&v);
+    assert_eq!(v["clients"]["clients"][1]["addr"], "192.0.2.101");
+    assert!(v["clients"]["clients"][2]["addr"].is_null());
+    // Results of versions without the field still load.
+    let mut old = v.clone();
+    old["clients"]["clients"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("addr");
+    let back: BenchResult = serde_json::from_value(old).unwrap();
+    assert_eq!(back.clients.unwrap().clients[0].addr, None);
 }

@@ -26,7 +26,7 @@ use crate::result::{
 pub use rados::{
     cleanup, read_meta, remove_objects, remove_run, run_rados, CleanupReport, RadosConfig,
 };
-pub use rbd::{new_image_name, run_rbd, ImageChoice, RbdConfig, IMAGE_PREFIX};
+pub use rbd::{new_image_name, prepare_image, run_rbd, ImageChoice, RbdConfig, IMAGE_PREFIX};
 
 /// The definition printed next to every latency figure.
 pub const LATENCY_DEFINITION: &str =

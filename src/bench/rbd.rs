@@ -184,6 +184,91 @@ fn precondition_bs(area: u64, bs: u64) -> u64 {
         .unwrap_or(bs)
 }
 
+/// Preconditions `image`: writes its first `area` bytes once, sequentially
+/// (blocks of 4 MiB, 1 MiB, 64 KiB or `bs`, whichever divides `area`), 16
+/// in flight. Returns the pass and whether `stop` cut it short.
+#[allow(clippy::too_many_arguments)]
+async fn write_test_area(
+    rados: &Rados,
+    pool: &str,
+    image: &Image,
+    area: u64,
+    bs: u64,
+    live: bool,
+    stop: &StopRx,
+) -> Result<(Precondition, bool), BenchError> {
+    let started_unix = now_unix();
+    let pbs = precondition_bs(area, bs);
+    let mut source = RbdSource::new(RbdMode::Write, 0, pbs, 0, area, None, started_unix);
+    let mut target = RbdTarget::new(image, pbs, started_unix, 16, None);
+    let spec = RunSpec {
+        concurrency: 16,
+        duration: None,
+        ramp: Duration::ZERO,
+        max_ops: None,
+        max_bytes: Some(area),
+        slow_op: super::SLOW_OP,
+    };
+    let counters = Arc::new(Counters::default());
+    let job = engine::run(
+        &mut target,
+        &mut source,
+        &spec,
+        stop.clone(),
+        WorkerProgress::new(Arc::clone(&counters)),
+    );
+    let (out, _) = sampled(job, vec![counters], Duration::ZERO, live).await;
+    if let Some(e) = out.first_error {
+        return Err(diagnose(rados, pool, e));
+    }
+    let k = out.kind(OpKind::Write);
+    Ok((
+        Precondition {
+            bytes: k.bytes,
+            block_size: pbs,
+            elapsed_s: out.elapsed.as_secs_f64(),
+        },
+        out.stop == StopReason::Interrupted,
+    ))
+}
+
+/// Creates image `name` (`size` bytes) in `pool` and preconditions its first
+/// `area` bytes (see [`RbdConfig::prior_precondition`]): a group agent's own
+/// image for the rbd jobs of a suite. On failure or interruption the image
+/// is removed again.
+pub async fn prepare_image(
+    rados: &Rados,
+    pool: &str,
+    name: &str,
+    size: u64,
+    area: u64,
+    bs: u64,
+    stop: StopRx,
+) -> Result<Precondition, BenchError> {
+    let io = rados.ioctx(pool)?;
+    ceph::create_image(&io, name, size, None).map_err(|e| super::first_op_error(rados, pool, e))?;
+    let done = match open(&io, pool, name) {
+        Ok(img) => {
+            let r = write_test_area(rados, pool, &img, area.min(size), bs, false, &stop).await;
+            drop(img);
+            r
+        }
+        Err(e) => Err(e),
+    };
+    match done {
+        Ok((p, false)) => Ok(p),
+        other => {
+            let _ = ceph::remove_image(&io, name);
+            match other {
+                Err(e) => Err(e),
+                _ => Err(BenchError::Group(format!(
+                    "interrupted while preconditioning image '{name}' (removed)"
+                ))),
+            }
+        }
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 async fn run_on_image(
     rados: &Rados,
@@ -238,43 +323,17 @@ async fn run_on_image(
     if let Some(p) = &cfg.prior_precondition {
         precondition = Some(p.clone());
     } else if cfg.precondition && may_write {
-        let pbs = precondition_bs(area, cfg.bs);
         if cfg.live {
             eprintln!(
                 "preconditioning: writing the test area ({}) once, {} sequential writes, 16 in flight",
                 crate::units::fmt_bytes(area),
-                crate::units::fmt_bytes(pbs)
+                crate::units::fmt_bytes(precondition_bs(area, cfg.bs))
             );
         }
-        let mut source = RbdSource::new(RbdMode::Write, 0, pbs, 0, area, None, started_unix);
-        let mut target = RbdTarget::new(&first, pbs, started_unix, 16, None);
-        let spec = RunSpec {
-            concurrency: 16,
-            duration: None,
-            ramp: Duration::ZERO,
-            max_ops: None,
-            max_bytes: Some(area),
-            slow_op: super::SLOW_OP,
-        };
-        let counters = Arc::new(Counters::default());
-        let job = engine::run(
-            &mut target,
-            &mut source,
-            &spec,
-            stop.clone(),
-            WorkerProgress::new(Arc::clone(&counters)),
-        );
-        let (out, _) = sampled(job, vec![counters], Duration::ZERO, cfg.live).await;
-        if let Some(e) = out.first_error {
-            return Err(diagnose(rados, &cfg.pool, e));
-        }
-        interrupted = out.stop == StopReason::Interrupted;
-        let k = out.kind(OpKind::Write);
-        precondition = Some(Precondition {
-            bytes: k.bytes,
-            block_size: pbs,
-            elapsed_s: out.elapsed.as_secs_f64(),
-        });
+        let (p, stopped) =
+            write_test_area(rados, &cfg.pool, &first, area, cfg.bs, cfg.live, &stop).await?;
+        interrupted = stopped;
+        precondition = Some(p);
     } else if cfg.mode.reads(cfg.rwmix_read) {
         let why = if !cfg.precondition {
             "--no-precondition"

@@ -165,6 +165,28 @@ impl Rados {
         unsafe { sys::rados_get_instance_id(self.handle.as_ptr()) }
     }
 
+    /// This client's own address(es) as its messenger knows them once
+    /// connected, e.g. `[v2:192.0.2.101:0/3521868],v1:...`: which host a
+    /// client is, even when several share one host name.
+    pub fn addrs(&self) -> Result<String> {
+        let mut p: *mut c_char = std::ptr::null_mut();
+        // SAFETY: valid, connected handle; `p` is an out pointer librados
+        // sets to a string it allocated with strdup.
+        let r = unsafe { sys::rados_getaddrs(self.handle.as_ptr(), &mut p) };
+        if r < 0 {
+            return Err(CephError::call("rados_getaddrs", r));
+        }
+        if p.is_null() {
+            return Ok(String::new());
+        }
+        // SAFETY: `p` is the NUL-terminated string librados just returned.
+        let s = unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned();
+        // SAFETY: librados allocated it with strdup (librados_c.cc) and hands
+        // ownership to the caller; it is freed exactly once, here.
+        unsafe { libc::free(p.cast::<c_void>()) };
+        Ok(s)
+    }
+
     /// The cluster's fsid.
     pub fn fsid(&self) -> Result<String> {
         let mut buf = [0 as c_char; 64];

@@ -9,12 +9,13 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
 use super::{
-    agent_prefix, from_unix_ns, group_object, result_object, unix_ns, AgentInfo, GroupError,
-    JobSpec, Message, Reply,
+    agent_image, agent_prefix, from_unix_ns, group_object, result_object, unix_ns, AgentInfo,
+    GroupError, JobSpec, Message, Reply,
 };
 use crate::bench::{self, BenchError, Outcome};
 use crate::ceph::{CephError, IoCtx, Rados, WatchEvent};
 use crate::engine::StopRx;
+use crate::result::Precondition;
 
 /// A validated `cephbench agent` invocation.
 #[derive(Debug, Clone)]
@@ -44,7 +45,17 @@ async fn put(io: &IoCtx, name: &str, body: &[u8]) -> Result<(), CephError> {
     Ok(())
 }
 
-type JobFuture = Pin<Box<dyn Future<Output = Result<Outcome, BenchError>>>>;
+/// What a job ends with: a benchmark's outcome, or a prepared image.
+enum JobOut {
+    Bench(Box<Result<Outcome, BenchError>>),
+    Prepared {
+        image: String,
+        pool: String,
+        done: Result<Precondition, BenchError>,
+    },
+}
+
+type JobFuture = Pin<Box<dyn Future<Output = JobOut>>>;
 
 /// The job being run: its notify (acked when it ends), id and stop switch.
 struct Running {
@@ -64,21 +75,42 @@ pub async fn run_agent(
     mut log: impl FnMut(&str),
 ) -> Result<u64, GroupError> {
     let io = rados.ioctx(&cfg.pool)?;
-    let me = AgentInfo {
-        id: cfg.id.clone(),
-        host: bench::hostname(),
-        pid: std::process::id(),
-        gid: rados.instance_id(),
-        entity: rados.entity().to_string(),
-    };
     let gobj = group_object(&cfg.group);
     let aobj = format!("{}{}", agent_prefix(&cfg.group), cfg.id);
     let marker = serde_json::json!({"tool": "cephbench", "group": cfg.group});
     put(&io, &gobj, marker.to_string().as_bytes())
         .await
         .map_err(|e| bench_access(e, rados, &cfg.pool))?;
+    // After a first op: the messenger has learned its address from its peers.
+    let me = AgentInfo {
+        id: cfg.id.clone(),
+        host: bench::hostname(),
+        pid: std::process::id(),
+        gid: rados.instance_id(),
+        entity: rados.entity().to_string(),
+        addr: rados.addrs().ok().as_deref().and_then(super::client_ip),
+    };
     put(&io, &aobj, &serde_json::to_vec(&me).expect("serializes")).await?;
-    let result = serve(rados, &io, cfg, &me, &gobj, &mut stop, &mut log).await;
+    let mut prepared = Prepared::default();
+    let result = serve(
+        rados,
+        &io,
+        cfg,
+        &me,
+        &gobj,
+        &mut stop,
+        &mut log,
+        &mut prepared,
+    )
+    .await;
+    // Our own suite images the controller has not removed yet.
+    for (image, (pool, _)) in prepared {
+        if let Ok(pio) = rados.ioctx(&pool) {
+            if crate::ceph::remove_image(&pio, &image).is_ok() {
+                log(&format!("removed image '{image}' of pool '{pool}'"));
+            }
+        }
+    }
     // Leave: our registration, then the group object if nobody else is left.
     let _ = bench::remove_objects(&io, [aobj], 1).await;
     if let Ok(left) = io.list_prefix(&agent_prefix(&cfg.group)) {
@@ -101,6 +133,10 @@ fn bench_access(e: CephError, rados: &Rados, pool: &str) -> GroupError {
     }
 }
 
+/// The images this agent prepared (name -> pool and preconditioning pass).
+type Prepared = std::collections::BTreeMap<String, (String, Precondition)>;
+
+#[allow(clippy::too_many_arguments)]
 async fn serve(
     rados: &Rados,
     io: &IoCtx,
@@ -109,11 +145,18 @@ async fn serve(
     gobj: &str,
     stop: &mut StopRx,
     log: &mut impl FnMut(&str),
+    prepared: &mut Prepared,
 ) -> Result<u64, GroupError> {
     let mut w = io.watch(gobj, cfg.watch_timeout)?;
     log(&format!(
-        "joined group '{}' in pool '{}' as '{}' (client.{}); waiting for jobs",
-        cfg.group, cfg.pool, me.id, me.gid
+        "joined group '{}' in pool '{}' as '{}' (client.{}{}); waiting for jobs",
+        cfg.group,
+        cfg.pool,
+        me.id,
+        me.gid,
+        me.addr
+            .as_deref()
+            .map_or(String::new(), |a| format!(" at {a}"))
     ));
     let mut running: Option<Running> = None;
     let mut jobs_done = 0u64;
@@ -188,10 +231,9 @@ async fn serve(
                                                 rc.run_name = a.run_name.clone();
                                                 rc.start_at = start_at;
                                                 rc.live = false;
-                                                rc.pool = cfg.pool.clone();
                                                 (
-                                                    format!("rados {} as run '{}'", rc.mode.as_str(), rc.run_name),
-                                                    Box::pin(async move { bench::run_rados(&r2, &rc, rx).await }),
+                                                    format!("rados {} as run '{}' on pool '{}'", rc.mode.as_str(), rc.run_name, rc.pool),
+                                                    Box::pin(async move { JobOut::Bench(Box::new(bench::run_rados(&r2, &rc, rx).await)) }),
                                                 )
                                             }
                                             JobSpec::Rbd(mut rc) => {
@@ -202,10 +244,46 @@ async fn serve(
                                                 }
                                                 rc.start_at = start_at;
                                                 rc.live = false;
-                                                rc.pool = cfg.pool.clone();
                                                 (
-                                                    format!("rbd {}", rc.mode.as_str()),
-                                                    Box::pin(async move { bench::run_rbd(&r2, &rc, rx).await }),
+                                                    format!("rbd {} on pool '{}'", rc.mode.as_str(), rc.pool),
+                                                    Box::pin(async move { JobOut::Bench(Box::new(bench::run_rbd(&r2, &rc, rx).await)) }),
+                                                )
+                                            }
+                                            JobSpec::RbdOwnImage { image_base, cfg: mut rc } => {
+                                                let image = agent_image(&image_base, &me.id);
+                                                let what = format!("rbd {} on own image '{image}'", rc.mode.as_str());
+                                                match prepared.get(&image) {
+                                                    Some((_, p)) => {
+                                                        rc.image = bench::ImageChoice::Existing { name: image, allow_write: true };
+                                                        rc.prior_precondition = Some(p.clone());
+                                                        rc.start_at = start_at;
+                                                        rc.live = false;
+                                                        (what, Box::pin(async move { JobOut::Bench(Box::new(bench::run_rbd(&r2, &rc, rx).await)) }))
+                                                    }
+                                                    None => {
+                                                        let e = BenchError::Group(format!(
+                                                            "image '{image}' was not prepared by this agent (was it restarted?)"
+                                                        ));
+                                                        (what, Box::pin(async move { JobOut::Bench(Box::new(Err(e))) }))
+                                                    }
+                                                }
+                                            }
+                                            JobSpec::Prepare(p) => {
+                                                let image = agent_image(&p.image_base, &me.id);
+                                                (
+                                                    format!(
+                                                        "create and precondition image '{image}' ({} of {}) in pool '{}'",
+                                                        crate::units::fmt_bytes(p.test_area),
+                                                        crate::units::fmt_bytes(p.size),
+                                                        p.pool
+                                                    ),
+                                                    Box::pin(async move {
+                                                        let done = bench::prepare_image(
+                                                            &r2, &p.pool, &image, p.size, p.test_area, p.bs, rx,
+                                                        )
+                                                        .await;
+                                                        JobOut::Prepared { image, pool: p.pool, done }
+                                                    }),
                                                 )
                                             }
                                         };
@@ -239,6 +317,37 @@ async fn serve(
                 let r = running.take().expect("a job was running");
                 jobs_done += 1;
                 last_activity = Instant::now();
+                let out = match out {
+                    JobOut::Bench(b) => *b,
+                    JobOut::Prepared { image, pool, done } => {
+                        let error = match done {
+                            Ok(p) => {
+                                log(&format!(
+                                    "job {}: image '{image}' ready ({} written in {:.1} s)",
+                                    r.job_id,
+                                    crate::units::fmt_bytes(p.bytes),
+                                    p.elapsed_s
+                                ));
+                                prepared.insert(image, (pool, p));
+                                None
+                            }
+                            Err(e) => {
+                                log(&format!("job {}: failed: {e}", r.job_id));
+                                Some(e.to_string())
+                            }
+                        };
+                        let done = Reply::JobDone {
+                            agent: me.id.clone(),
+                            result_object: None,
+                            measured_start_unix_ns: None,
+                            error,
+                        };
+                        if let Err(e) = w.ack(r.notify_id, &reply(&done)) {
+                            log(&format!("cannot ack job {}: {e}", r.job_id));
+                        }
+                        continue;
+                    }
+                };
                 let done = finish_job(io, cfg, me, &r.job_id, out).await;
                 match &done {
                     Reply::JobDone { error: Some(e), .. } => log(&format!("job {}: failed: {e}", r.job_id)),

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant, SystemTime};
 use super::merge::merge_results;
 use super::{
     agent_prefix, group_object, unix_ns, AgentInfo, Assignment, GroupError, JobMsg, JobSpec,
-    Message, Reply,
+    Message, PrepareSpec, Reply,
 };
 use crate::bench;
 use crate::ceph::{CephError, IoCtx, NotifyReply, Rados};
@@ -35,6 +35,9 @@ pub struct GroupConfig {
     pub start_delay: Duration,
     /// How long after the job's expected end to wait for results.
     pub margin: Duration,
+    /// Run on exactly these agents (in this order; a suite keeps the ones
+    /// its first job ran on); `None`: any `clients` of those present.
+    pub agents: Option<Vec<String>>,
 }
 
 /// A finished group run.
@@ -119,33 +122,36 @@ async fn read_object(io: &IoCtx, name: &str) -> Result<Vec<u8>, CephError> {
     Ok(buf)
 }
 
-/// Waits for `cfg.clients` agents, runs `job` on them and merges their results.
-/// `log` gets progress lines (for stderr).
-pub async fn run_group(
-    rados: &Rados,
+/// Waits for the agents (`cfg.agents`, or any `cfg.clients` of those
+/// present) and measures their clocks: the chosen ones, in assignment order.
+async fn choose(
+    io: &IoCtx,
     cfg: &GroupConfig,
-    job: JobSpec,
-    mut stop: StopRx,
-    mut log: impl FnMut(&str),
-) -> Result<GroupOutcome, GroupError> {
-    let io = rados.ioctx(&cfg.pool)?;
+    stop: &mut StopRx,
+    log: &mut impl FnMut(&str),
+) -> Result<Vec<Seen>, GroupError> {
     let gobj = group_object(&cfg.group);
-    let base_run = job.run_name().to_string();
-    if base_run.len() + 1 + 1 + cfg.clients.to_string().len() > 64 {
-        return Err(GroupError::BadResult {
-            agent: "controller".into(),
-            why: format!("--run-name '{base_run}' is too long for a group run (each client appends -c<N>; keep it under 58 characters)"),
-        });
-    }
+    let want = cfg.agents.as_ref().map_or(cfg.clients, Vec::len);
+    let pinned = |seen: &[Seen]| -> Vec<Seen> {
+        match &cfg.agents {
+            None => seen.to_vec(),
+            Some(ids) => seen
+                .iter()
+                .filter(|s| ids.contains(&s.info.id))
+                .cloned()
+                .collect(),
+        }
+    };
 
     // 1. Wait for the agents.
     let waited = Instant::now();
     let deadline = waited + cfg.wait_agents;
     let mut best: BTreeMap<String, Seen> = BTreeMap::new();
     let present: Vec<Seen> = loop {
-        let seen = ping(&io, &gobj).await?.unwrap_or_default();
-        keep_best(&mut best, &seen);
-        if seen.len() >= cfg.clients {
+        let all = ping(io, &gobj).await?.unwrap_or_default();
+        keep_best(&mut best, &all);
+        let seen = pinned(&all);
+        if seen.len() >= want {
             break seen;
         }
         if Instant::now() >= deadline || *stop.borrow() {
@@ -157,24 +163,34 @@ pub async fn run_group(
                         .collect()
                 })
                 .unwrap_or_default();
-            let ids: Vec<&str> = seen.iter().map(|s| s.info.id.as_str()).collect();
+            let ids: Vec<&str> = all.iter().map(|s| s.info.id.as_str()).collect();
             let silent: Vec<&str> = registered
                 .iter()
                 .map(String::as_str)
                 .filter(|r| !ids.contains(r))
                 .collect();
-            let present_s: Vec<String> = seen
+            let present_s: Vec<String> = all
                 .iter()
-                .map(|s| format!("{} on {}", s.info.id, s.info.host))
+                .map(|s| format!("{} on {}", s.info.id, s.info.where_()))
                 .collect();
             let present_n = seen.len();
+            let missing = match &cfg.agents {
+                None => format!("{} missing", cfg.clients - present_n),
+                Some(ids) => format!(
+                    "missing the agents the run began with: {}",
+                    ids.iter()
+                        .filter(|i| !seen.iter().any(|s| &s.info.id == *i))
+                        .map(String::as_str)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
             return Err(GroupError::NotEnoughAgents(format!(
                 "group '{group}' in pool '{pool}' has {present_n} of {want} agents after {waited:.0} s \
-                 (present: {present}{silent}); {missing} missing: start more with \
+                 (present: {present}{silent}); {missing}: start more with \
                  `cephbench agent -p {pool} --group {group}` or lower --clients",
                 group = cfg.group,
                 pool = cfg.pool,
-                want = cfg.clients,
                 waited = waited.elapsed().as_secs_f64(),
                 present = if present_s.is_empty() {
                     "none".into()
@@ -186,7 +202,6 @@ pub async fn run_group(
                 } else {
                     format!("; registered but not answering: {}", silent.join(", "))
                 },
-                missing = cfg.clients - present_n,
             )));
         }
         tokio::select! {
@@ -196,7 +211,7 @@ pub async fn run_group(
     };
     // 2. A few more round trips for the clock offsets (lowest RTT wins).
     for _ in 0..3 {
-        if let Some(seen) = ping(&io, &gobj).await? {
+        if let Some(seen) = ping(io, &gobj).await? {
             keep_best(&mut best, &seen);
         }
     }
@@ -204,13 +219,16 @@ pub async fn run_group(
         .iter()
         .map(|s| best.get(&s.info.id).cloned().unwrap_or_else(|| s.clone()))
         .collect();
-    chosen.sort_by(|a, b| (a.busy, &a.info.id).cmp(&(b.busy, &b.info.id)));
-    chosen.truncate(cfg.clients);
+    match &cfg.agents {
+        Some(ids) => chosen.sort_by_key(|s| ids.iter().position(|i| *i == s.info.id)),
+        None => chosen.sort_by(|a, b| (a.busy, &a.info.id).cmp(&(b.busy, &b.info.id))),
+    }
+    chosen.truncate(want);
     for s in &chosen {
         log(&format!(
             "agent {} on {} (client.{}): clock offset {:+.3} ms ± {:.3} ms (ping RTT {:.3} ms){}",
             s.info.id,
-            s.info.host,
+            s.info.where_(),
             s.info.gid,
             s.offset_ns / 1e6,
             s.rtt_ns / 2e6,
@@ -218,8 +236,29 @@ pub async fn run_group(
             if s.busy { ", BUSY" } else { "" }
         ));
     }
+    Ok(chosen)
+}
 
-    // 3. The job, with a common start a little in the future.
+/// A job sent to the chosen agents and their answers.
+struct Sent {
+    start_ns: u64,
+    assignments: Vec<Assignment>,
+    expected: Duration,
+    reply: NotifyReply,
+    stopped: bool,
+}
+
+/// Notifies `job` to `chosen` with a common start `cfg.start_delay` ahead
+/// and waits (bounded) for their acks; a stop request is passed on.
+async fn send(
+    io: &IoCtx,
+    cfg: &GroupConfig,
+    chosen: &[Seen],
+    job: &JobSpec,
+    stop: &mut StopRx,
+    log: &mut impl FnMut(&str),
+) -> Result<Sent, GroupError> {
+    let base_run = job.run_name();
     let now = SystemTime::now();
     let start = now + cfg.start_delay;
     let start_ns = unix_ns(start);
@@ -247,7 +286,7 @@ pub async fn run_group(
         cfg.start_delay.as_secs_f64(),
         expected.as_secs_f64()
     ));
-    let gc = cstr(&gobj);
+    let gc = cstr(&group_object(&cfg.group));
     let notify = io.notify(&gc, &payload, expected);
     tokio::pin!(notify);
     let mut stopped = false;
@@ -264,9 +303,18 @@ pub async fn run_group(
             }
         }
     };
+    Ok(Sent {
+        start_ns,
+        assignments,
+        expected,
+        reply,
+        stopped,
+    })
+}
 
-    // 4. Gather.
-    let mut done: BTreeMap<String, Reply> = BTreeMap::new();
+/// The agents' [`Reply::JobDone`]s, by agent.
+fn job_dones(reply: &NotifyReply) -> BTreeMap<String, Reply> {
+    let mut done = BTreeMap::new();
     for a in &reply.acks {
         if let Ok(r @ Reply::JobDone { .. }) = serde_json::from_slice::<Reply>(&a.payload) {
             if let Reply::JobDone { agent, .. } = &r {
@@ -274,16 +322,102 @@ pub async fn run_group(
             }
         }
     }
+    done
+}
+
+/// Why agent `s` did not answer `sent`.
+fn silence(sent: &Sent, s: &Seen) -> String {
+    if sent.reply.timeouts.iter().any(|t| t.gid == s.info.gid) {
+        format!(
+            "no result within {:.0} s (the agent stalled or died; its watch was still registered)",
+            sent.expected.as_secs_f64()
+        )
+    } else {
+        "no result: its watch disappeared (the agent died or lost the cluster)".into()
+    }
+}
+
+/// Has each agent of the group create and precondition its own image
+/// `<spec.image_base>.<agent id>` ([`JobSpec::Prepare`]). Returns the agents
+/// (pin them in `cfg.agents` for the jobs on these images); an agent that
+/// fails or does not answer fails the whole preparation, naming it (the
+/// caller removes the images: [`super::agent_image`] of each returned or
+/// named agent).
+pub async fn prepare_images(
+    rados: &Rados,
+    cfg: &GroupConfig,
+    spec: PrepareSpec,
+    mut stop: StopRx,
+    mut log: impl FnMut(&str),
+) -> Result<Vec<String>, (Vec<String>, GroupError)> {
+    let io = rados.ioctx(&cfg.pool).map_err(|e| (vec![], e.into()))?;
+    let chosen = choose(&io, cfg, &mut stop, &mut log)
+        .await
+        .map_err(|e| (vec![], e))?;
+    let ids: Vec<String> = chosen.iter().map(|s| s.info.id.clone()).collect();
+    let job = JobSpec::Prepare(spec);
+    let sent = send(&io, cfg, &chosen, &job, &mut stop, &mut log)
+        .await
+        .map_err(|e| (ids.clone(), e))?;
+    let mut done = job_dones(&sent.reply);
+    let mut bad = Vec::new();
+    for s in &chosen {
+        match done.remove(&s.info.id) {
+            Some(Reply::JobDone { error: None, .. }) => {}
+            Some(Reply::JobDone { error: Some(e), .. }) => bad.push(format!("{}: {e}", s.info.id)),
+            _ => bad.push(format!("{}: {}", s.info.id, silence(&sent, s))),
+        }
+    }
+    if sent.stopped {
+        bad.push("interrupted".into());
+    }
+    if !bad.is_empty() {
+        return Err((
+            ids,
+            GroupError::NoResults {
+                group: cfg.group.clone(),
+                why: format!("preparing the agents' images failed: {}", bad.join("; ")),
+            },
+        ));
+    }
+    Ok(ids)
+}
+
+/// Waits for `cfg.clients` agents, runs `job` on them and merges their results.
+/// `log` gets progress lines (for stderr).
+pub async fn run_group(
+    rados: &Rados,
+    cfg: &GroupConfig,
+    job: JobSpec,
+    mut stop: StopRx,
+    mut log: impl FnMut(&str),
+) -> Result<GroupOutcome, GroupError> {
+    let io = rados.ioctx(&cfg.pool)?;
+    let base_run = job.run_name().to_string();
+    if base_run.len() + 1 + 1 + cfg.clients.to_string().len() > 64 {
+        return Err(GroupError::BadResult {
+            agent: "controller".into(),
+            why: format!("--run-name '{base_run}' is too long for a group run (each client appends -c<N>; keep it under 58 characters)"),
+        });
+    }
+    let chosen = choose(&io, cfg, &mut stop, &mut log).await?;
+    let sent = send(&io, cfg, &chosen, &job, &mut stop, &mut log).await?;
+    let (start_ns, stopped) = (sent.start_ns, sent.stopped);
+    let assignments = &sent.assignments;
+
+    // Gather.
+    let mut done = job_dones(&sent.reply);
     let mut results: Vec<(String, BenchResult)> = Vec::new();
     let mut rows = Vec::new();
     let mut missing = Vec::new();
     let mut failed = Vec::new();
     let mut starts = Vec::new();
-    for (s, a) in chosen.iter().zip(&assignments) {
+    for (s, a) in chosen.iter().zip(assignments) {
         let id = &s.info.id;
         let mut row = ClientReport {
             agent: id.clone(),
             host: s.info.host.clone(),
+            addr: s.info.addr.clone(),
             status: "ok".into(),
             error: None,
             run_name: a.run_name.clone(),
@@ -337,21 +471,15 @@ pub async fn run_group(
                 }
             }
             _ => {
-                let why = if reply.timeouts.iter().any(|t| t.gid == s.info.gid) {
-                    format!(
-                        "no result within {:.0} s (the agent stalled or died; its watch was still registered)",
-                        expected.as_secs_f64()
-                    )
-                } else {
-                    "no result: its watch disappeared (the agent died or lost the cluster)".into()
-                };
+                let why = silence(&sent, s);
                 log(&format!("agent {id}: {why}"));
                 row.status = "missing".into();
                 row.error = Some(why.clone());
                 missing.push((id.clone(), why));
                 // Remove what it left: its run's objects and its registration.
                 if job.leaves_objects() {
-                    match bench::cleanup(rados, &io, Some(a.run_name.as_str()), 16).await {
+                    let jio = rados.ioctx(job.pool())?;
+                    match bench::cleanup(rados, &jio, Some(a.run_name.as_str()), 16).await {
                         Ok(r) => log(&format!(
                             "agent {id}: removed {} objects of its run '{}'",
                             r.removed, a.run_name

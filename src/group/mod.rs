@@ -26,7 +26,7 @@ use crate::bench::{BenchError, RadosConfig, RbdConfig};
 use crate::ceph::CephError;
 
 pub use agent::{run_agent, AgentConfig};
-pub use controller::{run_group, GroupConfig, GroupOutcome};
+pub use controller::{prepare_images, run_group, GroupConfig, GroupOutcome};
 
 /// Prefix of every object of the group protocol.
 pub const GROUP_PREFIX: &str = "cephbench_group.";
@@ -90,6 +90,48 @@ pub struct AgentInfo {
     pub gid: u64,
     /// The entity it authenticated as.
     pub entity: String,
+    /// Its IP address as its RADOS messenger knows it (see [`client_ip`]);
+    /// `None` from agents that predate it or when librados has none.
+    #[serde(default)]
+    pub addr: Option<String>,
+}
+
+impl AgentInfo {
+    /// `host (address)`, or the host alone.
+    pub fn where_(&self) -> String {
+        crate::result::host_and_addr(&self.host, self.addr.as_deref())
+    }
+}
+
+/// The IP address in a messenger address vector as `rados_getaddrs`
+/// prints it (`[v2:192.0.2.101:0/3521868,v1:...]`, `v2:[::1]:0/7`):
+/// the first entry's address without type, port and nonce. `None` when
+/// there is none or it is unspecified (`0.0.0.0`, `::`, before the
+/// messenger learned its address).
+pub fn client_ip(addrs: &str) -> Option<String> {
+    let first = addrs
+        .trim()
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .split(',')
+        .next()?
+        .trim();
+    let no_type = first.split_once(':').map_or(first, |(t, rest)| {
+        if matches!(t, "v1" | "v2" | "any") {
+            rest
+        } else {
+            first
+        }
+    });
+    let before_nonce = no_type.split('/').next()?;
+    let ip = before_nonce
+        .rsplit_once(':')
+        .map_or(before_nonce, |(ip, _)| ip);
+    let ip = ip.trim_start_matches('[').trim_end_matches(']');
+    match ip {
+        "" | "0.0.0.0" | "::" | "-" => None,
+        _ => Some(ip.to_string()),
+    }
 }
 
 /// The job a group runs.
@@ -101,6 +143,38 @@ pub enum JobSpec {
     /// `cephbench rbd ...`; each agent replaces `start_at`. With `--size`
     /// every agent creates its own image; with `--image` they share it.
     Rbd(RbdConfig),
+    /// Each agent creates and preconditions its own image
+    /// `<image_base>.<agent id>` (a group suite's rbd jobs then run on it).
+    Prepare(PrepareSpec),
+    /// An rbd job on each agent's own image `<image_base>.<agent id>`, made
+    /// by an earlier [`JobSpec::Prepare`] of the same agent.
+    RbdOwnImage {
+        /// The image name before `.<agent id>`.
+        image_base: String,
+        /// The job; its `image` and `prior_precondition` are the agent's.
+        cfg: RbdConfig,
+    },
+}
+
+/// What [`JobSpec::Prepare`] asks of each agent.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PrepareSpec {
+    /// The pool of the images.
+    pub pool: String,
+    /// The image name before `.<agent id>`.
+    pub image_base: String,
+    /// Image size, bytes.
+    pub size: u64,
+    /// Bytes preconditioned (from offset 0).
+    pub test_area: u64,
+    /// The block size the preconditioning falls back to when 64 KiB does
+    /// not divide the test area.
+    pub bs: u64,
+}
+
+/// Agent `agent`'s own image of a group suite: `<image_base>.<agent>`.
+pub fn agent_image(image_base: &str, agent: &str) -> String {
+    format!("{image_base}.{agent}")
 }
 
 impl JobSpec {
@@ -108,7 +182,17 @@ impl JobSpec {
     pub fn run_name(&self) -> &str {
         match self {
             JobSpec::Rados(c) => &c.run_name,
-            JobSpec::Rbd(_) => "rbd",
+            JobSpec::Rbd(_) | JobSpec::RbdOwnImage { .. } => "rbd",
+            JobSpec::Prepare(_) => "prepare",
+        }
+    }
+
+    /// The pool the job runs on (it may differ from the group's).
+    pub fn pool(&self) -> &str {
+        match self {
+            JobSpec::Rados(c) => &c.pool,
+            JobSpec::Rbd(c) | JobSpec::RbdOwnImage { cfg: c, .. } => &c.pool,
+            JobSpec::Prepare(p) => &p.pool,
         }
     }
 
@@ -117,7 +201,13 @@ impl JobSpec {
     pub fn expected(&self) -> Duration {
         let (ramp, d) = match self {
             JobSpec::Rados(c) => (c.ramp, c.duration),
-            JobSpec::Rbd(c) => (c.ramp, c.duration),
+            JobSpec::Rbd(c) | JobSpec::RbdOwnImage { cfg: c, .. } => (c.ramp, c.duration),
+            // A bound, not an estimate: 2 MB/s of preconditioning writes per
+            // agent, plus a minute for creating the image.
+            JobSpec::Prepare(p) => (
+                Duration::from_secs(60),
+                Some(Duration::from_secs(p.test_area / 2_000_000)),
+            ),
         };
         ramp + d.unwrap_or(Duration::ZERO)
     }
@@ -271,6 +361,18 @@ mod tests {
         assert!(validate_name("--agent-id", &default_agent_id()).is_ok());
         let m: Message = serde_json::from_str(r#"{"type":"stop","job_id":"x"}"#).unwrap();
         assert!(matches!(m, Message::Stop { job_id } if job_id == "x"));
+        assert_eq!(
+            client_ip("[v2:192.0.2.101:0/3521868,v1:192.0.2.101:0/3521868]").as_deref(),
+            Some("192.0.2.101")
+        );
+        assert_eq!(
+            client_ip("v2:198.51.100.1:0/1").as_deref(),
+            Some("198.51.100.1")
+        );
+        assert_eq!(client_ip("v2:[fd00::5]:0/7").as_deref(), Some("fd00::5"));
+        assert_eq!(client_ip("192.0.2.5:0/7").as_deref(), Some("192.0.2.5"));
+        assert_eq!(client_ip("v2:0.0.0.0:0/7"), None);
+        assert_eq!(client_ip(""), None);
         let t = SystemTime::now();
         let back = from_unix_ns(unix_ns(t));
         assert!(t.duration_since(back).unwrap_or_default() < Duration::from_micros(1));

@@ -108,7 +108,7 @@ impl Reporter for Markdown {
                     out,
                     "| {} | {} | {} | {} | {:.1} | {} | {} | {:+.3} | {} |",
                     c.agent,
-                    c.host,
+                    c.host_and_addr(),
                     c.status,
                     c.ops,
                     c.iops,

@@ -113,17 +113,26 @@ fn render_clients(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
         "Clients of group '{}' ({} requested; figures above merge their histograms)",
         g.group, g.requested
     )?;
+    // Columns as wide as their longest entry, so that rows fit 100 columns
+    // for the usual agent ids and addresses.
+    let hosts: Vec<String> = g.clients.iter().map(|c| c.host_and_addr()).collect();
+    let hw = hosts.iter().map(|h| h.chars().count()).fold(4, usize::max);
+    let aw = g
+        .clients
+        .iter()
+        .map(|c| c.agent.chars().count())
+        .fold(5, usize::max);
     writeln!(
         out,
-        "  {:<24} {:<16} {:<8} {:>10} {:>10} {:>10} {:>10} {:>11} {:>9}",
+        "  {:<aw$} {:<hw$} {:<7} {:>9} {:>9} {:>8} {:>8} {:>9} {:>8}",
         "agent", "host", "status", "ops", "IOPS", "mean ms", "p99 ms", "clock ms", "start ms"
     )?;
-    for c in &g.clients {
+    for (c, host) in g.clients.iter().zip(&hosts) {
         writeln!(
             out,
-            "  {:<24} {:<16} {:<8} {:>10} {:>10.1} {:>10.3} {:>10.3} {:>+11.3} {:>9}",
+            "  {:<aw$} {:<hw$} {:<7} {:>9} {:>9.1} {:>8.3} {:>8.3} {:>+9.3} {:>8}",
             c.agent,
-            c.host,
+            host,
             c.status,
             c.ops,
             c.iops,

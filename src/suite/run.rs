@@ -49,16 +49,16 @@ fn run_names(run_name: &str, opts: &SuiteOptions) -> Vec<String> {
     }
 }
 
-/// Runs one rados job of the suite on the group: the merged result, and an
-/// error naming the agents that delivered no complete result.
+/// Runs one job of the suite on the group: the merged result, and an
+/// error naming the agents that delivered no complete result. The first
+/// job pins the agents it ran on for the rest of the suite.
 async fn run_on_group(
     rados: &Rados,
-    g: &crate::group::GroupConfig,
-    cfg: RadosConfig,
+    g: &mut crate::group::GroupConfig,
+    job: crate::group::JobSpec,
     stop: StopRx,
     progress: bool,
 ) -> Result<(crate::result::BenchResult, Option<BenchError>), BenchError> {
-    let job = crate::group::JobSpec::Rados(cfg);
     let outcome = crate::group::run_group(rados, g, job, stop, |l| {
         if progress {
             eprintln!("cephbench: group {}: {l}", g.group);
@@ -69,6 +69,13 @@ async fn run_on_group(
         crate::group::GroupError::Bench(b) => b,
         e => BenchError::Group(e.to_string()),
     })?;
+    if g.agents.is_none() {
+        g.agents = outcome
+            .result
+            .clients
+            .as_ref()
+            .map(|c| c.clients.iter().map(|r| r.agent.clone()).collect());
+    }
     let bad: Vec<String> = outcome
         .missing
         .iter()
@@ -208,7 +215,8 @@ pub async fn run_suite(
     for w in &warnings {
         eprintln!("cephbench: warning: {w}");
     }
-    let image = if suite.uses_image() {
+    // On a group, each agent makes its own image (see `run_plan`).
+    let image = if suite.uses_image() && opts.group.is_none() {
         let host: String = bench::hostname()
             .chars()
             .map(|c| {
@@ -234,15 +242,18 @@ pub async fn run_suite(
     };
     let run_name = format!("suite-{}-{started_unix}", std::process::id());
     let mut runs = Vec::new();
+    let mut group_opts = opts.clone();
+    let mut agent_images = Vec::new();
     let res = run_plan(
         rados,
         suite,
-        opts,
+        &mut group_opts,
         image.as_deref(),
         &run_name,
         stop,
         start,
         &mut runs,
+        &mut agent_images,
     )
     .await;
     // Clean up whatever happened.
@@ -250,6 +261,19 @@ pub async fn run_suite(
     if let Some(name) = &image {
         if let Err(e) = ceph::remove_image(&io, name) {
             cleanup_err = Some(e);
+        }
+    }
+    // The agents' own images (an agent that left removed its own already).
+    for name in &agent_images {
+        match ceph::remove_image(&io, name) {
+            Err(e) if e.errno() != Some(libc::ENOENT) => {
+                eprintln!(
+                    "cephbench: warning: could not remove image '{name}' ({e}); remove it with `cephbench cleanup -p {} --image {name}`",
+                    opts.pool
+                );
+                cleanup_err.get_or_insert(e);
+            }
+            _ => {}
         }
     }
     if suite.jobs.iter().any(|j| !j.kind.is_rbd()) {
@@ -277,8 +301,16 @@ pub async fn run_suite(
             runs: suite.runs,
             runtime_s: suite.runtime.as_secs_f64(),
             ramp_s: suite.ramp.as_secs_f64(),
-            image_size: if image.is_some() { suite.image_size } else { 0 },
-            test_area: if image.is_some() { suite.test_area } else { 0 },
+            image_size: if suite.uses_image() {
+                suite.image_size
+            } else {
+                0
+            },
+            test_area: if suite.uses_image() {
+                suite.test_area
+            } else {
+                0
+            },
             telemetry: opts.telemetry,
         },
         pool_settings,
@@ -291,21 +323,87 @@ pub async fn run_suite(
     Ok(SuiteOutcome { doc, error })
 }
 
+/// Has each agent of the group create and precondition its own image for
+/// the suite's rbd jobs, `<IMAGE_PREFIX><run_name>.<agent id>`, and pins
+/// those agents for the suite. Every image that may exist goes to `made`.
+async fn prepare_agent_images(
+    rados: &Rados,
+    suite: &Suite,
+    opts: &mut SuiteOptions,
+    image_base: &str,
+    stop: StopRx,
+    made: &mut Vec<String>,
+) -> Result<(), BenchError> {
+    let g = opts.group.as_mut().expect("a group");
+    let bs = suite
+        .jobs
+        .iter()
+        .find_map(|j| match j.kind {
+            JobKind::Rbd { bs, .. } => Some(bs),
+            _ => None,
+        })
+        .unwrap_or(4096);
+    if opts.progress {
+        eprintln!(
+            "suite {}: each agent creates image {image_base}.<agent id> ({}) and preconditions its test area ({}) once",
+            suite.name,
+            crate::units::fmt_bytes(suite.image_size),
+            crate::units::fmt_bytes(suite.test_area)
+        );
+    }
+    let spec = crate::group::PrepareSpec {
+        pool: opts.pool.clone(),
+        image_base: image_base.to_string(),
+        size: suite.image_size,
+        test_area: suite.test_area,
+        bs,
+    };
+    let progress = opts.progress;
+    let group = g.group.clone();
+    let r = crate::group::prepare_images(rados, g, spec, stop, |l| {
+        if progress {
+            eprintln!("cephbench: group {group}: {l}");
+        }
+    })
+    .await;
+    let (ids, err) = match r {
+        Ok(ids) => (ids, None),
+        Err((ids, e)) => (ids, Some(e)),
+    };
+    made.extend(ids.iter().map(|a| crate::group::agent_image(image_base, a)));
+    if let Some(e) = err {
+        return Err(match e {
+            crate::group::GroupError::Bench(b) => b,
+            e => BenchError::Group(e.to_string()),
+        });
+    }
+    g.agents = Some(ids);
+    Ok(())
+}
+
 #[allow(clippy::too_many_arguments)]
 async fn run_plan(
     rados: &Rados,
     suite: &Suite,
-    opts: &SuiteOptions,
+    opts: &mut SuiteOptions,
     image: Option<&str>,
     run_name: &str,
     stop: StopRx,
     start: Instant,
     runs: &mut Vec<RunEntry>,
+    agent_images: &mut Vec<String>,
 ) -> Result<(bool, Option<BenchError>), BenchError> {
     let plan = suite.plan();
     let expected = suite.expected();
     let mut prior: Option<Precondition> = None;
     let io = rados.ioctx(&opts.pool)?;
+    let image_base = format!("{IMAGE_PREFIX}{run_name}");
+    if opts.group.is_some() && suite.uses_image() {
+        prepare_agent_images(rados, suite, opts, &image_base, stop.clone(), agent_images).await?;
+        if *stop.borrow() {
+            return Ok((true, None));
+        }
+    }
     for (k, &(j, run)) in plan.iter().enumerate() {
         if *stop.borrow() {
             return Ok((true, None));
@@ -333,7 +431,7 @@ async fn run_plan(
                 rwmix_read,
                 fsync_every,
             } => {
-                if prior.is_none() && opts.progress {
+                if prior.is_none() && opts.progress && opts.group.is_none() {
                     eprintln!(
                         "suite {}: preconditioning: writing the test area ({}) once",
                         suite.name,
@@ -343,7 +441,8 @@ async fn run_plan(
                 let cfg = RbdConfig {
                     pool: opts.pool.clone(),
                     image: ImageChoice::Existing {
-                        name: image.expect("an image for rbd jobs").to_string(),
+                        // On a group, each agent puts its own image here.
+                        name: image.unwrap_or(&image_base).to_string(),
                         allow_write: true,
                     },
                     mode: *rw,
@@ -364,13 +463,21 @@ async fn run_plan(
                     counter_interval: crate::probe::DEFAULT_COUNTER_INTERVAL,
                     start_at: None,
                 };
-                let o = run_rbd(rados, &cfg, stop.clone()).await?;
-                if prior.is_none() {
-                    if let Workload::Rbd(w) = &o.result.workload {
-                        prior = w.precondition.clone();
+                if let Some(g) = &mut opts.group {
+                    let job = crate::group::JobSpec::RbdOwnImage {
+                        image_base: image_base.clone(),
+                        cfg,
+                    };
+                    run_on_group(rados, g, job, stop.clone(), opts.progress).await?
+                } else {
+                    let o = run_rbd(rados, &cfg, stop.clone()).await?;
+                    if prior.is_none() {
+                        if let Workload::Rbd(w) = &o.result.workload {
+                            prior = w.precondition.clone();
+                        }
                     }
+                    (o.result, o.error)
                 }
-                (o.result, o.error)
             }
             JobKind::Rados {
                 mode,
@@ -405,8 +512,11 @@ async fn run_plan(
                     start_at: None,
                     create_pool: None,
                 };
-                match &opts.group {
-                    Some(g) => run_on_group(rados, g, cfg, stop.clone(), opts.progress).await?,
+                match &mut opts.group {
+                    Some(g) => {
+                        let job = crate::group::JobSpec::Rados(cfg);
+                        run_on_group(rados, g, job, stop.clone(), opts.progress).await?
+                    }
                     None => {
                         let o = run_rados(rados, &cfg, stop.clone()).await?;
                         (o.result, o.error)

@@ -224,3 +224,20 @@ pub fn render_text(doc: &serde_json::Value) -> String {
         .unwrap();
     String::from_utf8(out).unwrap()
 }
+
+/// Nearest-rank quantile over (value, count) pairs of several histograms
+/// (the test's own percentile of concatenated latencies, independent of
+/// hdrhistogram's merge).
+pub fn quantile_of_concatenation(pairs: &mut [(u64, u64)], q: f64) -> u64 {
+    pairs.sort_unstable();
+    let total: u64 = pairs.iter().map(|p| p.1).sum();
+    let rank = ((q * total as f64).ceil() as u64).max(1);
+    let mut seen = 0;
+    for (v, n) in pairs.iter() {
+        seen += n;
+        if seen >= rank {
+            return *v;
+        }
+    }
+    unreachable!()
+}
