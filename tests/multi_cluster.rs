@@ -674,7 +674,8 @@ fn interrupting_the_controller_stops_the_agents() {
         t.elapsed()
     );
     assert_eq!(out.status.code(), Some(130), "{err}");
-    let merged: BenchResult = serde_json::from_slice(&out.stdout).unwrap();
+    let merged: BenchResult =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {err}"));
     assert!(merged.interrupted);
     assert!(merged.jobs[0].elapsed_s < 20.0);
     for a in &agents {
