@@ -178,9 +178,13 @@ pub fn diagnose(rados: &Rados, pool: &str, e: CephError) -> BenchError {
             pool: pool.into(),
             detail: quota_detail(rados, pool).unwrap_or_else(|| {
                 if e.errno() == Some(libc::ENOSPC) {
-                    "the cluster (an OSD at its full ratio) or the pool has no room; see `ceph health detail`".into()
+                    "the cluster (an OSD at its full ratio) or the pool has no room; see `ceph health detail`, free space or add OSDs".into()
                 } else {
-                    format!("its quota is reached; see `ceph osd pool get-quota {pool}`")
+                    format!(
+                        "its quota was reached (the mons clear the full flag seconds after usage drops below it); \
+                         see `ceph osd pool get-quota {pool}`, free space, or remove the quota with \
+                         `ceph osd pool set-quota {pool} max_bytes 0` (and max_objects 0)"
+                    )
                 }
             }),
             source: Box::new(e),
@@ -241,14 +245,21 @@ fn quota_detail(rados: &Rados, pool: &str) -> Option<String> {
     let n = |k: &str| v.get(k).and_then(serde_json::Value::as_u64).unwrap_or(0);
     let (max_obj, obj) = (n("quota_max_objects"), n("current_num_objects"));
     let (max_b, b) = (n("quota_max_bytes"), n("current_num_bytes"));
+    let fix = |q: &str| {
+        format!(
+            "; free space, or raise or remove the quota: `ceph osd pool set-quota {pool} {q} 0`"
+        )
+    };
     if max_obj > 0 && obj >= max_obj {
         Some(format!(
-            "quota max_objects {max_obj} reached ({obj} objects stored)"
+            "quota max_objects {max_obj} reached ({obj} objects stored){}",
+            fix("max_objects")
         ))
     } else if max_b > 0 && b >= max_b {
         Some(format!(
-            "quota max_bytes {max_b} ({}) reached ({b} bytes stored)",
-            crate::units::fmt_bytes(max_b)
+            "quota max_bytes {max_b} ({}) reached ({b} bytes stored){}",
+            crate::units::fmt_bytes(max_b),
+            fix("max_bytes")
         ))
     } else {
         None

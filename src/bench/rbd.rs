@@ -21,6 +21,9 @@ use crate::workload::rbd::{RbdMode, RbdSource, RbdTarget};
 /// Prefix of the images cephbench creates.
 pub const IMAGE_PREFIX: &str = "cephbench_img.";
 
+/// The object holding a pool's RBD trash.
+const RBD_TRASH: &std::ffi::CStr = c"rbd_trash";
+
 /// Which image to use.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub enum ImageChoice {
@@ -112,7 +115,11 @@ pub fn new_image_name() -> String {
 /// Runs a `cephbench rbd` benchmark.
 pub async fn run_rbd(rados: &Rados, cfg: &RbdConfig, stop: StopRx) -> Result<Outcome, BenchError> {
     let cluster = cluster_info(rados)?;
-    let io = rados.ioctx(&cfg.pool)?;
+    let mut io = rados.ioctx(&cfg.pool)?;
+    // A full pool (quota reached, or an OSD at its full ratio) fails writes
+    // at once with EDQUOT/ENOSPC instead of pausing them until the op
+    // timeout: librbd's ImageCtx duplicates this ioctx, FULL_TRY included.
+    io.set_pool_full_try();
     let started_unix = now_unix();
     let writes = cfg.mode.writes(cfg.rwmix_read);
 
@@ -132,6 +139,14 @@ pub async fn run_rbd(rados: &Rados, cfg: &RbdConfig, stop: StopRx) -> Result<Out
             features,
             ..
         } => {
+            // librbd removes an image by first moving it to the pool's trash,
+            // which needs the `rbd_trash` object: a full pool cannot create
+            // it, and the removal then fails (ENOENT). Make sure it exists
+            // (empty, as any `rbd rm` leaves it) while the pool has room, so
+            // the image can be removed even after the run filled the pool; on
+            // a pool that is full already this fails first, naming the quota.
+            io.create_if_missing(RBD_TRASH)
+                .map_err(|e| super::first_op_error(rados, &cfg.pool, e))?;
             ceph::create_image(&io, name, *size, *features)
                 .map_err(|e| super::first_op_error(rados, &cfg.pool, e))?;
             (name.clone(), true)
@@ -235,6 +250,7 @@ async fn run_on_image(
     let pool_settings = super::pool_settings(rados, &cfg.pool, &mut warnings);
     let mut precondition = None;
     let mut interrupted = false;
+    let mut pre_error = None;
     if let Some(p) = &cfg.prior_precondition {
         precondition = Some(p.clone());
     } else if cfg.precondition && may_write {
@@ -264,10 +280,13 @@ async fn run_on_image(
             stop.clone(),
             WorkerProgress::new(Arc::clone(&counters)),
         );
-        let (out, _) = sampled(job, vec![counters], Duration::ZERO, cfg.live).await;
-        if let Some(e) = out.first_error {
-            return Err(diagnose(rados, &cfg.pool, e));
-        }
+        let (mut out, _) = sampled(job, vec![counters], Duration::ZERO, cfg.live).await;
+        // A failed precondition (e.g. the pool filled up) skips the run but
+        // still reports what was written, like an interrupt.
+        pre_error = out
+            .first_error
+            .take()
+            .map(|e| diagnose(rados, &cfg.pool, e));
         interrupted = out.stop == StopReason::Interrupted;
         let k = out.kind(OpKind::Write);
         precondition = Some(Precondition {
@@ -292,12 +311,8 @@ async fn run_on_image(
         );
     }
 
-    let mut probes = Probes::before(
-        rados,
-        &cfg.pool,
-        cfg.telemetry && !interrupted,
-        &mut warnings,
-    );
+    let skip_run = interrupted || pre_error.is_some();
+    let mut probes = Probes::before(rados, &cfg.pool, cfg.telemetry && !skip_run, &mut warnings);
     probes.sample_counters(rados, cfg.counter_interval);
     let per_job = blocks_per_job * cfg.bs;
     let spec = RunSpec {
@@ -313,7 +328,7 @@ async fn run_on_image(
         slow_op: super::SLOW_OP,
     };
     let mut measured_start = None;
-    let (outcome, timeline) = if interrupted {
+    let (outcome, timeline) = if skip_run {
         (None, Vec::new())
     } else {
         if let Some(at) = cfg.start_at {
@@ -374,7 +389,7 @@ async fn run_on_image(
     let tail = probes.tail(rados, outcome.as_ref(), &mut warnings);
 
     let mut jobs = Vec::new();
-    let mut error = None;
+    let mut error = pre_error;
     if let Some(out) = outcome {
         interrupted |= out.stop == StopReason::Interrupted;
         let kinds: &[OpKind] = match (
