@@ -549,13 +549,16 @@ impl Probes {
         warnings: &mut Vec<String>,
     ) -> Vec<OsdReport> {
         let rados = rados.telemetry();
+        let mut mons_away = false;
         if let Some(w) = self.watcher.take() {
-            warnings.extend(w.finish());
+            let (w, away) = w.finish();
+            warnings.extend(w);
+            mons_away = away;
         }
         let Some(slots) = &self.slots else {
             return Vec::new();
         };
-        warnings.extend(self.placement_change(rados));
+        warnings.extend(self.placement_change(rados, mons_away));
         let mut after = Vec::new();
         if !self.before.is_empty() {
             let osds: Vec<i32> = self.before.iter().map(|(o, _)| *o).collect();
@@ -625,7 +628,8 @@ impl Probes {
     /// What the reader must know of placement changes during the run: the
     /// re-reads the watcher made, OSDs that changed state, and a change the
     /// watcher did not see in time (in the run's last poll period).
-    fn placement_change(&self, rados: &Rados) -> Vec<String> {
+    /// With `mons_away` (they failed the watcher's last poll) no mon is asked.
+    fn placement_change(&self, rados: &Rados, mons_away: bool) -> Vec<String> {
         let mut out = Vec::new();
         let Some(slots) = self.slots.as_ref() else {
             return out;
@@ -656,6 +660,9 @@ impl Probes {
         }
         // One bounded mon command; when the mons do not answer, skip the rest
         // (each further command would wait out the op timeout too).
+        if mons_away {
+            return out;
+        }
         let Ok(states) = probe::osd_states(rados) else {
             return out;
         };
