@@ -469,8 +469,13 @@ fn finish_group(
     })
 }
 
+/// A second SIGINT/SIGTERM this soon after the first is the same interrupt
+/// delivered twice (as `timeout` does), not a request to exit at once.
+const SAME_INTERRUPT: std::time::Duration = std::time::Duration::from_millis(250);
+
 /// First SIGINT/SIGTERM: stop issuing ops, drain, report, clean up.
-/// Second: exit at once, naming the command that removes the leftovers.
+/// Second (at least [`SAME_INTERRUPT`] later): exit at once, naming the
+/// command that removes the leftovers.
 fn install_signal_handlers(cleanup_hint: String) -> watch::Receiver<bool> {
     use tokio::signal::unix::{signal, SignalKind};
     let (tx, rx) = watch::channel(false);
@@ -481,12 +486,20 @@ fn install_signal_handlers(cleanup_hint: String) -> watch::Receiver<bool> {
     let mut term = signal(SignalKind::terminate()).ok();
     tokio::spawn(async move {
         next_signal(&mut int, &mut term).await;
+        let first = std::time::Instant::now();
         eprintln!(
             "cephbench: interrupted: stopping, waiting for ops in flight, then cleaning up \
              (interrupt again to exit at once)"
         );
         let _ = tx.send(true);
-        next_signal(&mut int, &mut term).await;
+        loop {
+            next_signal(&mut int, &mut term).await;
+            // timeout(1) signals its child, then the child's whole process
+            // group: one interrupt can arrive twice, microseconds apart.
+            if first.elapsed() >= SAME_INTERRUPT {
+                break;
+            }
+        }
         eprintln!(
             "cephbench: interrupted again: exiting now; remove what this run left with `{cleanup_hint}`"
         );

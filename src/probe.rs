@@ -106,11 +106,33 @@ pub fn placement_now(rados: &Rados, pool: &str, id: i64) -> Result<PoolPlacement
     })
 }
 
+/// A polling thread's wait for its next turn: sleeps until `next` unless
+/// `stop` is raised (then `false`), and moves `next` one `period` on, never
+/// into the past. The stop flag is checked before every poll, so a poll
+/// slower than the period (a mon command waiting out the op timeout while
+/// the mons are away) delays the stop by one poll, not forever.
+fn wait_turn(stop: &AtomicBool, next: &mut Instant, period: Duration) -> bool {
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        let now = Instant::now();
+        if now >= *next {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20).min(*next - now));
+    }
+    *next = (*next + period).max(Instant::now());
+    true
+}
+
 /// Watches the osdmap epoch (once a `period`, off the I/O path) and, when
 /// it changes, re-reads the pool's placement and installs it in the slots,
 /// so ops issued after a change are tagged with their new primary.
 pub struct PlacementWatcher {
     stop: Arc<AtomicBool>,
+    /// Whether the mons failed the last poll.
+    mons_away: Arc<AtomicBool>,
     thread: Option<JoinHandle<Vec<String>>>,
 }
 
@@ -124,6 +146,8 @@ impl PlacementWatcher {
     ) -> PlacementWatcher {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stop);
+        let mons_away = Arc::new(AtomicBool::new(false));
+        let away = Arc::clone(&mons_away);
         let thread = std::thread::Builder::new()
             .name("placement-watch".into())
             .spawn(move || {
@@ -132,14 +156,12 @@ impl PlacementWatcher {
                 let mut seen = slots.placement().epoch;
                 let mut next = Instant::now() + period;
                 loop {
-                    while Instant::now() < next {
-                        if flag.load(Ordering::Relaxed) {
-                            return errors;
-                        }
-                        std::thread::sleep(Duration::from_millis(20).min(period));
+                    if !wait_turn(&flag, &mut next, period) {
+                        return errors;
                     }
-                    next += period;
-                    let Ok(epoch) = osd_epoch(&rados) else {
+                    let epoch = osd_epoch(&rados);
+                    away.store(epoch.is_err(), Ordering::Relaxed);
+                    let Ok(epoch) = epoch else {
                         continue; // the mons are away: try again next period
                     };
                     if epoch == seen {
@@ -161,12 +183,19 @@ impl PlacementWatcher {
                 }
             })
             .ok();
-        PlacementWatcher { stop, thread }
+        PlacementWatcher {
+            stop,
+            mons_away,
+            thread,
+        }
     }
 
-    /// Stops the thread; returns what went wrong, as warnings.
-    pub fn finish(mut self) -> Vec<String> {
-        self.stop_and_join().unwrap_or_default()
+    /// Stops the thread; returns what went wrong, as warnings, and whether
+    /// the mons failed its last poll (then further mon commands would only
+    /// wait out the op timeout).
+    pub fn finish(mut self) -> (Vec<String>, bool) {
+        let warnings = self.stop_and_join().unwrap_or_default();
+        (warnings, self.mons_away.load(Ordering::Relaxed))
     }
 
     fn stop_and_join(&mut self) -> Option<Vec<String>> {
@@ -271,13 +300,9 @@ impl CounterSampler {
                     .collect();
                 let mut next = t0 + interval;
                 loop {
-                    while Instant::now() < next {
-                        if flag.load(Ordering::Relaxed) {
-                            return state;
-                        }
-                        std::thread::sleep(Duration::from_millis(20).min(interval));
+                    if !wait_turn(&flag, &mut next, interval) {
+                        return state;
                     }
-                    next += interval;
                     for (osd, timeline, last) in state.iter_mut() {
                         let Some((t_prev, prev)) = last.take() else {
                             continue; // failed before: left out

@@ -178,9 +178,13 @@ pub fn diagnose(rados: &Rados, pool: &str, e: CephError) -> BenchError {
             pool: pool.into(),
             detail: quota_detail(rados, pool).unwrap_or_else(|| {
                 if e.errno() == Some(libc::ENOSPC) {
-                    "the cluster (an OSD at its full ratio) or the pool has no room; see `ceph health detail`".into()
+                    "the cluster (an OSD at its full ratio) or the pool has no room; see `ceph health detail`, free space or add OSDs".into()
                 } else {
-                    format!("its quota is reached; see `ceph osd pool get-quota {pool}`")
+                    format!(
+                        "its quota was reached (the mons clear the full flag seconds after usage drops below it); \
+                         see `ceph osd pool get-quota {pool}`, free space, or remove the quota with \
+                         `ceph osd pool set-quota {pool} max_bytes 0` (and max_objects 0)"
+                    )
                 }
             }),
             source: Box::new(e),
@@ -241,14 +245,21 @@ fn quota_detail(rados: &Rados, pool: &str) -> Option<String> {
     let n = |k: &str| v.get(k).and_then(serde_json::Value::as_u64).unwrap_or(0);
     let (max_obj, obj) = (n("quota_max_objects"), n("current_num_objects"));
     let (max_b, b) = (n("quota_max_bytes"), n("current_num_bytes"));
+    let fix = |q: &str| {
+        format!(
+            "; free space, or raise or remove the quota: `ceph osd pool set-quota {pool} {q} 0`"
+        )
+    };
     if max_obj > 0 && obj >= max_obj {
         Some(format!(
-            "quota max_objects {max_obj} reached ({obj} objects stored)"
+            "quota max_objects {max_obj} reached ({obj} objects stored){}",
+            fix("max_objects")
         ))
     } else if max_b > 0 && b >= max_b {
         Some(format!(
-            "quota max_bytes {max_b} ({}) reached ({b} bytes stored)",
-            crate::units::fmt_bytes(max_b)
+            "quota max_bytes {max_b} ({}) reached ({b} bytes stored){}",
+            crate::units::fmt_bytes(max_b),
+            fix("max_bytes")
         ))
     } else {
         None
@@ -538,13 +549,16 @@ impl Probes {
         warnings: &mut Vec<String>,
     ) -> Vec<OsdReport> {
         let rados = rados.telemetry();
+        let mut mons_away = false;
         if let Some(w) = self.watcher.take() {
-            warnings.extend(w.finish());
+            let (w, away) = w.finish();
+            warnings.extend(w);
+            mons_away = away;
         }
         let Some(slots) = &self.slots else {
             return Vec::new();
         };
-        warnings.extend(self.placement_change(rados));
+        warnings.extend(self.placement_change(rados, mons_away));
         let mut after = Vec::new();
         if !self.before.is_empty() {
             let osds: Vec<i32> = self.before.iter().map(|(o, _)| *o).collect();
@@ -614,7 +628,8 @@ impl Probes {
     /// What the reader must know of placement changes during the run: the
     /// re-reads the watcher made, OSDs that changed state, and a change the
     /// watcher did not see in time (in the run's last poll period).
-    fn placement_change(&self, rados: &Rados) -> Vec<String> {
+    /// With `mons_away` (they failed the watcher's last poll) no mon is asked.
+    fn placement_change(&self, rados: &Rados, mons_away: bool) -> Vec<String> {
         let mut out = Vec::new();
         let Some(slots) = self.slots.as_ref() else {
             return out;
@@ -645,6 +660,9 @@ impl Probes {
         }
         // One bounded mon command; when the mons do not answer, skip the rest
         // (each further command would wait out the op timeout too).
+        if mons_away {
+            return out;
+        }
         let Ok(states) = probe::osd_states(rados) else {
             return out;
         };

@@ -21,6 +21,9 @@ use crate::workload::rbd::{RbdMode, RbdSource, RbdTarget};
 /// Prefix of the images cephbench creates.
 pub const IMAGE_PREFIX: &str = "cephbench_img.";
 
+/// The object holding a pool's RBD trash.
+const RBD_TRASH: &std::ffi::CStr = c"rbd_trash";
+
 /// Which image to use.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub enum ImageChoice {
@@ -112,7 +115,11 @@ pub fn new_image_name() -> String {
 /// Runs a `cephbench rbd` benchmark.
 pub async fn run_rbd(rados: &Rados, cfg: &RbdConfig, stop: StopRx) -> Result<Outcome, BenchError> {
     let cluster = cluster_info(rados)?;
-    let io = rados.ioctx(&cfg.pool)?;
+    let mut io = rados.ioctx(&cfg.pool)?;
+    // A full pool (quota reached, or an OSD at its full ratio) fails writes
+    // at once with EDQUOT/ENOSPC instead of pausing them until the op
+    // timeout: librbd's ImageCtx duplicates this ioctx, FULL_TRY included.
+    io.set_pool_full_try();
     let started_unix = now_unix();
     let writes = cfg.mode.writes(cfg.rwmix_read);
 
@@ -132,6 +139,14 @@ pub async fn run_rbd(rados: &Rados, cfg: &RbdConfig, stop: StopRx) -> Result<Out
             features,
             ..
         } => {
+            // librbd removes an image by first moving it to the pool's trash,
+            // which needs the `rbd_trash` object: a full pool cannot create
+            // it, and the removal then fails (ENOENT). Make sure it exists
+            // (empty, as any `rbd rm` leaves it) while the pool has room, so
+            // the image can be removed even after the run filled the pool; on
+            // a pool that is full already this fails first, naming the quota.
+            io.create_if_missing(RBD_TRASH)
+                .map_err(|e| super::first_op_error(rados, &cfg.pool, e))?;
             ceph::create_image(&io, name, *size, *features)
                 .map_err(|e| super::first_op_error(rados, &cfg.pool, e))?;
             (name.clone(), true)
@@ -186,7 +201,8 @@ fn precondition_bs(area: u64, bs: u64) -> u64 {
 
 /// Preconditions `image`: writes its first `area` bytes once, sequentially
 /// (blocks of 4 MiB, 1 MiB, 64 KiB or `bs`, whichever divides `area`), 16
-/// in flight. Returns the pass and whether `stop` cut it short.
+/// in flight. Returns the pass, whether `stop` cut it short, and the error
+/// that ended it early (e.g. the pool filled up), if any.
 #[allow(clippy::too_many_arguments)]
 async fn write_test_area(
     rados: &Rados,
@@ -196,7 +212,7 @@ async fn write_test_area(
     bs: u64,
     live: bool,
     stop: &StopRx,
-) -> Result<(Precondition, bool), BenchError> {
+) -> (Precondition, bool, Option<BenchError>) {
     let started_unix = now_unix();
     let pbs = precondition_bs(area, bs);
     let mut source = RbdSource::new(RbdMode::Write, 0, pbs, 0, area, None, started_unix);
@@ -217,19 +233,18 @@ async fn write_test_area(
         stop.clone(),
         WorkerProgress::new(Arc::clone(&counters)),
     );
-    let (out, _) = sampled(job, vec![counters], Duration::ZERO, live).await;
-    if let Some(e) = out.first_error {
-        return Err(diagnose(rados, pool, e));
-    }
+    let (mut out, _) = sampled(job, vec![counters], Duration::ZERO, live).await;
+    let error = out.first_error.take().map(|e| diagnose(rados, pool, e));
     let k = out.kind(OpKind::Write);
-    Ok((
+    (
         Precondition {
             bytes: k.bytes,
             block_size: pbs,
             elapsed_s: out.elapsed.as_secs_f64(),
         },
         out.stop == StopReason::Interrupted,
-    ))
+        error,
+    )
 }
 
 /// Creates image `name` (`size` bytes) in `pool` and preconditions its first
@@ -251,7 +266,10 @@ pub async fn prepare_image(
         Ok(img) => {
             let r = write_test_area(rados, pool, &img, area.min(size), bs, false, &stop).await;
             drop(img);
-            r
+            match r {
+                (_, _, Some(e)) => Err(e),
+                (p, stopped, None) => Ok((p, stopped)),
+            }
         }
         Err(e) => Err(e),
     };
@@ -320,6 +338,7 @@ async fn run_on_image(
     let pool_settings = super::pool_settings(rados, &cfg.pool, &mut warnings);
     let mut precondition = None;
     let mut interrupted = false;
+    let mut pre_error = None;
     if let Some(p) = &cfg.prior_precondition {
         precondition = Some(p.clone());
     } else if cfg.precondition && may_write {
@@ -330,9 +349,12 @@ async fn run_on_image(
                 crate::units::fmt_bytes(precondition_bs(area, cfg.bs))
             );
         }
-        let (p, stopped) =
-            write_test_area(rados, &cfg.pool, &first, area, cfg.bs, cfg.live, &stop).await?;
+        // A failed precondition (e.g. the pool filled up) skips the run but
+        // still reports what was written, like an interrupt.
+        let (p, stopped, error) =
+            write_test_area(rados, &cfg.pool, &first, area, cfg.bs, cfg.live, &stop).await;
         interrupted = stopped;
+        pre_error = error;
         precondition = Some(p);
     } else if cfg.mode.reads(cfg.rwmix_read) {
         let why = if !cfg.precondition {
@@ -351,12 +373,8 @@ async fn run_on_image(
         );
     }
 
-    let mut probes = Probes::before(
-        rados,
-        &cfg.pool,
-        cfg.telemetry && !interrupted,
-        &mut warnings,
-    );
+    let skip_run = interrupted || pre_error.is_some();
+    let mut probes = Probes::before(rados, &cfg.pool, cfg.telemetry && !skip_run, &mut warnings);
     probes.sample_counters(rados, cfg.counter_interval);
     let per_job = blocks_per_job * cfg.bs;
     let spec = RunSpec {
@@ -372,7 +390,7 @@ async fn run_on_image(
         slow_op: super::SLOW_OP,
     };
     let mut measured_start = None;
-    let (outcome, timeline) = if interrupted {
+    let (outcome, timeline) = if skip_run {
         (None, Vec::new())
     } else {
         if let Some(at) = cfg.start_at {
@@ -433,7 +451,7 @@ async fn run_on_image(
     let tail = probes.tail(rados, outcome.as_ref(), &mut warnings);
 
     let mut jobs = Vec::new();
-    let mut error = None;
+    let mut error = pre_error;
     if let Some(out) = outcome {
         interrupted |= out.stop == StopReason::Interrupted;
         let kinds: &[OpKind] = match (

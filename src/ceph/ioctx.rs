@@ -218,6 +218,35 @@ impl IoCtx {
         })
     }
 
+    /// Creates object `oid`, empty, unless it exists (then it is left as it
+    /// is); blocking (bounded by `rados_osd_op_timeout`).
+    pub fn create_if_missing(&self, oid: &CStr) -> Result<()> {
+        // SAFETY: the write op is created, used and released here only; the
+        // ioctx is valid and oid is NUL-terminated and copied by librados.
+        let r = unsafe {
+            let op = sys::rados_create_write_op();
+            if op.is_null() {
+                return Err(CephError::call("rados_create_write_op", -libc::ENOMEM));
+            }
+            sys::rados_write_op_create(
+                op,
+                sys::LIBRADOS_CREATE_IDEMPOTENT as i32,
+                std::ptr::null(),
+            );
+            let r =
+                sys::rados_write_op_operate(op, self.raw(), oid.as_ptr(), std::ptr::null_mut(), 0);
+            sys::rados_release_write_op(op);
+            r
+        };
+        if r < 0 {
+            return Err(CephError::call(
+                format!("create object '{}'", oid.to_string_lossy()),
+                r,
+            ));
+        }
+        Ok(())
+    }
+
     /// Lists the objects of the current namespace whose names start with
     /// `prefix`, blocking (bounded by `rados_osd_op_timeout`).
     pub fn list_prefix(&self, prefix: &str) -> Result<Vec<ListEntry>> {
