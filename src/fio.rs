@@ -186,6 +186,26 @@ pub fn import(v: &Value) -> Result<Source, FioError> {
 mod tests {
     use super::*;
 
+    /// fio's numbers are read correctly rounded, so what `compare` prints
+    /// is fio's own figure: serde_json's default fast float parser is off by
+    /// one ulp for some decimals (a CI run saw fio's clat mean 490806.056013
+    /// ns come back as 0.49080605601300004 ms), `float_roundtrip` is exact.
+    #[test]
+    fn fio_decimals_parse_exactly() {
+        for text in [
+            "490806.056013",
+            "0.49080605601300004",
+            "1234.567891",
+            "98765.432109",
+        ] {
+            let v: Value = serde_json::from_str(text).unwrap();
+            assert_eq!(v.as_f64(), Some(text.parse::<f64>().unwrap()), "{text}");
+        }
+        let ms = 490806.056013_f64 / 1e6;
+        let back: Value = serde_json::from_str(&serde_json::to_string(&ms).unwrap()).unwrap();
+        assert_eq!(back.as_f64(), Some(ms));
+    }
+
     #[test]
     fn rejects_fio_output_without_clat_percentiles() {
         let v: Value = serde_json::json!({
