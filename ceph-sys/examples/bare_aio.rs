@@ -5,7 +5,7 @@
 //! `{"ops":N,"secs":S,"iops":I,"mean_us":M,"p99_us":P}`.
 //!
 //! ```text
-//! bare_aio --conf C --pool P --mode write|rand [--bs 4096] [--qd 16] [--secs 10] [--run-name R]
+//! bare_aio --conf C --pool P --mode write|rand|remove [--bs 4096] [--qd 16] [--secs 10] [--run-name R]
 //! bare_aio --conf C --pool P --mode rbd-randwrite|rbd-randread --image IMG [--bs 4096] [--qd 32] [--secs 10]
 //! ```
 //! `write` writes one new object per op, `bare_aio_data.R.<n>` (like `rados
@@ -28,6 +28,7 @@ static DONE: OnceLock<Sender<(usize, i64, Instant)>> = OnceLock::new();
 enum Mode {
     Write,
     Rand,
+    Remove,
     RbdRandWrite,
     RbdRandRead,
 }
@@ -44,7 +45,7 @@ struct Args {
 }
 
 fn usage(msg: &str) -> ! {
-    eprintln!("bare_aio: {msg} (usage: bare_aio --conf C --pool P --mode write|rand|rbd-randwrite|rbd-randread [--image I] [--bs B] [--qd N] [--secs S] [--run-name R])");
+    eprintln!("bare_aio: {msg} (usage: bare_aio --conf C --pool P --mode write|rand|remove|rbd-randwrite|rbd-randread [--image I] [--bs B] [--qd N] [--secs S] [--run-name R])");
     std::process::exit(2);
 }
 
@@ -76,6 +77,7 @@ fn parse() -> Args {
                 a.mode = match v.as_str() {
                     "write" => Mode::Write,
                     "rand" => Mode::Rand,
+                    "remove" => Mode::Remove,
                     "rbd-randwrite" => Mode::RbdRandWrite,
                     "rbd-randread" => Mode::RbdRandRead,
                     _ => usage("unknown --mode"),
@@ -91,6 +93,11 @@ fn parse() -> Args {
         usage("rbd modes need --image");
     }
     a
+}
+
+/// ENOENT, for an object already gone.
+const fn libc_enoent() -> i32 {
+    2
 }
 
 fn check(what: &str, r: i64) {
@@ -185,7 +192,7 @@ fn main() {
     }
     let meta = CString::new(format!("bare_aio_meta.{}", a.run)).unwrap();
     let mut objects = 0u64;
-    if a.mode == Mode::Rand {
+    if matches!(a.mode, Mode::Rand | Mode::Remove) {
         let mut b = [0u8; 32];
         // SAFETY: `b` is a writable buffer of the length given.
         let n = unsafe { rados_read(io, meta.as_ptr(), b.as_mut_ptr().cast(), b.len(), 0) };
@@ -200,6 +207,28 @@ fn main() {
         if objects == 0 {
             usage("the write run left no objects");
         }
+    }
+    if a.mode == Mode::Remove {
+        let mut removed = 0u64;
+        for n in 0..objects {
+            let name = CString::new(format!("bare_aio_data.{}.{n}", a.run)).unwrap();
+            // SAFETY: valid ioctx and NUL-terminated name.
+            let r = unsafe { rados_remove(io, name.as_ptr()) };
+            if r != -libc_enoent() {
+                check("removing an object", r as i64);
+                removed += 1;
+            }
+        }
+        // SAFETY: as above.
+        let r = unsafe { rados_remove(io, meta.as_ptr()) };
+        check("removing the metadata", r as i64);
+        // SAFETY: no op is in flight; each handle is closed once, children first.
+        unsafe {
+            rados_ioctx_destroy(io);
+            rados_shutdown(cluster);
+        }
+        println!("{{\"removed\":{removed}}}");
+        return;
     }
 
     // One buffer and one preformatted object name per slot, prepared once.
@@ -220,7 +249,7 @@ fn main() {
             let arg = slot as *mut c_void;
             let buf = &mut bufs[slot];
             match a.mode {
-                Mode::Write | Mode::Rand => {
+                Mode::Write | Mode::Rand | Mode::Remove => {
                     let n = if a.mode == Mode::Write {
                         next_obj += 1;
                         next_obj - 1
