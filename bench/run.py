@@ -59,10 +59,14 @@ def ceph(*a, check=True):
 # ---- tools: each returns dict(ops, secs, iops, mean_us, p99_us|None, cpu_s, rss_kib)
 
 def cephbench_rados(mode, bs, qd, run, secs=None, extra=(), binary=None):
+    keep = ["--no-cleanup"] if mode == "write" and "--no-cleanup" not in extra else []
     out, cpu, rss = timed([binary or CB, "rados", mode, "-c", CONF, "-p", RPOOL, "-b", str(bs), "-t", str(qd),
                            "-d", f"{secs or SECS}s", "--run-name", run, "--progress", "never",
-                           "--format", "json", *extra], secs=secs)
+                           "--format", "json", *extra, *keep], secs=secs)
     j = json.loads(out)["jobs"][0]
+    if mode == "write" and "--no-cleanup" not in extra:
+        # Not timed: every tool's write objects are removed after its run (see bare).
+        sh([binary or CB, "cleanup", "-c", CONF, "-p", RPOOL, "--run-name", run])
     return dict(ops=j["ops"], secs=j["elapsed_s"], iops=j["iops"], mean_us=j["latency_ns"]["mean"] / 1e3,
                 p99_us=j["latency_ns"]["p99"] / 1e3, cpu_s=cpu, rss_kib=rss)
 
@@ -77,9 +81,12 @@ def cephbench_rbd(rw, bs, qd, binary=None):
 
 
 def rados_bench(mode, bs, qd, run, extra=(), secs=None):
+    keep = ["--no-cleanup"] if mode == "write" and "--no-cleanup" not in extra else []
     out, cpu, rss = timed(["rados", "-c", CONF, "-p", RPOOL, "bench", str(secs or SECS), mode,
-                           *(["-b", str(bs)] if mode == "write" else []), "-t", str(qd), "--run-name", run, *extra],
-                          secs=secs)
+                           *(["-b", str(bs)] if mode == "write" else []), "-t", str(qd), "--run-name", run, *extra,
+                           *keep], secs=secs)
+    if keep:  # not timed, as for every tool
+        sh(["rados", "-c", CONF, "-p", RPOOL, "cleanup", "--run-name", run], timeout=600)
 
     def f(name):
         m = re.search(rf"^{re.escape(name)}\s*(\S+)", out, re.M)
@@ -124,14 +131,15 @@ def fio(engine, rw, bs, qd, target, secs=None):
                 cpu_s=cpu, rss_kib=rss)
 
 
-def bare(mode, bs, qd, run=None, secs=None):
+def bare(mode, bs, qd, run=None, secs=None, keep=False):
     args = [BARE, "--conf", CONF, "--mode", mode, "--bs", str(bs), "--qd", str(qd),
             "--secs", str(secs or SECS)]
     args += ["--pool", BPOOL, "--image", IMAGE] if mode.startswith("rbd") else ["--pool", RPOOL, "--run-name", run]
     out, cpu, rss = timed(args, secs=secs)
     j = json.loads(out)
-    if mode == "write" and bs > K4:
-        # Not timed: a 4 MiB run's objects would fill a memstore OSD (every OSD holds a copy).
+    if mode == "write" and not keep:
+        # Not timed, as for every tool: each write run's objects are removed after it, so client CPU per op
+        # is the I/O's alone (removal costs about as much as the writes) and memstore OSDs do not fill up.
         sh([BARE, "--conf", CONF, "--pool", RPOOL, "--mode", "remove", "--run-name", run])
     return dict(ops=j["ops"], secs=j["secs"], iops=j["iops"], mean_us=j["mean_us"], p99_us=j["p99_us"],
                 cpu_s=cpu, rss_kib=rss)
@@ -203,7 +211,7 @@ def setup():
     cephbench_rados("write", K4, 16, "cbpre", secs=pre, extra=["--no-cleanup"])
     sh(["rados", "-c", CONF, "-p", RPOOL, "bench", str(pre), "write", "-b", str(K4), "-t", "16",
         "--run-name", "rbpre", "--no-cleanup"])
-    bare("write", K4, 16, "bpre", secs=pre)
+    bare("write", K4, 16, "bpre", secs=pre, keep=True)
     env = dict(os.environ, CEPH_CONF=FIO_CONF)
     sh(["fio", "--name=pre", "--ioengine=rados", "--clientname=admin", f"--pool={RPOOL}",
         f"--conf={FIO_CONF}", "--filename=cbperf_fio_r", "--size=64M", "--rw=write", "--bs=4M", "--iodepth=4"], env=env)
@@ -254,8 +262,15 @@ def verdicts(rows, mem):
             if worst_cpu is None or x > worst_cpu[0]:
                 worst_cpu = (x, wl, best["peer"])
         if worst_cpu:
-            out.append(dict(target="CPU per op <= 0.7x the best peer", met=worst_cpu[0] <= 0.7,
-                            value=f"highest {worst_cpu[0]:.2f}x ({worst_cpu[1]} vs {worst_cpu[2]})"))
+            x, wl, peer = worst_cpu
+            value = f"highest {x:.2f}x ({wl} vs {peer})"
+            # The limit: how far below that peer a bare aio loop itself gets (librados's and librbd's own
+            # threads do most of the client's work; no tool built on them can go below this).
+            best = next(r for r in peers if r["workload"] == wl and r["peer"] == peer)
+            floor = [r for r in rows if r["workload"] == wl and r["peer"] == "bare aio" and r["cpu_per_kop_peer"]]
+            if floor:
+                value += f"; the bare aio loop is {floor[0]['cpu_per_kop_peer'] / best['cpu_per_kop_peer']:.2f}x"
+            out.append(dict(target="CPU per op <= 0.7x the best peer", met=x <= 0.7, value=value))
     for r in rows:
         if r["workload"].endswith(" QD1") and r["peer"] == "bare aio" and r["mean_us_cb"] is not None:
             d = r["mean_diff_us"]
@@ -277,6 +292,10 @@ def main():
     try:
         setup()
         for name, ours, peers in workloads():
+            # One discarded run first: whichever tool goes first on a new workload otherwise pays the
+            # cluster's warm-up (memstore growing, new PGs' first writes), and cephbench always goes first.
+            if not QUICK:
+                ours()
             for peer, theirs in peers.items():
                 pairs = []
                 for i in range(PAIRS):

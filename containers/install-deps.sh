@@ -7,7 +7,7 @@
 # The Rust toolchain (cargo >= 1.80) must already be on PATH.
 set -euo pipefail
 
-PKGS=(ceph-mon ceph-osd ceph-mgr ceph-common librados-dev librbd-dev
+PKGS=(ceph-mon ceph-osd ceph-mgr ceph-common librados-dev libradospp-dev librbd-dev
       libclang-dev clang fio iproute2 procps chromium valgrind
       time python3)
 

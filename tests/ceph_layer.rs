@@ -298,6 +298,57 @@ fn completion_queue_round_trip_and_drop_in_flight() {
     });
 }
 
+/// Zero-copy writes from a buffer Ceph reference-counts: the bytes land; the
+/// buffer is refused for changes while an op holds it; a change after the
+/// op (the stamp) reaches the OSD too, so no stale crc is sent; and a buffer
+/// dropped while its op is in flight stays alive for the op (valgrind.sh
+/// runs this test under memcheck).
+#[test]
+fn shared_payload_writes_without_copy() {
+    let _g = serial();
+    let p = pool("cbt-layer");
+    let rados = connect();
+    let io = rados.ioctx(p).unwrap();
+    let oid = CString::new("cbt_shared_obj").unwrap();
+    let data: Vec<u8> = (0..1u32 << 20).map(|i| (i % 251) as u8).collect();
+    let limit = Duration::from_secs(60);
+    rt().block_on(async {
+        let mut q = ceph::CompletionQueue::new(2);
+        let mut buf = ceph::SharedBuf::from_slice(&data).unwrap();
+        io.write_shared_in(&mut q, 0, &oid, &buf, 0).unwrap();
+        assert!(buf.shared(), "the op holds the buffer");
+        assert!(buf.write_at(0, b"x").is_err(), "no change while held");
+        let r = tokio::time::timeout(limit, reap(&mut q, 1)).await.unwrap();
+        assert_eq!(r[0].ret, 0);
+        let back = io.read(&oid, vec![0u8; 2 << 20], 0).unwrap().await.unwrap();
+        assert_eq!(back.ret, 1 << 20);
+        assert!(back.buf[..1 << 20] == data[..], "the payload as written");
+
+        // Changed once the op let go of it: the change is what lands.
+        let t0 = std::time::Instant::now();
+        while buf.shared() {
+            assert!(t0.elapsed() < limit, "Ceph kept the buffer");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        buf.write_at(8, b"STAMPED!").unwrap();
+        io.write_shared_in(&mut q, 1, &oid, &buf, 0).unwrap();
+        let r = tokio::time::timeout(limit, reap(&mut q, 1)).await.unwrap();
+        assert_eq!(r[0].ret, 0);
+        let back = io.read(&oid, vec![0u8; 16], 0).unwrap().await.unwrap();
+        assert_eq!(&back.buf[8..16], b"STAMPED!");
+        assert_eq!(&back.buf[..8], &data[..8]);
+
+        // Dropped in flight: the op keeps its own reference.
+        io.write_shared_in(&mut q, 0, &oid, &buf, 4096).unwrap();
+        drop(buf);
+        let r = tokio::time::timeout(limit, reap(&mut q, 1)).await.unwrap();
+        assert_eq!(r[0].ret, 0);
+        let st = io.stat(&oid).unwrap().await.unwrap();
+        assert_eq!(st.buf.size, 4096 + (1 << 20));
+        io.remove(&oid).unwrap().await.unwrap();
+    });
+}
+
 /// RBD ops through the queue: writes from the slot's write buffer, reads
 /// into its read buffer, and a flush.
 #[test]

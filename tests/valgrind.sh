@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A short subset of the FFI tests (tests/ceph_layer.rs: object ops, drop
-# discipline of the ioctx with ops in flight, image lifecycle) under valgrind
+# discipline of the ioctx with ops in flight, image lifecycle, zero-copy writes
+# from Ceph-refcounted buffers) under valgrind
 # memcheck, against the cluster named by CEPHBENCH_TEST_CONF. Fails on any
 # invalid read/write, use of uninitialised memory, bad free, or a definite
 # leak. "Possibly lost" blocks are not errors: Rust's and librados' threads
@@ -23,5 +24,6 @@ valgrind --tool=memcheck --error-exitcode=1 --errors-for-leak-kinds=definite \
     --suppressions=tests/valgrind.supp \
     "$bin" --test-threads=1 --exact \
     object_ops_round_trip dropping_an_ioctx_waits_for_ops_in_flight image_lifecycle \
-    completion_queue_round_trip_and_drop_in_flight completion_queue_on_an_image
+    completion_queue_round_trip_and_drop_in_flight completion_queue_on_an_image \
+    shared_payload_writes_without_copy
 echo "valgrind.sh: no memcheck errors, no definite leaks ($(($(date +%s) - start)) s)" >&2

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use ceph_sys as sys;
 
+use super::bufptr::SharedBuf;
 use super::cluster::ClusterHandle;
 use super::completion::{submit, AioFuture, CompletionQueue, Rados};
 use super::error::{CephError, Result};
@@ -168,6 +169,29 @@ impl IoCtx {
                     offset,
                 )
             }
+        })
+    }
+
+    /// Writes `buf` at `offset` of `oid` as the op of `slot` in `queue`,
+    /// without copying it: the op holds a reference to the buffer until Ceph
+    /// is done with it (see [`SharedBuf`]).
+    pub fn write_shared_in(
+        &self,
+        queue: &mut CompletionQueue,
+        slot: usize,
+        oid: &CStr,
+        buf: &SharedBuf,
+        offset: u64,
+    ) -> Result<()> {
+        let io = self.raw();
+        let b = buf.as_raw();
+        let len = buf.len();
+        queue.start::<Rados>(slot, "rados_aio_write", None, |c, _, _| {
+            // SAFETY: valid ioctx and completion; `b` is a live buffer::ptr
+            // (borrowed for this call), to which the op takes a reference of
+            // its own, so it outlives the op whatever the caller does next;
+            // oid is copied by librados.
+            unsafe { sys::cephsys_rados_aio_write_bufptr(io, oid.as_ptr(), c, b, len, offset) }
         })
     }
 

@@ -5,6 +5,7 @@
 //! return futures fed by the C completion callback (see [`completion`]); a
 //! handle waits for its in-flight ops before it is destroyed.
 
+mod bufptr;
 mod cluster;
 pub mod completion;
 mod error;
@@ -12,6 +13,7 @@ mod ioctx;
 pub mod rbd;
 mod watch;
 
+pub use bufptr::SharedBuf;
 pub use cluster::{librados_version, CommandOutput, ConnectOptions, Rados};
 pub use completion::{AioDone, AioFuture, CompletionQueue, Reaped};
 pub use error::{CephError, ConnectError, Errno, Result};

@@ -7,7 +7,7 @@ use std::ffi::CStr;
 
 use std::task::{Context, Poll};
 
-use crate::ceph::{CephError, CompletionQueue, IoCtx, Reaped};
+use crate::ceph::{CephError, CompletionQueue, IoCtx, Reaped, SharedBuf};
 use crate::engine::{Op, OpKind, OpSource, Rng, Target};
 use crate::objects;
 use crate::placement::OsdSlots;
@@ -105,18 +105,19 @@ impl OpSource for RadosSource {
     }
 }
 
-/// Issues RADOS ops on a pool: names objects into a reused buffer, stamps
-/// the op number into a payload prepared once (librados copies it at
-/// submit), reads into per-slot buffers allocated once, and verifies reads
-/// on request. Completions arrive in a [`CompletionQueue`], one slot per op
-/// in flight.
+/// Issues RADOS ops on a pool: names objects into a reused buffer, writes
+/// from per-slot payload buffers that Ceph shares instead of copying (each
+/// filled once, then only the op number stamped in), reads into per-slot
+/// buffers allocated once, and verifies reads on request. Completions
+/// arrive in a [`CompletionQueue`], one slot per op in flight.
 pub struct RadosTarget<'a> {
     io: &'a IoCtx,
     layout: Layout,
     prefix: String,
     name: Vec<u8>,
     pattern: Vec<u8>,
-    payload: Vec<u8>,
+    /// Per slot: the payload its writes send (made on the slot's first write).
+    payloads: Vec<Option<SharedBuf>>,
     queue: CompletionQueue,
     verify: bool,
     slots: Option<&'a OsdSlots>,
@@ -142,8 +143,8 @@ impl<'a> RadosTarget<'a> {
             layout,
             name: Vec::with_capacity(prefix.len() + 24),
             prefix,
-            payload: pattern.clone(),
             pattern,
+            payloads: (0..concurrency.max(1)).map(|_| None).collect(),
             queue: CompletionQueue::new(concurrency),
             verify,
             slots,
@@ -161,9 +162,17 @@ impl Target for RadosTarget<'_> {
         let oid = CStr::from_bytes_with_nul(&self.name).expect("names end with one NUL");
         match op.kind {
             OpKind::Write => {
-                objects::stamp(&mut self.payload, op.index);
+                let payload = &mut self.payloads[slot];
+                // Still held by Ceph (an op that timed out while queued in
+                // the messenger, say): leave it to Ceph and take a new one.
+                if !payload.as_ref().is_some_and(|b| !b.shared()) {
+                    *payload = Some(SharedBuf::from_slice(&self.pattern)?);
+                }
+                let buf = payload.as_mut().expect("set above");
+                let stamp = op.index.to_le_bytes();
+                buf.write_at(0, &stamp[..buf.len().min(stamp.len())])?;
                 self.io
-                    .write_in(&mut self.queue, slot, oid, &self.payload, off)
+                    .write_shared_in(&mut self.queue, slot, oid, buf, off)
             }
             OpKind::Read => {
                 let buf = self.queue.read_buf(slot);
