@@ -36,6 +36,9 @@ pub const LATENCY_COUNTERS: [(&str, &str); 7] = [
 pub const RENAMED_COUNTERS: [(&str, &str, &str); 1] =
     [("bluestore", "commit_lat", "txc_commit_lat")];
 
+/// The `perf dump` sections the counters above live in, `osd` first.
+pub const SECTIONS: [&str; 2] = ["osd", "bluestore"];
+
 /// The plain counters cephbench reads.
 pub const COUNT_COUNTERS: [(&str, &str); 3] =
     [("osd", "op_w"), ("osd", "op_r"), ("osd", "subop_w")];
@@ -270,6 +273,19 @@ pub fn parse_osd_perf(doc: &Value) -> Result<Vec<MgrOsdPerf>, ShapeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_counter_lives_in_a_dumped_section() {
+        let named = LATENCY_COUNTERS
+            .iter()
+            .chain(COUNT_COUNTERS.iter())
+            .map(|(sec, _)| sec)
+            .chain(RENAMED_COUNTERS.iter().map(|(sec, _, _)| sec));
+        for sec in named {
+            assert!(SECTIONS.contains(sec), "section {sec} is not asked for");
+        }
+        assert_eq!(SECTIONS[0], "osd", "the required section comes first");
+    }
     use serde_json::json;
 
     fn dump(w: u64, wsum: f64, r: u64) -> Value {

@@ -246,10 +246,29 @@ pub fn osd_perf(rados: &Rados) -> Result<Vec<counters::MgrOsdPerf>, ProbeError> 
     Ok(counters::parse_osd_perf(&json(&out.out, "osd perf")?)?)
 }
 
-/// One OSD's perf counters now.
+/// The perf-counter sections ([`counters::SECTIONS`]) asked of an OSD one
+/// at a time (`perf dump <logger>`), instead of its whole dump: the OSD
+/// serialises and the client parses only what is read, during the run too.
+const PERF_DUMP_SECTION: &str = r#"{"prefix":"perf dump","logger":"SECTION"}"#;
+
+/// One OSD's perf counters now. Its `osd` section must come back; a
+/// missing `bluestore` section (memstore, filestore) leaves those counters
+/// out.
 pub fn perf_dump(rados: &Rados, osd: i32) -> Result<Snapshot, ProbeError> {
-    let out = rados.osd_command(osd, r#"{"prefix":"perf dump"}"#)?;
-    Ok(counters::parse_perf_dump(&json(&out.out, "perf dump")?)?)
+    let mut doc = serde_json::Map::new();
+    for (i, section) in counters::SECTIONS.iter().enumerate() {
+        let cmd = PERF_DUMP_SECTION.replace("SECTION", section);
+        match rados.osd_command(osd, &cmd) {
+            Ok(out) => {
+                if let Value::Object(m) = json(&out.out, "perf dump")? {
+                    doc.extend(m);
+                }
+            }
+            Err(e) if i == 0 => return Err(e.into()),
+            Err(_) => {}
+        }
+    }
+    Ok(counters::parse_perf_dump(&Value::Object(doc))?)
 }
 
 /// Snapshots of several OSDs; the first failure is returned with the OSD named.
