@@ -154,6 +154,22 @@ fn spawn_agent_in(pool: &str, group: &str, id: &str, base: &Path, global: &[&str
     }
 }
 
+/// Waits (at most 60 s) until every agent says it joined its group.
+fn wait_joined(agents: &[Agent]) {
+    let t0 = std::time::Instant::now();
+    while !agents
+        .iter()
+        .all(|a| log_of(a).contains("waiting for jobs"))
+    {
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(60),
+            "agents did not join: {:#?}",
+            agents.iter().map(log_of).collect::<Vec<_>>()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
 impl Drop for Agent {
     /// A failed test must not leave agents running.
     fn drop(&mut self) {
@@ -1004,6 +1020,10 @@ iodepth = 4
         .iter()
         .map(|id| spawn_agent_in(pool, "grbd", id, &base, &[]))
         .collect();
+    // The controller takes the first two agents it finds in the group (by
+    // id among those present): let all three join first, so r1 and r2 are
+    // the two (a slow r2 made it r1 and r3 on a loaded CI machine).
+    wait_joined(&agents);
     let out = common::run(&mut controller(&[
         "suite",
         file.to_str().unwrap(),
