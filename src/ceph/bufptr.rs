@@ -43,10 +43,10 @@ impl SharedBuf {
         // SAFETY: plain allocation; a null return is handled below.
         let raw = unsafe { sys::cephsys_bufptr_new(data.len()) };
         let ptr = NonNull::new(raw).ok_or_else(|| {
-            CephError::InvalidArgument(format!(
-                "cannot allocate a {} byte payload buffer",
-                data.len()
-            ))
+            CephError::call(
+                format!("allocating a {} byte payload buffer", data.len()),
+                -libc::ENOMEM,
+            )
         })?;
         let mut buf = SharedBuf {
             ptr,

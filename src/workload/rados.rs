@@ -169,8 +169,10 @@ impl Target for RadosTarget<'_> {
                     *payload = Some(SharedBuf::from_slice(&self.pattern)?);
                 }
                 let buf = payload.as_mut().expect("set above");
-                let stamp = op.index.to_le_bytes();
-                buf.write_at(0, &stamp[..buf.len().min(stamp.len())])?;
+                let mut stamp = [0u8; 8];
+                let stamp = &mut stamp[..buf.len().min(8)];
+                objects::stamp(stamp, op.index);
+                buf.write_at(0, stamp)?;
                 self.io
                     .write_shared_in(&mut self.queue, slot, oid, buf, off)
             }
