@@ -842,16 +842,28 @@ fn three_agents_on_three_client_hosts() {
         rise[1],
         rise[2]
     );
+    // Judged against what the undelayed clients share: on a loaded host the
+    // second run can be slower for everyone (CI saw +0.7 ms on all three),
+    // which is not the delay. The delay is what client 1 has on top.
+    let shared = (rise[0] + rise[2]) / 2.0;
     assert!(
-        (1.4..=3.5).contains(&rise[1]),
-        "client 1's mean rose by {:.3} ms, want ≈ 2",
-        rise[1]
+        (1.4..=3.5).contains(&(rise[1] - shared)),
+        "client 1's mean rose by {:.3} ms, {:.3} ms more than the others', want ≈ 2",
+        rise[1],
+        rise[1] - shared
+    );
+    assert!(
+        (rise[0] - rise[2]).abs() < 0.5,
+        "the undelayed clients 0 and 2 moved apart: {:+.3} vs {:+.3} ms",
+        rise[0],
+        rise[2]
     );
     for i in [0, 2] {
         assert!(
-            rise[i] < 0.7,
-            "client {i}'s link was not delayed, yet its mean rose by {:.3} ms",
-            rise[i]
+            rise[i] < rise[1] - 1.0,
+            "client {i}'s link was not delayed, yet its mean rose by {:.3} ms (client 1: {:.3})",
+            rise[i],
+            rise[1]
         );
     }
     let _ = std::fs::remove_dir_all(&base);
