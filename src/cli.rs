@@ -8,7 +8,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use cephbench::bench::{ImageChoice, RadosConfig, RbdConfig};
 use cephbench::ceph::ConnectOptions;
-use cephbench::objects;
+use cephbench::objects::{self, VerifyMode};
 use cephbench::report::Format;
 use cephbench::units::{fmt_bytes, parse_duration, parse_size};
 use cephbench::workload::rados::RadosMode;
@@ -21,7 +21,10 @@ use cephbench::workload::rbd::RbdMode;
     version,
     about,
     max_term_width = 100,
-    args_override_self = true
+    args_override_self = true,
+    after_help = "Exit codes: 0 clean; 1 the run could not start or failed outside the \
+                  measurement; 2 bad arguments; 3 the run finished (report printed) but ops \
+                  failed, reads came back short or did not match; 130 interrupted."
 )]
 pub struct Cli {
     #[command(flatten)]
@@ -144,6 +147,10 @@ pub struct SuiteArgs {
     /// Bytes of the image used, preconditioned once [default: lab 2G, cdm 1G].
     #[arg(long, value_parser = size, value_name = "SIZE")]
     pub test_area: Option<u64>,
+    /// RADOS namespace of the rados jobs' objects (and of a group's control objects)
+    /// [default: the suite file's, else the default namespace]; RBD images stay in the default.
+    #[arg(short = 'N', long, value_name = "NS")]
+    pub namespace: Option<String>,
     /// Every job runs on a group of agents (with --pools: the agents join the first pool).
     #[command(flatten)]
     pub group: GroupArgs,
@@ -177,8 +184,12 @@ impl SuiteArgs {
                 ))
             }
         };
+        if let Some(n) = &self.namespace {
+            cephbench::objects::validate_namespace(n).map_err(UsageError)?;
+        }
+        let namespace = self.namespace.as_ref().unwrap_or(&base.namespace);
         // The group object lives in the agents' pool: -p POOL, or the first of --pools.
-        let group = self.group.config(&pools[0])?;
+        let group = self.group.config(&pools[0], namespace)?;
         let opts: Vec<suite::SuiteOptions> = pools
             .into_iter()
             .map(|pool| suite::SuiteOptions {
@@ -191,6 +202,7 @@ impl SuiteArgs {
                 telemetry,
                 progress,
                 group: group.clone(),
+                namespace: self.namespace.clone(),
             })
             .collect();
         let s = base.with_options(&opts[0]).map_err(UsageError)?;
@@ -212,6 +224,9 @@ pub struct AgentArgs {
     /// The group to join.
     #[arg(long, value_name = "NAME")]
     pub group: String,
+    /// RADOS namespace of the group's control objects: the controller's `-N`.
+    #[arg(short = 'N', long, default_value = "", value_name = "NS")]
+    pub namespace: String,
     /// This agent's id in the group [default: <host>-<pid>].
     #[arg(long, value_name = "ID")]
     pub agent_id: Option<String>,
@@ -239,8 +254,10 @@ impl AgentArgs {
                     .into(),
             ));
         }
+        objects::validate_namespace(&self.namespace).map_err(UsageError)?;
         Ok(cephbench::group::AgentConfig {
             pool: self.pool.clone(),
+            namespace: self.namespace.clone(),
             group: self.group.clone(),
             id,
             watch_timeout: self.watch_timeout,
@@ -272,7 +289,11 @@ pub struct GroupArgs {
 
 impl GroupArgs {
     /// The group run these flags describe, if any.
-    pub fn config(&self, pool: &str) -> Result<Option<cephbench::group::GroupConfig>, UsageError> {
+    pub fn config(
+        &self,
+        pool: &str,
+        namespace: &str,
+    ) -> Result<Option<cephbench::group::GroupConfig>, UsageError> {
         let (group, clients) = match (&self.group, self.clients) {
             (None, None) => return Ok(None),
             (Some(g), Some(n)) => (g, n),
@@ -288,6 +309,7 @@ impl GroupArgs {
         }
         Ok(Some(cephbench::group::GroupConfig {
             pool: pool.to_string(),
+            namespace: namespace.to_string(),
             group: group.clone(),
             clients,
             wait_agents: self.wait_agents,
@@ -296,6 +318,15 @@ impl GroupArgs {
             agents: None,
         }))
     }
+}
+
+/// `--verify=CHECK`.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum VerifyArg {
+    /// Each block's op stamp and seed-dependent tail (two 8-byte compares).
+    Stamp,
+    /// Every byte.
+    Full,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -343,6 +374,9 @@ pub struct RadosArgs {
     /// Name of the run: objects are cephbench_data.<run>.<n>, metadata cephbench_meta.<run>.
     #[arg(long, default_value = objects::DEFAULT_RUN)]
     pub run_name: String,
+    /// RADOS namespace of every object of the run (and of a group's control objects), as `rados -N`.
+    #[arg(short = 'N', long, default_value = "", value_name = "NS")]
+    pub namespace: String,
     /// Keep the written objects (for seq/rand later).
     #[arg(long)]
     pub no_cleanup: bool,
@@ -352,9 +386,20 @@ pub struct RadosArgs {
     /// seq: start over when every written op was read once (instead of stopping).
     #[arg(long)]
     pub wrap: bool,
-    /// Check every byte read against what was written (one memcmp per read).
-    #[arg(long)]
-    pub verify: bool,
+    /// How seq/rand check what each read returns [default: stamp, each block's op stamp and
+    /// the run's seed-dependent tail]; `--verify` alone: full, every byte (one memcmp per read).
+    #[arg(
+        long,
+        value_enum,
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "full",
+        value_name = "CHECK"
+    )]
+    pub verify: Option<VerifyArg>,
+    /// Do not check what reads return (their length still is: a short read is an error).
+    #[arg(long, conflicts_with = "verify")]
+    pub no_verify: bool,
     /// write: create the pool if it does not exist; a pool created so is
     /// removed with the run's objects (never a pool cephbench did not create).
     #[arg(long)]
@@ -596,6 +641,12 @@ pub struct CleanupArgs {
     /// Only this image made by `cephbench rbd --size` (a cephbench_img.* name).
     #[arg(long, value_name = "NAME")]
     pub image: Option<String>,
+    /// Clean this RADOS namespace ("" for the default).
+    #[arg(short = 'N', long, default_value = "", value_name = "NS")]
+    pub namespace: String,
+    /// Clean cephbench's objects in every namespace of the pool (needs a key that may list them all).
+    #[arg(long, conflicts_with_all = ["namespace", "image"])]
+    pub all_namespaces: bool,
 }
 
 fn size(s: &str) -> Result<u64, String> {
@@ -653,6 +704,7 @@ impl RadosArgs {
     pub fn config(&self, live: bool) -> Result<RadosConfig, UsageError> {
         let u = |s: String| UsageError(s);
         objects::validate_run_name(&self.run_name).map_err(u)?;
+        objects::validate_namespace(&self.namespace).map_err(u)?;
         let block_size = self.block_size.unwrap_or(4 << 20);
         let object_size = self.object_size.unwrap_or(block_size);
         if block_size == 0 {
@@ -711,9 +763,16 @@ impl RadosArgs {
         if self.pg_num == 0 || self.pg_num > 65536 {
             return Err(u("--pg-num must be between 1 and 65536".into()));
         }
-        if mode.is_write() && (self.verify || self.wrap) {
-            return Err(u("--verify and --wrap apply to `seq`/`rand` only".into()));
+        if mode.is_write() && (self.verify.is_some() || self.no_verify || self.wrap) {
+            return Err(u(
+                "--verify, --no-verify and --wrap apply to `seq`/`rand` only".into(),
+            ));
         }
+        let verify = match (self.verify, self.no_verify) {
+            (_, true) => VerifyMode::None,
+            (Some(VerifyArg::Full), _) => VerifyMode::Full,
+            (Some(VerifyArg::Stamp) | None, _) => VerifyMode::Stamp,
+        };
         Ok(RadosConfig {
             pool: self.pool.clone(),
             mode,
@@ -725,9 +784,10 @@ impl RadosArgs {
             max_ops: self.ops,
             max_objects: self.max_objects,
             run_name: self.run_name.clone(),
+            namespace: self.namespace.clone(),
             no_cleanup: self.no_cleanup,
             wrap: self.wrap,
-            verify: self.verify,
+            verify,
             live,
             telemetry: true,
             counter_interval: cephbench::probe::DEFAULT_COUNTER_INTERVAL,
@@ -770,6 +830,21 @@ mod tests {
     }
 
     #[test]
+    fn reads_are_checked_by_default() {
+        let v = |a: &[&str]| parse(a).unwrap().verify;
+        assert_eq!(v(&["seq", "-p", "x"]), VerifyMode::Stamp);
+        assert_eq!(v(&["seq", "-p", "x", "--verify"]), VerifyMode::Full);
+        assert_eq!(v(&["rand", "--verify", "-p", "x"]), VerifyMode::Full);
+        assert_eq!(v(&["seq", "-p", "x", "--verify=stamp"]), VerifyMode::Stamp);
+        assert_eq!(v(&["seq", "-p", "x", "--no-verify"]), VerifyMode::None);
+        assert_eq!(
+            v(&["write", "-p", "x"]),
+            VerifyMode::Stamp,
+            "unused by writes"
+        );
+    }
+
+    #[test]
     fn bad_values_name_the_fix() {
         let e = parse(&["write", "-p", "x", "-b", "0"]).unwrap_err();
         assert!(e.contains("at least 1 byte"), "{e}");
@@ -782,6 +857,9 @@ mod tests {
         assert!(parse(&["write", "-p", "x", "--run-name", "a/b"]).is_err());
         assert!(parse(&["seq", "-p", "x", "--no-cleanup"]).is_err());
         assert!(parse(&["write", "-p", "x", "--verify"]).is_err());
+        assert!(parse(&["write", "-p", "x", "--no-verify"]).is_err());
+        assert!(parse(&["seq", "-p", "x", "--verify", "--no-verify"]).is_err());
+        assert!(parse(&["seq", "-p", "x", "--verify=most"]).is_err());
         assert!(parse(&["write", "-p", "x", "-b", "4X"]).is_err());
     }
 }

@@ -222,6 +222,12 @@ pub struct JobOutcome {
     pub slow_ops: u64,
     /// Ops whose data did not match (reads with verification).
     pub mismatches: u64,
+    /// Reads that returned fewer bytes than asked (not counted in `ops`;
+    /// the bytes they did return are counted in `bytes`).
+    pub short_reads: u64,
+    /// The first short read or mismatch, naming the op (the job goes on
+    /// after one, as rados bench does after a verification failure).
+    pub first_data_error: Option<String>,
     /// Ops issued in total (ramp included); all of them completed.
     pub issued: u64,
     /// Measurement start → last completion.
@@ -270,6 +276,10 @@ impl JobOutcome {
             acc.longest_gap = acc.longest_gap.max(o.longest_gap);
             acc.slow_ops += o.slow_ops;
             acc.mismatches += o.mismatches;
+            acc.short_reads += o.short_reads;
+            if acc.first_data_error.is_none() {
+                acc.first_data_error = o.first_data_error;
+            }
             acc.issued += o.issued;
             acc.elapsed = acc.elapsed.max(o.elapsed);
             if acc.first_error.is_none() {
@@ -332,6 +342,8 @@ pub async fn run<T: Target, S: OpSource>(
         longest_gap: Duration::ZERO,
         slow_ops: 0,
         mismatches: 0,
+        short_reads: 0,
+        first_data_error: None,
         issued: 0,
         elapsed: Duration::ZERO,
         stop: StopReason::Duration,
@@ -433,12 +445,38 @@ pub async fn run<T: Target, S: OpSource>(
             }
             let completed_at = r.completed_at;
             let lat_ns = completed_at.saturating_duration_since(start).as_nanos() as u64;
+            let measured = completed_at >= measure_start;
+            // A read's return value is the bytes that came back: fewer than
+            // asked is a failed op (a truncated or missing object, a wrong
+            // block size), and only the bytes that came back count.
+            if op.kind == OpKind::Read && (r.ret as u64) < op.len {
+                let got = r.ret as u64;
+                out.short_reads += 1;
+                progress.failed();
+                if measured {
+                    out.kinds[op.kind.index()].bytes += got;
+                }
+                if out.first_data_error.is_none() {
+                    out.first_data_error = Some(format!(
+                        "{}: short read: asked {} bytes, got {got}",
+                        target.describe(&op),
+                        op.len
+                    ));
+                }
+                continue;
+            }
             let bytes = if op.kind == OpKind::Flush { 0 } else { op.len };
             progress.finished(bytes, lat_ns);
             if !target.complete(r.slot, &op, r.ret) {
                 out.mismatches += 1;
+                if out.first_data_error.is_none() {
+                    out.first_data_error = Some(format!(
+                        "{}: the data read differs from what was written",
+                        target.describe(&op)
+                    ));
+                }
             }
-            if completed_at >= measure_start {
+            if measured {
                 out.longest_gap = out
                     .longest_gap
                     .max(completed_at.saturating_duration_since(last_completion));

@@ -151,6 +151,7 @@ pub fn import(v: &Value) -> Result<Source, FioError> {
                 latency_ns,
                 stop_reason: "fio".into(),
                 verify_mismatches: None,
+                short_reads: 0,
                 first_error: (error != 0).then(|| format!("fio reported error {error}")),
                 errors_by_errno: Default::default(),
                 longest_gap_s: 0.0,

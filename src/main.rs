@@ -1,6 +1,10 @@
 //! The `cephbench` binary: parses arguments, runs the command, prints the
-//! report, and maps failures to one error line and an exit code
-//! (1 runtime failure, 2 bad input, 130 interrupted).
+//! report, and maps failures to one error line and an exit code: 0 clean;
+//! 1 the run could not start or failed outside the measurement (connect,
+//! pool, setup, an agent without a result); 2 bad input; 3 the run finished
+//! and its report was printed, but ops failed, reads came back short or did
+//! not match what was written; 130 interrupted (3 wins: an interrupt never
+//! hides bad data).
 #![forbid(unsafe_code)]
 
 mod cli;
@@ -19,7 +23,21 @@ use cli::{Cli, Command, Progress, UsageError};
 
 const EXIT_FAILURE: u8 = 1;
 const EXIT_USAGE: u8 = 2;
+const EXIT_DATA_ERRORS: u8 = 3;
 const EXIT_INTERRUPTED: u8 = 130;
+
+/// The exit code of a run whose report was printed: data errors (3) first,
+/// then an interrupt (130), else 0. Data errors are named on stderr.
+fn exit_code(errors: cephbench::result::DataErrors, interrupted: bool) -> ExitCode {
+    if !errors.is_clean() {
+        eprintln!("cephbench: error: the run finished with {errors} (exit code 3)");
+        ExitCode::from(EXIT_DATA_ERRORS)
+    } else if interrupted {
+        ExitCode::from(EXIT_INTERRUPTED)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -113,6 +131,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             if let Some(r) = &a.run_name {
                 cephbench::objects::validate_run_name(r).map_err(UsageError)?;
             }
+            cephbench::objects::validate_namespace(&a.namespace).map_err(UsageError)?;
             if let Some(i) = &a.image {
                 if !i.starts_with(bench::IMAGE_PREFIX) || i.len() == bench::IMAGE_PREFIX.len() {
                     return Err(UsageError(format!(
@@ -126,8 +145,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
     };
     let group_cfg = match &cli.command {
-        Command::Rados(a) => a.group.config(&a.pool)?,
-        Command::Rbd(a) => a.group.config(&a.pool)?,
+        Command::Rados(a) => a.group.config(&a.pool, &a.namespace)?,
+        Command::Rbd(a) => a.group.config(&a.pool, "")?,
         _ => None,
     };
     let agent_cfg = match &cli.command {
@@ -153,10 +172,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         match cli.command {
             Command::Rados(args) => {
                 let cfg = rados_cfg.expect("validated above");
-                let hint = format!(
-                    "cephbench cleanup -p {} --run-name {}",
-                    args.pool, cfg.run_name
-                );
+                let hint =
+                    cephbench::bench::cleanup_hint(&args.pool, &cfg.namespace, &cfg.run_name);
                 let stop = install_signal_handlers(hint);
                 if let Some(g) = group_cfg {
                     let job = cephbench::group::JobSpec::Rados(cfg);
@@ -220,9 +237,22 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     println!("removed image '{image}' from pool '{}'", args.pool);
                     return Ok(ExitCode::SUCCESS);
                 }
-                let r = bench::cleanup(&rados, &io, args.run_name.as_deref(), 16).await?;
+                let r = if args.all_namespaces {
+                    bench::cleanup_all_namespaces(&rados, &mut io, args.run_name.as_deref(), 16)
+                        .await?
+                } else {
+                    io.set_namespace(&args.namespace)?;
+                    bench::cleanup(&rados, &io, args.run_name.as_deref(), 16).await?
+                };
+                let what = if args.all_namespaces {
+                    " (every namespace)".to_string()
+                } else if args.namespace.is_empty() {
+                    String::new()
+                } else {
+                    format!(", namespace '{}'", args.namespace)
+                };
                 println!(
-                    "removed {} cephbench objects and images from pool '{}'",
+                    "removed {} cephbench objects and images from pool '{}'{what}",
                     r.removed, args.pool
                 );
                 if r.pool_removed {
@@ -288,15 +318,23 @@ fn run_suite(
         ));
         let mut docs = Vec::new();
         let mut failure = None;
+        let mut interrupted = false;
         for o in opts {
             let out = cephbench::suite::run_suite(&rados, suite, o, stop.clone()).await?;
             let stopped = out.doc.interrupted;
+            interrupted |= *stop.borrow();
             docs.push(out.doc);
             if let Some(e) = out.error {
                 failure = Some(e);
             }
             if stopped {
                 break;
+            }
+        }
+        let mut errors = cephbench::result::DataErrors::default();
+        for d in &docs {
+            for r in &d.runs {
+                errors.add(r.result.data_errors());
             }
         }
         let mut out = std::io::stdout().lock();
@@ -325,13 +363,15 @@ fn run_suite(
         }
         out.flush()?;
         if let Some(e) = failure {
-            return Err(anyhow::Error::new(e).context("the suite stopped on a failed job"));
+            let e = anyhow::Error::new(e).context("the suite stopped on a failed job");
+            // A job whose ops failed after it started measuring is a data
+            // error of a finished report; anything earlier stopped the suite.
+            if errors.is_clean() {
+                return Err(e);
+            }
+            eprintln!("cephbench: error: {e:#}");
         }
-        Ok(if docs.iter().any(|d| d.interrupted) {
-            ExitCode::from(EXIT_INTERRUPTED)
-        } else {
-            ExitCode::SUCCESS
-        })
+        Ok(exit_code(errors, interrupted))
     })
 }
 
@@ -426,14 +466,16 @@ fn finish(outcome: bench::Outcome, format: Format) -> anyhow::Result<ExitCode> {
     if let Some(hint) = &outcome.leftovers {
         eprintln!("cephbench: warning: this run left objects behind; remove them with `{hint}`");
     }
+    let errors = outcome.result.data_errors();
     if let Some(e) = outcome.error {
-        return Err(anyhow::Error::new(e).context("the benchmark stopped on an error"));
+        let e = anyhow::Error::new(e).context("the benchmark stopped on an error");
+        // Nothing measured (e.g. preconditioning failed): the run never started.
+        if errors.is_clean() {
+            return Err(e);
+        }
+        eprintln!("cephbench: error: {e:#}");
     }
-    Ok(if outcome.result.interrupted {
-        ExitCode::from(EXIT_INTERRUPTED)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(exit_code(errors, outcome.result.interrupted))
 }
 
 /// Prints a group run's merged report; agents without a result fail the
@@ -462,11 +504,10 @@ fn finish_group(
             bad.join(", ")
         );
     }
-    Ok(if outcome.result.interrupted {
-        ExitCode::from(EXIT_INTERRUPTED)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(exit_code(
+        outcome.result.data_errors(),
+        outcome.result.interrupted,
+    ))
 }
 
 /// A second SIGINT/SIGTERM this soon after the first is the same interrupt

@@ -30,6 +30,26 @@ pub fn validate_run_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Checks a `-N/--namespace`: up to 128 characters of `[A-Za-z0-9_.-]`
+/// ("" is the default namespace). Ceph allows more; these names survive
+/// shells, caps strings (`namespace=NS`) and `ceph osd map` alike.
+pub fn validate_namespace(ns: &str) -> Result<(), String> {
+    if ns.len() > 128 {
+        return Err(format!(
+            "--namespace '{ns}' must be at most 128 characters long"
+        ));
+    }
+    if !ns
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+    {
+        return Err(format!(
+            "--namespace '{ns}' may only contain letters, digits, '_', '-' and '.'"
+        ));
+    }
+    Ok(())
+}
+
 /// The name prefix of a run's data objects.
 pub fn data_prefix(run: &str) -> String {
     format!("{DATA_PREFIX}{run}.")
@@ -131,10 +151,87 @@ pub fn stamp(buf: &mut [u8], op: u64) {
 }
 
 /// Whether `got` is what op `op` wrote with `pattern` (a buffer filled by
-/// [`fill_pattern`] for the run's seed).
+/// [`fill_pattern`] for the run's seed): every byte compared.
 pub fn verify(got: &[u8], pattern: &[u8], op: u64) -> bool {
     let n = got.len().min(8);
     got.len() == pattern.len() && got[..n] == op.to_le_bytes()[..n] && got[n..] == pattern[n..]
+}
+
+/// [`verify`]'s cheap form: the length, op `op`'s stamp (the first 8 bytes)
+/// and the pattern's last 8 bytes, which depend on the run's seed — so a
+/// block of another op, of another run, of zeros or cut short fails, at the
+/// cost of two 8-byte compares instead of a pass over the block.
+#[inline]
+pub fn verify_stamp(got: &[u8], pattern: &[u8], op: u64) -> bool {
+    let len = got.len();
+    let n = len.min(8);
+    let tail = len.saturating_sub(8).max(n);
+    len == pattern.len() && got[..n] == op.to_le_bytes()[..n] && got[tail..] == pattern[tail..]
+}
+
+/// How reads are checked against what the write run wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VerifyMode {
+    /// Not at all (`--no-verify`): only the length of each read.
+    None,
+    /// Each block's op stamp and seed-dependent tail ([`verify_stamp`]); the default.
+    #[default]
+    Stamp,
+    /// Every byte ([`verify`]; `--verify full`), as rados bench does.
+    Full,
+}
+
+impl VerifyMode {
+    /// `"none"`, `"stamp"` or `"full"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VerifyMode::None => "none",
+            VerifyMode::Stamp => "stamp",
+            VerifyMode::Full => "full",
+        }
+    }
+
+    /// Whether any content check runs.
+    pub fn checks(self) -> bool {
+        self != VerifyMode::None
+    }
+
+    /// Checks one block read by op `op` (`pattern` as for [`verify`]).
+    #[inline]
+    pub fn check(self, got: &[u8], pattern: &[u8], op: u64) -> bool {
+        match self {
+            VerifyMode::None => true,
+            VerifyMode::Stamp => verify_stamp(got, pattern, op),
+            VerifyMode::Full => verify(got, pattern, op),
+        }
+    }
+}
+
+/// Results written before the modes existed said `"verify": true|false`
+/// (true: every byte).
+impl<'de> serde::Deserialize<'de> for VerifyMode {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(serde::Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Bool(bool),
+            Name(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::Bool(true) => Ok(VerifyMode::Full),
+            Raw::Bool(false) => Ok(VerifyMode::None),
+            Raw::Name(n) => match n.as_str() {
+                "none" => Ok(VerifyMode::None),
+                "stamp" => Ok(VerifyMode::Stamp),
+                "full" => Ok(VerifyMode::Full),
+                other => Err(serde::de::Error::unknown_variant(
+                    other,
+                    &["none", "stamp", "full"],
+                )),
+            },
+        }
+    }
 }
 
 #[cfg(test)]
@@ -151,6 +248,11 @@ mod tests {
         assert!(validate_run_name("").is_err());
         assert!(validate_run_name("a.b").is_err());
         assert!(validate_run_name(&"x".repeat(65)).is_err());
+        assert!(validate_namespace("").is_ok());
+        assert!(validate_namespace("bench.ns-1_a").is_ok());
+        assert!(validate_namespace("a b").is_err());
+        assert!(validate_namespace("a\u{1}").is_err());
+        assert!(validate_namespace(&"n".repeat(129)).is_err());
     }
 
     #[test]
@@ -163,11 +265,44 @@ mod tests {
         assert!(!verify(&p, &pattern, 98));
         p[100] ^= 1;
         assert!(!verify(&p, &pattern, 99));
+        // The stamp check sees the op number, the seed's tail and the length.
+        let mut p = pattern.clone();
+        stamp(&mut p, 99);
+        assert!(verify_stamp(&p, &pattern, 99));
+        assert!(!verify_stamp(&p, &pattern, 98));
+        assert!(!verify_stamp(&p[..4000], &pattern, 99));
+        assert!(!verify_stamp(&vec![0u8; 4096], &pattern, 0));
+        let mut other = vec![0u8; 4096];
+        fill_pattern(&mut other, 8);
+        stamp(&mut other, 99);
+        assert!(!verify_stamp(&other, &pattern, 99), "another run's block");
+        p[100] ^= 1;
+        assert!(
+            verify_stamp(&p, &pattern, 99),
+            "the middle is full mode's job"
+        );
+        assert!(!VerifyMode::Full.check(&p, &pattern, 99));
+        assert!(VerifyMode::None.check(&p, &pattern, 98));
         let mut small = vec![0u8; 4];
         fill_pattern(&mut small, 7);
         let pat = small.clone();
         stamp(&mut small, 3);
         assert!(verify(&small, &pat, 3));
+        assert!(verify_stamp(&small, &pat, 3));
+        assert!(!verify_stamp(&small, &pat, 2));
+    }
+
+    #[test]
+    fn verify_mode_reads_old_and_new_results() {
+        let m = |s: &str| serde_json::from_str::<VerifyMode>(s).unwrap();
+        assert_eq!(m("true"), VerifyMode::Full);
+        assert_eq!(m("false"), VerifyMode::None);
+        assert_eq!(m("\"stamp\""), VerifyMode::Stamp);
+        assert_eq!(
+            serde_json::to_string(&VerifyMode::Full).unwrap(),
+            "\"full\""
+        );
+        assert!(serde_json::from_str::<VerifyMode>("\"most\"").is_err());
     }
 
     #[test]

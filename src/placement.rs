@@ -242,11 +242,12 @@ impl OsdSlots {
         self.current.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The slot of the primary OSD of the object named `name` (default namespace).
+    /// The slot of the primary OSD of the object whose placement key is
+    /// `key`: its name, or `namespace + '\x1f' + name` (see [`object_seed`]).
     #[inline]
-    pub fn slot_of(&self, name: &[u8]) -> Option<u16> {
+    pub fn slot_of(&self, key: &[u8]) -> Option<u16> {
         let pg_num = self.pg_num.load(Ordering::Acquire);
-        let pg = stable_mod(str_hash_rjenkins(name), pg_num);
+        let pg = stable_mod(str_hash_rjenkins(key), pg_num);
         let slot = self.table.get(pg as usize)?.load(Ordering::Relaxed);
         (slot != NO_SLOT).then_some(slot)
     }

@@ -56,6 +56,58 @@ pub struct BenchResult {
     pub clients: Option<GroupReport>,
 }
 
+/// What went wrong with a run's data: failed ops, short reads and
+/// mismatches, summed over its jobs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DataErrors {
+    /// Failed ops.
+    pub failed: u64,
+    /// Reads that returned fewer bytes than asked.
+    pub short_reads: u64,
+    /// Reads whose data differed from what was written.
+    pub mismatches: u64,
+}
+
+impl DataErrors {
+    /// Whether there were none.
+    pub fn is_clean(&self) -> bool {
+        *self == DataErrors::default()
+    }
+
+    /// Adds another run's.
+    pub fn add(&mut self, o: DataErrors) {
+        self.failed += o.failed;
+        self.short_reads += o.short_reads;
+        self.mismatches += o.mismatches;
+    }
+}
+
+impl std::fmt::Display for DataErrors {
+    /// "2 failed ops, 300 short reads, 0 mismatches".
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = |x: u64, one: &str, many: &str| format!("{x} {}", if x == 1 { one } else { many });
+        write!(
+            f,
+            "{}, {}, {}",
+            n(self.failed, "failed op", "failed ops"),
+            n(self.short_reads, "short read", "short reads"),
+            n(self.mismatches, "mismatch", "mismatches")
+        )
+    }
+}
+
+impl BenchResult {
+    /// The run's failed ops, short reads and mismatches. A failed op is
+    /// counted once even when a mix reports it on its read and write job.
+    pub fn data_errors(&self) -> DataErrors {
+        DataErrors {
+            failed: self.jobs.iter().map(|j| j.errors).max().unwrap_or(0),
+            short_reads: self.jobs.iter().map(|j| j.short_reads).sum(),
+            mismatches: self.jobs.iter().filter_map(|j| j.verify_mismatches).sum(),
+        }
+    }
+}
+
 /// A pool's settings, as the mons report them: what makes two results
 /// comparable (or not).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -425,8 +477,13 @@ pub struct RadosWorkload {
     pub max_ops: Option<u64>,
     /// The run name (object names are `cephbench_data.<run>.<n>`).
     pub run_name: String,
-    /// Whether reads were verified.
-    pub verify: bool,
+    /// The RADOS namespace the run's objects live in ("" or absent: the default).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub namespace: String,
+    /// How reads were checked: `none`, `stamp` (each block's op stamp and
+    /// seed-dependent tail; the default) or `full` (every byte). Older
+    /// results say `true` (full) or `false`.
+    pub verify: crate::objects::VerifyMode,
     /// Whether the written objects were kept.
     pub no_cleanup: bool,
     /// Whether cephbench created the pool (`--create-pool`); only such a
@@ -460,7 +517,12 @@ pub struct JobReport {
     pub stop_reason: String,
     /// Reads whose content did not match, when verified.
     pub verify_mismatches: Option<u64>,
-    /// The first error, if any.
+    /// Reads that returned fewer bytes than asked: failed ops, not in `ops`
+    /// (the bytes they did return are in `bytes`).
+    #[serde(default)]
+    pub short_reads: u64,
+    /// The first error, if any: the op that failed, else the first short
+    /// read or mismatch.
     pub first_error: Option<String>,
     /// Failed ops by errno (0: no errno), e.g. `{"110": 3}`.
     pub errors_by_errno: std::collections::BTreeMap<String, u64>,

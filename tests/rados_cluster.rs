@@ -12,19 +12,8 @@ use serde_json::Value;
 const POOL: &str = "cbt-rados";
 
 fn json_run(args: &[&str]) -> Value {
-    let out = cephbench()
-        .args(args)
-        .args(["--format", "json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "cephbench {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value =
-        serde_json::from_slice(&out.stdout).expect("stdout is exactly one JSON document");
-    validate(&v);
+    let (code, v, err) = json_run_code(args);
+    assert_eq!(code, Some(0), "cephbench {args:?} failed: {err}");
     v
 }
 
@@ -144,6 +133,131 @@ fn write_seq_rand_cleanup_round_trip_spares_foreign_objects() {
     let get = rados(&["-p", p, "get", "user_object", "-"]);
     assert_eq!(get.stdout, b"precious", "the foreign object is untouched");
     rados(&["-p", p, "rm", "user_object"]);
+}
+
+/// Runs cephbench with `--format json`: (exit code, the one JSON document, stderr).
+fn json_run_code(args: &[&str]) -> (Option<i32>, Value, String) {
+    let out = cephbench()
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not one JSON document ({e}); stderr: {err}"));
+    validate(&v);
+    (out.status.code(), v, err)
+}
+
+/// Reads are checked: objects another client truncated come back short and
+/// count as failed ops (only the bytes that came back are counted), objects
+/// overwritten with other data fail the default stamp check, a flip in the
+/// middle of a block only the full check; each changes the exit code to 3
+/// with the report still printed. Damage made with the `rados` CLI.
+#[test]
+fn short_reads_and_mismatches_are_errors_with_exit_code_3() {
+    let _g = serial();
+    let p = pool(POOL);
+    let w = json_run(&[
+        "rados",
+        "write",
+        "-p",
+        p,
+        "-b",
+        "4K",
+        "--ops",
+        "200",
+        "-t",
+        "8",
+        "--run-name",
+        "sr",
+        "--no-cleanup",
+    ]);
+    assert_eq!(w["jobs"][0]["ops"], 200);
+    let (code, v, err) = json_run_code(&["rados", "seq", "-p", p, "--run-name", "sr"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        v["workload"]["verify"], "stamp",
+        "reads are checked by default"
+    );
+    assert_eq!(v["jobs"][0]["verify_mismatches"], 0);
+    assert_eq!(v["jobs"][0]["short_reads"], 0);
+
+    let dir = tempfile::tempdir().unwrap();
+    let obj = |i: u32| format!("cephbench_data.sr.{i}");
+    // 0..4 cut to nothing, 4..6 cut to 1000 bytes: 6 short reads, 2000 bytes back.
+    for i in 0..6u32 {
+        let len = if i < 4 { "0" } else { "1000" };
+        assert!(rados(&["-p", p, "truncate", &obj(i), len]).status.success());
+    }
+    // 10..13 overwritten with another block of the same length.
+    let other = dir.path().join("other");
+    std::fs::write(&other, vec![0x5Au8; 4096]).unwrap();
+    for i in 10..13u32 {
+        let put = rados(&["-p", p, "put", &obj(i), other.to_str().unwrap()]);
+        assert!(put.status.success());
+    }
+    // 20: one byte in the middle flipped (only the full check sees it).
+    let got = dir.path().join("got");
+    assert!(rados(&["-p", p, "get", &obj(20), got.to_str().unwrap()])
+        .status
+        .success());
+    let mut b = std::fs::read(&got).unwrap();
+    b[2000] ^= 0xFF;
+    std::fs::write(&got, &b).unwrap();
+    assert!(rados(&["-p", p, "put", &obj(20), got.to_str().unwrap()])
+        .status
+        .success());
+
+    let check = |extra: &[&str], mismatches: Value| {
+        let mut args = vec!["rados", "seq", "-p", p, "-t", "8", "--run-name", "sr"];
+        args.extend_from_slice(extra);
+        let (code, v, err) = json_run_code(&args);
+        let j = &v["jobs"][0];
+        assert_eq!(code, Some(3), "{extra:?}: {err}");
+        assert!(err.contains("6 short reads"), "{extra:?}: {err}");
+        assert_eq!(j["short_reads"], 6, "{extra:?}");
+        assert_eq!(
+            j["ops"], 194,
+            "{extra:?}: short reads are not successful ops"
+        );
+        assert_eq!(
+            j["bytes"].as_u64().unwrap(),
+            194 * 4096 + 2 * 1000,
+            "{extra:?}: only the bytes that came back"
+        );
+        assert_eq!(j["verify_mismatches"], mismatches, "{extra:?}");
+        assert_eq!(j["stop_reason"], "exhausted", "{extra:?}: the job reads on");
+        let first = j["first_error"].as_str().unwrap_or_default();
+        assert!(
+            first.contains("cephbench_data.sr.") && first.contains("asked 4096 bytes, got"),
+            "{extra:?}: {first}"
+        );
+        v
+    };
+    let v = check(&[], Value::from(3));
+    assert_eq!(v["workload"]["verify"], "stamp");
+    let v = check(&["--verify"], Value::from(4));
+    assert_eq!(v["workload"]["verify"], "full");
+    let v = check(&["--no-verify"], Value::Null);
+    assert_eq!(v["workload"]["verify"], "none");
+
+    // The text report says it too, and random reads count the same way.
+    let out = cephbench()
+        .args(["rados", "rand", "-p", p, "-d", "1", "--run-name", "sr"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("short reads:"), "{text}");
+    assert!(text.contains("mismatches (stamp"), "{text}");
+
+    let out = cephbench()
+        .args(["cleanup", "-p", p, "--run-name", "sr"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(ours(p).is_empty(), "leftovers: {:?}", ours(p));
 }
 
 #[test]

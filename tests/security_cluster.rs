@@ -212,3 +212,184 @@ fn keys_never_appear_in_anything_the_tool_prints() {
         .unwrap();
     assert!(!String::from_utf8_lossy(&out.stderr).contains("readable"));
 }
+
+/// `rados -p P -N NS args...` as admin, which must succeed; returns stdout.
+fn rados_ns(p: &str, ns: &str, args: &[&str]) -> Vec<u8> {
+    let mut all = vec!["-p", p, "-N", ns];
+    all.extend_from_slice(args);
+    let out = common::rados(&all);
+    assert!(
+        out.status.success(),
+        "rados {all:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// Objects of every namespace, as `rados ls --all` lists them: "ns\tname".
+fn ls_all(p: &str) -> Vec<String> {
+    let out = common::rados(&["-p", p, "ls", "--all"]);
+    assert!(out.status.success());
+    let mut v: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    v.sort();
+    v
+}
+
+/// `-N NS` under a key whose osd cap allows only that namespace: the write
+/// run, its reads (checked) and its cleanup work with that key; the per-OSD
+/// rows (telemetry through the telemetry identity) place every op on the
+/// OSD that counted it, so the namespace is part of the placement key; a
+/// run kept in another namespace, a tenant's object in the same namespace
+/// and one in the default namespace are byte-identical afterwards.
+#[test]
+fn a_namespace_only_key_runs_reads_and_cleans_up_its_namespace() {
+    let _g = serial();
+    let p = pool(POOL);
+    let dir = tempfile::tempdir().unwrap();
+    let body = dir.path().join("body");
+    std::fs::write(&body, b"tenant data").unwrap();
+    let body = body.to_str().unwrap();
+    rados_ns(p, "", &["put", "cbt_ns_default_obj", body]);
+    rados_ns(p, "cbns3", &["put", "tenant_obj", body]);
+    // A run kept in namespace cbns1 (admin key).
+    let out = cephbench()
+        .args([
+            "rados", "write", "-p", p, "-N", "cbns1", "-b", "4K", "--ops", "40",
+        ])
+        .args(["--run-name", "ns1", "--no-cleanup"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ns1_obj = rados_ns(p, "cbns1", &["get", "cephbench_data.ns1.7", "-"]);
+    assert_eq!(ns1_obj.len(), 4096);
+    let before = ls_all(p);
+
+    let t = user(
+        dir.path(),
+        "cbt-tel",
+        &["mon", "allow r", "mgr", "allow r", "osd", "allow *"],
+    );
+    let cap = format!("allow rw pool={p} namespace=cbns3");
+    let k = user(dir.path(), "cbt-ns", &["mon", "allow r", "osd", &cap]);
+    let tel = [
+        "--telemetry-id",
+        "cbt-tel",
+        "--telemetry-keyring",
+        t.to_str().unwrap(),
+    ];
+    let mut args: Vec<&str> = tel.to_vec();
+    args.extend_from_slice(&["rados", "write", "-p", p, "-N", "cbns3", "-b", "4K"]);
+    args.extend_from_slice(&[
+        "--ops",
+        "300",
+        "-t",
+        "8",
+        "--run-name",
+        "ns3",
+        "--no-cleanup",
+    ]);
+    let out = run_as("cbt-ns", &k, &args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["jobs"][0]["ops"], 300);
+    assert_eq!(v["workload"]["namespace"], "cbns3");
+    let mut client_total = 0;
+    for o in v["osds"].as_array().expect("per-OSD rows") {
+        let client: u64 = o["client"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["ops"].as_u64().unwrap())
+            .sum();
+        let op_w = o["counters"]["op_w"].as_u64().unwrap();
+        // The mgr may write a stray object meanwhile: allow 2.
+        assert!(
+            op_w >= client && op_w <= client + 2,
+            "osd.{}: client placed {client} writes there, the OSD counted {op_w}",
+            o["osd"]
+        );
+        client_total += client;
+    }
+    assert_eq!(client_total, 300, "every op placed on an OSD");
+    // The objects are in the namespace, not in the default one.
+    let ns3: Vec<String> = ls_all(p)
+        .into_iter()
+        .filter(|l| l.starts_with("cbns3\tcephbench_"))
+        .collect();
+    assert_eq!(ns3.len(), 301, "300 data objects and the metadata");
+
+    // Reads under the same key, checked.
+    let out = run_as(
+        "cbt-ns",
+        &k,
+        &["rados", "seq", "-p", p, "-N", "cbns3", "--run-name", "ns3"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["jobs"][0]["ops"], 300);
+    assert_eq!(v["jobs"][0]["verify_mismatches"], 0);
+
+    // Cleanup of the namespace with that key: only run ns3 goes.
+    let out = run_as("cbt-ns", &k, &["cleanup", "-p", p, "-N", "cbns3"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("removed 301 "));
+    assert_eq!(ls_all(p), before, "everything else is still there");
+    assert_eq!(
+        rados_ns(p, "cbns1", &["get", "cephbench_data.ns1.7", "-"]),
+        ns1_obj
+    );
+    assert_eq!(
+        rados_ns(p, "cbns3", &["get", "tenant_obj", "-"]),
+        b"tenant data"
+    );
+    assert_eq!(
+        rados_ns(p, "", &["get", "cbt_ns_default_obj", "-"]),
+        b"tenant data"
+    );
+
+    // The sweep of every namespace (admin) takes the kept ns1 run too, and
+    // nothing that is not cephbench's.
+    let out = cephbench()
+        .args(["cleanup", "-p", p, "--all-namespaces"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let left = ls_all(p);
+    assert!(
+        !left.iter().any(|l| l.contains("cephbench_")),
+        "cephbench objects left: {left:?}"
+    );
+    assert!(left.contains(&"cbns3\ttenant_obj".to_string()), "{left:?}");
+    assert!(
+        left.iter().any(|l| l.ends_with("cbt_ns_default_obj")),
+        "{left:?}"
+    );
+    rados_ns(p, "cbns3", &["rm", "tenant_obj"]);
+    rados_ns(p, "", &["rm", "cbt_ns_default_obj"]);
+    for id in ["cbt-ns", "cbt-tel"] {
+        ceph(&["auth", "rm", &format!("client.{id}")]);
+    }
+}

@@ -35,6 +35,7 @@ fn job(name: &str, op: &str, iops: f64, bs: u64, mean_ms: f64, p99_ms: f64) -> J
         },
         stop_reason: "duration".into(),
         verify_mismatches: None,
+        short_reads: 0,
         first_error: None,
         errors_by_errno: Default::default(),
         longest_gap_s: 0.0,
@@ -362,6 +363,7 @@ fn builtins_are_the_seeds() {
         telemetry: false,
         progress: false,
         group: None,
+        namespace: None,
     };
     let s = lab.with_options(&o).unwrap();
     assert_eq!(s.expected(), std::time::Duration::from_secs(3 * 6 * 3));

@@ -24,7 +24,8 @@ use crate::result::{
 };
 
 pub use rados::{
-    cleanup, read_meta, remove_objects, remove_run, run_rados, CleanupReport, RadosConfig,
+    cleanup, cleanup_all_namespaces, cleanup_hint, read_meta, remove_objects, remove_run,
+    run_rados, CleanupReport, RadosConfig,
 };
 pub use rbd::{new_image_name, prepare_image, run_rbd, ImageChoice, RbdConfig, IMAGE_PREFIX};
 
@@ -322,7 +323,12 @@ pub fn create_pool(rados: &Rados, pool: &str, spec: PoolSpec, app: &str) -> Resu
 /// Deletes a pool cephbench created, if it holds no object any more.
 /// Returns a warning when it cannot.
 pub fn remove_created_pool(rados: &Rados, io: &crate::ceph::IoCtx, pool: &str) -> Option<String> {
-    match io.list_prefix("") {
+    // Objects of every namespace count, not only those of `io`'s.
+    let left = rados.ioctx(io.pool_name()).and_then(|mut all| {
+        all.set_all_namespaces();
+        all.list_prefix("")
+    });
+    match left {
         Ok(left) if !left.is_empty() => {
             return Some(format!(
                 "pool '{pool}' (created by cephbench) was kept: it holds {} objects cephbench did not write",
@@ -404,7 +410,17 @@ pub fn job_report(
         latency_ns: k.latency.summary(),
         stop_reason: out.stop.as_str().into(),
         verify_mismatches: verify.then_some(out.mismatches),
-        first_error: out.first_error.as_ref().map(|e| e.to_string()),
+        short_reads: if kind == OpKind::Read {
+            out.short_reads
+        } else {
+            0
+        },
+        first_error: out.first_error.as_ref().map(|e| e.to_string()).or_else(|| {
+            // Short reads and mismatches belong to the read job of a mix.
+            (kind == OpKind::Read)
+                .then(|| out.first_data_error.clone())
+                .flatten()
+        }),
         errors_by_errno: out
             .errors_by_errno
             .iter()

@@ -42,14 +42,18 @@ pub struct RadosConfig {
     pub max_ops: Option<u64>,
     /// Object limit for writes.
     pub max_objects: Option<u64>,
+    /// RADOS namespace of every object of the run ("" for the default).
+    #[serde(default)]
+    pub namespace: String,
     /// Run name.
     pub run_name: String,
     /// Keep written objects.
     pub no_cleanup: bool,
     /// Wrap `seq` around.
     pub wrap: bool,
-    /// Verify reads.
-    pub verify: bool,
+    /// How reads are checked (writes: none).
+    #[serde(default)]
+    pub verify: objects::VerifyMode,
     /// Print the per-second line to stderr.
     pub live: bool,
     /// Probe placement and OSD counters around the run.
@@ -161,6 +165,7 @@ pub async fn run_rados(
     // A full pool fails writes with EDQUOT/ENOSPC at once instead of pausing
     // them in the client until the op timeout.
     io.set_pool_full_try();
+    io.set_namespace(&cfg.namespace)?;
     let io = io;
     let started_unix = now_unix();
     let existing = match read_meta(&io, &cfg.run_name).await {
@@ -240,7 +245,11 @@ pub async fn run_rados(
         block_size: meta.block_size,
         object_size: meta.object_size,
     };
-    let verify = cfg.verify && !cfg.mode.is_write();
+    let verify = if cfg.mode.is_write() {
+        objects::VerifyMode::None
+    } else {
+        cfg.verify
+    };
     let spec = RunSpec {
         concurrency: cfg.concurrency,
         duration: cfg.duration,
@@ -256,11 +265,12 @@ pub async fn run_rados(
         &io,
         layout,
         objects::data_prefix(&cfg.run_name),
+        &cfg.namespace,
         meta.seed,
-        verify,
         cfg.concurrency,
         probes.slots.as_deref(),
-    );
+    )
+    .verify(verify);
 
     if let Some(at) = cfg.start_at {
         if let Ok(wait) = at.duration_since(std::time::SystemTime::now()) {
@@ -287,16 +297,13 @@ pub async fn run_rados(
     } else {
         OpKind::Read
     };
-    let report = job_report(cfg.mode.as_str(), kind, &out, verify, timeline);
+    let report = job_report(cfg.mode.as_str(), kind, &out, verify.checks(), timeline);
     let error = out
         .first_error
         .take()
         .map(|e| diagnose(rados, &cfg.pool, e));
     let pool_gone = matches!(error, Some(BenchError::PoolDeleted { .. }));
-    let hint = format!(
-        "cephbench cleanup -p {} --run-name {}",
-        cfg.pool, cfg.run_name
-    );
+    let hint = cleanup_hint(&cfg.pool, &cfg.namespace, &cfg.run_name);
     let mut cleaned = None;
     let mut leftovers = None;
     if cfg.mode.is_write() && !pool_gone {
@@ -333,10 +340,18 @@ pub async fn run_rados(
         }
     }
 
-    if verify && out.mismatches > 0 {
+    if out.mismatches > 0 {
         warnings.push(format!(
-            "{} reads returned data that differs from what was written",
-            out.mismatches
+            "{} reads returned data that differs from what was written ({} check)",
+            out.mismatches,
+            verify.as_str()
+        ));
+    }
+    if out.short_reads > 0 {
+        warnings.push(format!(
+            "{} reads returned fewer bytes than asked (objects truncated or removed since the write run?); \
+             they count as errors, only the bytes that came back are counted",
+            out.short_reads
         ));
     }
     let mut result = BenchResult {
@@ -354,6 +369,7 @@ pub async fn run_rados(
             ramp_s: cfg.ramp.as_secs_f64(),
             max_ops,
             run_name: cfg.run_name.clone(),
+            namespace: cfg.namespace.clone(),
             verify,
             no_cleanup: cfg.no_cleanup,
             pool_created: created_pool,
@@ -379,6 +395,43 @@ pub async fn run_rados(
         leftovers,
         measured_start: Some(measured_start),
     })
+}
+
+/// The `cephbench cleanup` command that removes what run `run` left.
+pub fn cleanup_hint(pool: &str, namespace: &str, run: &str) -> String {
+    if namespace.is_empty() {
+        format!("cephbench cleanup -p {pool} --run-name {run}")
+    } else {
+        format!("cephbench cleanup -p {pool} -N {namespace} --run-name {run}")
+    }
+}
+
+/// [`cleanup`] in every namespace of the pool that holds cephbench
+/// objects (`cleanup --all-namespaces`); leaves `io` in the last one.
+pub async fn cleanup_all_namespaces(
+    rados: &Rados,
+    io: &mut IoCtx,
+    run: Option<&str>,
+    concurrency: usize,
+) -> Result<CleanupReport, CephError> {
+    io.set_all_namespaces();
+    let mut namespaces: Vec<String> = io
+        .list_prefix("cephbench_")?
+        .into_iter()
+        .map(|e| e.namespace)
+        .collect();
+    namespaces.push(String::new());
+    namespaces.sort();
+    namespaces.dedup();
+    let mut total = CleanupReport::default();
+    for ns in &namespaces {
+        io.set_namespace(ns)?;
+        let r = cleanup(rados, io, run, concurrency).await?;
+        total.removed += r.removed;
+        total.pool_removed |= r.pool_removed;
+        total.warning = total.warning.or(r.warning);
+    }
+    Ok(total)
 }
 
 /// What `cephbench cleanup` removed.

@@ -469,6 +469,13 @@ async fn run_on_image(
             let name = format!("{}/{}", cfg.mode.as_str(), k.as_str());
             jobs.push(job_report(&name, *k, &out, false, timeline.clone()));
         }
+        if out.short_reads > 0 {
+            warnings.push(format!(
+                "{} reads returned fewer bytes than asked; they count as errors, only the bytes \
+                 that came back are counted",
+                out.short_reads
+            ));
+        }
         error = out.first_error.map(|e| diagnose(rados, &cfg.pool, e));
     }
 

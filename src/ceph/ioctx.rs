@@ -84,6 +84,16 @@ impl IoCtx {
         Ok(())
     }
 
+    /// Lets listings see every namespace of the pool (each entry names its
+    /// own); other ops need one namespace set again with [`Self::set_namespace`].
+    pub fn set_all_namespaces(&mut self) {
+        let all = CStr::from_bytes_with_nul(sys::LIBRADOS_ALL_NSPACES)
+            .expect("librados' constant ends with its NUL");
+        // SAFETY: valid ioctx; `&mut self` guarantees no concurrent submitter;
+        // librados copies the string.
+        unsafe { sys::rados_ioctx_set_namespace(self.raw(), all.as_ptr()) };
+    }
+
     /// Makes writes to a full pool (quota reached, or the cluster's full
     /// ratio) fail at once with `EDQUOT`/`ENOSPC` instead of waiting, paused
     /// in the client, until the pool has room again (librados' default:

@@ -22,6 +22,8 @@ use crate::result::Precondition;
 pub struct AgentConfig {
     /// The pool holding the group (and benchmarked by its jobs).
     pub pool: String,
+    /// The namespace of the group's control objects (`-N`, as the controller's).
+    pub namespace: String,
     /// The group's name.
     pub group: String,
     /// This agent's id.
@@ -74,7 +76,9 @@ pub async fn run_agent(
     mut stop: StopRx,
     mut log: impl FnMut(&str),
 ) -> Result<u64, GroupError> {
-    let io = rados.ioctx(&cfg.pool)?;
+    let mut io = rados.ioctx(&cfg.pool)?;
+    io.set_namespace(&cfg.namespace)?;
+    let io = io;
     let gobj = group_object(&cfg.group);
     let aobj = format!("{}{}", agent_prefix(&cfg.group), cfg.id);
     let marker = serde_json::json!({"tool": "cephbench", "group": cfg.group});

@@ -25,6 +25,9 @@ const STOP_TIMEOUT: Duration = Duration::from_secs(5);
 pub struct GroupConfig {
     /// The pool holding the group.
     pub pool: String,
+    /// The namespace of the group's control objects (`-N`; "" for the
+    /// default): the agents must be started with the same one.
+    pub namespace: String,
     /// The group's name.
     pub group: String,
     /// How many agents run the job.
@@ -350,7 +353,10 @@ pub async fn prepare_images(
     mut stop: StopRx,
     mut log: impl FnMut(&str),
 ) -> Result<Vec<String>, (Vec<String>, GroupError)> {
-    let io = rados.ioctx(&cfg.pool).map_err(|e| (vec![], e.into()))?;
+    let mut io = rados.ioctx(&cfg.pool).map_err(|e| (vec![], e.into()))?;
+    io.set_namespace(&cfg.namespace)
+        .map_err(|e| (vec![], e.into()))?;
+    let io = io;
     let chosen = choose(&io, cfg, &mut stop, &mut log)
         .await
         .map_err(|e| (vec![], e))?;
@@ -392,7 +398,9 @@ pub async fn run_group(
     mut stop: StopRx,
     mut log: impl FnMut(&str),
 ) -> Result<GroupOutcome, GroupError> {
-    let io = rados.ioctx(&cfg.pool)?;
+    let mut io = rados.ioctx(&cfg.pool)?;
+    io.set_namespace(&cfg.namespace)?;
+    let io = io;
     let base_run = job.run_name().to_string();
     if base_run.len() + 1 + 1 + cfg.clients.to_string().len() > 64 {
         return Err(GroupError::BadResult {
@@ -478,7 +486,8 @@ pub async fn run_group(
                 missing.push((id.clone(), why));
                 // Remove what it left: its run's objects and its registration.
                 if job.leaves_objects() {
-                    let jio = rados.ioctx(job.pool())?;
+                    let mut jio = rados.ioctx(job.pool())?;
+                    jio.set_namespace(job.namespace())?;
                     match bench::cleanup(rados, &jio, Some(a.run_name.as_str()), 16).await {
                         Ok(r) => log(&format!(
                             "agent {id}: removed {} objects of its run '{}'",

@@ -156,6 +156,7 @@ fn merge_job(jobs: &[(&str, &JobReport)]) -> Result<JobReport, GroupError> {
             .iter()
             .filter_map(|(_, j)| j.verify_mismatches)
             .reduce(|a, b| a + b),
+        short_reads: jobs.iter().map(|(_, j)| j.short_reads).sum(),
         first_error: jobs
             .iter()
             .find_map(|(a, j)| j.first_error.as_ref().map(|e| format!("[{a}] {e}"))),
@@ -360,6 +361,7 @@ mod tests {
             latency_ns: rec.summary(),
             stop_reason: "duration".into(),
             verify_mismatches: None,
+            short_reads: 0,
             first_error: None,
             errors_by_errno: BTreeMap::new(),
             longest_gap_s: 0.1,

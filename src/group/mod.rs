@@ -187,6 +187,14 @@ impl JobSpec {
         }
     }
 
+    /// The RADOS namespace of the job's objects ("" for the default).
+    pub fn namespace(&self) -> &str {
+        match self {
+            JobSpec::Rados(c) => &c.namespace,
+            _ => "",
+        }
+    }
+
     /// The pool the job runs on (it may differ from the group's).
     pub fn pool(&self) -> &str {
         match self {

@@ -556,6 +556,7 @@ mod tests {
             latency_ns: rec.summary(),
             stop_reason: "duration".into(),
             verify_mismatches: None,
+            short_reads: 0,
             first_error: None,
             errors_by_errno: Default::default(),
             longest_gap_s: 0.0,

@@ -93,8 +93,12 @@ impl Text {
         for w in &r.warnings {
             writeln!(out, "warning: {w}")?;
         }
+        let verify = match &r.workload {
+            Workload::Rados(w) if w.mode != "write" => Some(w.verify),
+            _ => None,
+        };
         for job in &r.jobs {
-            render_job(job, &r.latency_definition, out)?;
+            render_job(job, &r.latency_definition, verify, out)?;
         }
         render_clients(r, out)?;
         render_osds(r, out)
@@ -162,7 +166,12 @@ fn render_clients(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
     )
 }
 
-fn render_job(j: &JobReport, latency_definition: &str, out: &mut dyn io::Write) -> io::Result<()> {
+fn render_job(
+    j: &JobReport,
+    latency_definition: &str,
+    verify: Option<crate::objects::VerifyMode>,
+    out: &mut dyn io::Write,
+) -> io::Result<()> {
     let mib = (1u64 << 20) as f64;
     writeln!(out)?;
     let what = match j.op.as_str() {
@@ -172,9 +181,14 @@ fn render_job(j: &JobReport, latency_definition: &str, out: &mut dyn io::Write) 
     };
     writeln!(out, "{} ({what})", j.name)?;
     writeln!(out, "  Total time run:      {:.3} s", j.elapsed_s)?;
+    let short = if j.short_reads > 0 {
+        format!(", short reads: {}", j.short_reads)
+    } else {
+        String::new()
+    };
     writeln!(
         out,
-        "  Ops:                 {} (errors: {})",
+        "  Ops:                 {} (errors: {}{short})",
         j.ops, j.errors
     )?;
     writeln!(out, "  IOPS:                {:.1}", j.iops)?;
@@ -189,8 +203,21 @@ fn render_job(j: &JobReport, latency_definition: &str, out: &mut dyn io::Write) 
         "  Stopped by:          {}",
         j.stop_reason.replace('_', " ")
     )?;
-    if let Some(m) = j.verify_mismatches {
-        writeln!(out, "  Verified reads:      {} mismatches", m)?;
+    use crate::objects::VerifyMode;
+    match (verify, j.verify_mismatches) {
+        (Some(VerifyMode::None), _) => writeln!(
+            out,
+            "  Verified reads:      no (--no-verify; lengths checked)"
+        )?,
+        (mode, Some(m)) => {
+            let how = match mode {
+                Some(VerifyMode::Full) => " (full: every byte)",
+                Some(VerifyMode::Stamp) => " (stamp: each block's op number and run tail)",
+                _ => "",
+            };
+            writeln!(out, "  Verified reads:      {m} mismatches{how}")?
+        }
+        _ => {}
     }
     if let Some(e) = &j.first_error {
         writeln!(out, "  First error:         {e}")?;

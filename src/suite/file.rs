@@ -45,6 +45,7 @@ struct FileSuite {
     ramp: Option<Spanned<Quantity>>,
     image_size: Option<Spanned<Quantity>>,
     test_area: Option<Spanned<Quantity>>,
+    namespace: Option<Spanned<String>>,
     #[serde(default)]
     job: Vec<Spanned<FileJob>>,
 }
@@ -168,7 +169,13 @@ pub fn parse(text: &str, file: &str) -> Result<Suite, SuiteFileError> {
         image_size: 8 << 30,
         test_area: 2 << 30,
         jobs: Vec::new(),
+        namespace: String::new(),
     };
+    if let Some(n) = &raw.namespace {
+        crate::objects::validate_namespace(n.get_ref())
+            .map_err(|m| err(n.span().start, m.replacen("--namespace", "namespace", 1)))?;
+        suite.namespace = n.get_ref().clone();
+    }
     if let Some(r) = &raw.runs {
         suite.runs = int(r, "runs", 1, 1000)? as u32;
     }

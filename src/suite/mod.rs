@@ -43,6 +43,9 @@ pub struct Suite {
     pub test_area: u64,
     /// The jobs, in order.
     pub jobs: Vec<SuiteJob>,
+    /// RADOS namespace of the rados jobs' objects ("" for the default;
+    /// `-N` overrides); RBD images stay in the pool's default namespace.
+    pub namespace: String,
 }
 
 /// One job of a suite.
@@ -146,6 +149,7 @@ pub fn builtin(name: &str) -> Option<Suite> {
         image_size,
         test_area,
         jobs,
+        namespace: String::new(),
     };
     match name {
         // Seed 002: 8 GiB disk, 2 GiB test area preconditioned, five

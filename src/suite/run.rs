@@ -38,6 +38,8 @@ pub struct SuiteOptions {
     /// `--group/--clients`: every job runs on the group's agents at a
     /// common start and its figures are the merge of theirs.
     pub group: Option<crate::group::GroupConfig>,
+    /// `-N`: the rados jobs' namespace, over the suite file's.
+    pub namespace: Option<String>,
 }
 
 /// The run names a suite's rados jobs write: its own, or on a group, each
@@ -122,6 +124,9 @@ impl Suite {
         if let Some(d) = o.ramp {
             s.ramp = d;
             s.jobs.iter_mut().for_each(|j| j.ramp = None);
+        }
+        if let Some(n) = &o.namespace {
+            s.namespace = n.clone();
         }
         if !s.uses_image() {
             if o.image_size.is_some() || o.test_area.is_some() {
@@ -277,9 +282,11 @@ pub async fn run_suite(
         }
     }
     if suite.jobs.iter().any(|j| !j.kind.is_rbd()) {
+        let mut rio = rados.ioctx(&opts.pool)?;
+        rio.set_namespace(&suite.namespace)?;
         for name in run_names(&run_name, opts) {
-            if let Ok(Some(meta)) = read_meta(&io, &name).await {
-                if let Err(e) = remove_run(&io, &meta, 16).await {
+            if let Ok(Some(meta)) = read_meta(&rio, &name).await {
+                if let Err(e) = remove_run(&rio, &meta, 16).await {
                     cleanup_err.get_or_insert(e);
                 }
             }
@@ -396,7 +403,10 @@ async fn run_plan(
     let plan = suite.plan();
     let expected = suite.expected();
     let mut prior: Option<Precondition> = None;
-    let io = rados.ioctx(&opts.pool)?;
+    // The rados jobs' objects live in the suite's namespace.
+    let mut io = rados.ioctx(&opts.pool)?;
+    io.set_namespace(&suite.namespace)?;
+    let io = io;
     let image_base = format!("{IMAGE_PREFIX}{run_name}");
     if opts.group.is_some() && suite.uses_image() {
         prepare_agent_images(rados, suite, opts, &image_base, stop.clone(), agent_images).await?;
@@ -503,9 +513,10 @@ async fn run_plan(
                     max_ops: None,
                     max_objects: None,
                     run_name: run_name.to_string(),
+                    namespace: suite.namespace.clone(),
                     no_cleanup: mode.is_write(),
                     wrap: false,
-                    verify: false,
+                    verify: crate::objects::VerifyMode::default(),
                     live: false,
                     telemetry: opts.telemetry,
                     counter_interval: crate::probe::DEFAULT_COUNTER_INTERVAL,

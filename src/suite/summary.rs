@@ -448,6 +448,7 @@ pub fn as_bench_result(doc: &SuiteDoc) -> Option<BenchResult> {
             },
             stop_reason: first.stop_reason.clone(),
             verify_mismatches: None,
+            short_reads: 0,
             first_error: None,
             errors_by_errno: Default::default(),
             longest_gap_s: reps.iter().map(|j| j.longest_gap_s).fold(0.0, f64::max),

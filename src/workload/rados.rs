@@ -108,18 +108,22 @@ impl OpSource for RadosSource {
 /// Issues RADOS ops on a pool: names objects into a reused buffer, writes
 /// from per-slot payload buffers that Ceph shares instead of copying (each
 /// filled once, then only the op number stamped in), reads into per-slot
-/// buffers allocated once, and verifies reads on request. Completions
+/// buffers allocated once, and checks each read as its [`objects::VerifyMode`] says. Completions
 /// arrive in a [`CompletionQueue`], one slot per op in flight.
 pub struct RadosTarget<'a> {
     io: &'a IoCtx,
     layout: Layout,
     prefix: String,
     name: Vec<u8>,
+    /// The placement key: `namespace + '\x1f'` (when there is one), then
+    /// the object's name; the prefix stays, names are swapped in per op.
+    key: Vec<u8>,
+    key_prefix: usize,
     pattern: Vec<u8>,
     /// Per slot: the payload its writes send (made on the slot's first write).
     payloads: Vec<Option<SharedBuf>>,
     queue: CompletionQueue,
-    verify: bool,
+    verify: objects::VerifyMode,
     slots: Option<&'a OsdSlots>,
 }
 
@@ -131,24 +135,37 @@ impl<'a> RadosTarget<'a> {
         io: &'a IoCtx,
         layout: Layout,
         prefix: String,
+        namespace: &str,
         seed: u64,
-        verify: bool,
         concurrency: usize,
         slots: Option<&'a OsdSlots>,
     ) -> Self {
         let mut pattern = vec![0u8; layout.block_size as usize];
         objects::fill_pattern(&mut pattern, seed);
+        let mut key = Vec::with_capacity(namespace.len() + 1 + prefix.len() + 24);
+        if !namespace.is_empty() {
+            key.extend_from_slice(namespace.as_bytes());
+            key.push(0x1f);
+        }
         RadosTarget {
             io,
             layout,
+            key_prefix: key.len(),
+            key,
             name: Vec::with_capacity(prefix.len() + 24),
             prefix,
             pattern,
             payloads: (0..concurrency.max(1)).map(|_| None).collect(),
             queue: CompletionQueue::new(concurrency),
-            verify,
+            verify: objects::VerifyMode::None,
             slots,
         }
+    }
+
+    /// Checks each read as `mode` says (reads are not checked by default).
+    pub fn verify(mut self, mode: objects::VerifyMode) -> Self {
+        self.verify = mode;
+        self
     }
 }
 
@@ -157,7 +174,10 @@ impl Target for RadosTarget<'_> {
         let (obj, off) = self.layout.locate(op.index);
         objects::object_name_into(&mut self.name, &self.prefix, obj);
         if let Some(slots) = &self.slots {
-            op.osd = slots.slot_of(&self.name[..self.name.len() - 1]);
+            self.key.truncate(self.key_prefix);
+            self.key
+                .extend_from_slice(&self.name[..self.name.len() - 1]);
+            op.osd = slots.slot_of(&self.key);
         }
         let oid = CStr::from_bytes_with_nul(&self.name).expect("names end with one NUL");
         match op.kind {
@@ -192,11 +212,11 @@ impl Target for RadosTarget<'_> {
     }
 
     fn complete(&mut self, slot: usize, op: &Op, ret: i64) -> bool {
-        if op.kind != OpKind::Read || !self.verify || ret < 0 {
+        if op.kind != OpKind::Read || !self.verify.checks() || ret < 0 {
             return true;
         }
         let buf = self.queue.read_buf(slot);
-        objects::verify(
+        self.verify.check(
             &buf[..(ret as usize).min(buf.len())],
             &self.pattern,
             op.index,
