@@ -11,7 +11,7 @@ use cephbench::ceph::ConnectOptions;
 use cephbench::objects::{self, VerifyMode};
 use cephbench::report::Format;
 use cephbench::units::{fmt_bytes, parse_duration, parse_size};
-use cephbench::workload::rados::RadosMode;
+use cephbench::workload::rados::{RadosMode, WriteDest};
 use cephbench::workload::rbd::RbdMode;
 
 /// A Ceph-native storage benchmark: RADOS workloads with HDR percentiles.
@@ -383,6 +383,17 @@ pub struct RadosArgs {
     /// Write at most this many objects.
     #[arg(long, value_name = "N")]
     pub max_objects: Option<u64>,
+    /// write: put each op's block in the object's data (the default; with
+    /// --write-omap/--write-xattr: also there), as rados bench --write-object.
+    #[arg(long)]
+    pub write_object: bool,
+    /// write: put each op's block in an omap value of the object (a RocksDB
+    /// commit on BlueStore), as rados bench --write-omap.
+    #[arg(long)]
+    pub write_omap: bool,
+    /// write: put each op's block in an xattr of the object, as rados bench --write-xattr.
+    #[arg(long)]
+    pub write_xattr: bool,
     /// seq: start over when every written op was read once (instead of stopping).
     #[arg(long)]
     pub wrap: bool,
@@ -768,6 +779,21 @@ impl RadosArgs {
                 "--verify, --no-verify and --wrap apply to `seq`/`rand` only".into(),
             ));
         }
+        let dest_flags = self.write_object || self.write_omap || self.write_xattr;
+        if !mode.is_write() && dest_flags {
+            return Err(u(
+                "--write-object/--write-omap/--write-xattr apply to `write` only (seq/rand read object data)".into(),
+            ));
+        }
+        let write_dest = if dest_flags {
+            WriteDest {
+                object: self.write_object,
+                omap: self.write_omap,
+                xattr: self.write_xattr,
+            }
+        } else {
+            WriteDest::default()
+        };
         let verify = match (self.verify, self.no_verify) {
             (_, true) => VerifyMode::None,
             (Some(VerifyArg::Full), _) => VerifyMode::Full,
@@ -787,6 +813,7 @@ impl RadosArgs {
             namespace: self.namespace.clone(),
             no_cleanup: self.no_cleanup,
             wrap: self.wrap,
+            write_dest,
             verify,
             live,
             telemetry: true,
@@ -827,6 +854,24 @@ mod tests {
             (c.block_size, c.object_size, c.duration),
             (4096, 4 << 20, None)
         );
+    }
+
+    #[test]
+    fn write_destinations_as_rados_bench() {
+        let d = |a: &[&str]| parse(a).map(|c| c.write_dest);
+        assert_eq!(d(&["write", "-p", "x"]).unwrap(), WriteDest::default());
+        let omap = d(&["write", "-p", "x", "--write-omap"]).unwrap();
+        assert!(omap.omap && !omap.object && !omap.xattr);
+        let all = d(&[
+            "write",
+            "-p",
+            "x",
+            "--write-object",
+            "--write-omap",
+            "--write-xattr",
+        ]);
+        assert_eq!(all.unwrap().count(), 3);
+        assert!(d(&["seq", "-p", "x", "--write-omap"]).is_err());
     }
 
     #[test]

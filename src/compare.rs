@@ -393,6 +393,7 @@ mod tests {
                 max_ops: None,
                 run_name: "default".into(),
                 namespace: String::new(),
+                write_to: None,
                 verify: crate::objects::VerifyMode::None,
                 no_cleanup: false,
                 pool_created: false,

@@ -100,6 +100,10 @@ pub struct RunMeta {
     /// removes the pool too once it holds nothing else.
     #[serde(default)]
     pub created_pool: bool,
+    /// Where the writes put their payload (object data unless the run
+    /// used --write-omap/--write-xattr).
+    #[serde(default)]
+    pub write_dest: crate::workload::rados::WriteDest,
 }
 
 impl RunMeta {
@@ -320,6 +324,7 @@ mod tests {
             pid: 1,
             started_unix: 0,
             created_pool: false,
+            write_dest: Default::default(),
         };
         let bytes = serde_json::to_vec(&m).unwrap();
         let back = RunMeta::parse(&bytes).unwrap();

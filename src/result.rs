@@ -480,6 +480,11 @@ pub struct RadosWorkload {
     /// The RADOS namespace the run's objects live in ("" or absent: the default).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub namespace: String,
+    /// Where writes put their payload when not object data alone, e.g.
+    /// `omap`, `object+xattr` (`--write-omap/--write-xattr`); each op carries
+    /// the block once per destination, and `bytes` counts them all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_to: Option<String>,
     /// How reads were checked: `none`, `stamp` (each block's op stamp and
     /// seed-dependent tail; the default) or `full` (every byte). Older
     /// results say `true` (full) or `false`.

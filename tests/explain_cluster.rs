@@ -788,7 +788,22 @@ fn the_tail_split_shows_an_injected_dispatch_delay_as_queueing() {
         "only {} of 10 joined: {slow:?}",
         slow.len()
     );
-    for t in &slow {
+    // On a loaded machine a client-side hiccup (tens of ms spent outside
+    // every OSD, which the split itself reports as `outside_osd_ns`) can put
+    // an op of another OSD among the slowest: judge the ops whose time went
+    // mostly into an OSD.
+    let at_osd: Vec<&Value> = slow
+        .iter()
+        .filter(|t| {
+            t["outside_osd_ns"].as_f64().unwrap_or(0.0) < t["osd"]["total_ns"].as_f64().unwrap()
+        })
+        .collect();
+    assert!(
+        at_osd.len() >= 5,
+        "only {} of the slowest ops spent most of their time in an OSD: {slow:?}",
+        at_osd.len()
+    );
+    for t in at_osd {
         let o = &t["osd"];
         assert_eq!(o["osd"].as_i64(), Some(target), "slowest op elsewhere: {t}");
         let ms = |k: &str| o[k].as_f64().unwrap() / 1e6;

@@ -60,6 +60,7 @@ fn fixture() -> BenchResult {
             max_ops: None,
             run_name: "default".into(),
             namespace: String::new(),
+            write_to: None,
             verify: cephbench::objects::VerifyMode::None,
             no_cleanup: false,
             pool_created: false,

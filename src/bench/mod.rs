@@ -52,6 +52,19 @@ pub enum BenchError {
         /// Run name.
         run: String,
     },
+    /// `seq`/`rand` of a run that wrote omap values or xattrs.
+    #[error(
+        "run '{run}' in pool '{pool}' wrote {dest}; seq and rand read object data only, as rados bench does: \
+         read a run written without --write-omap/--write-xattr"
+    )]
+    NotObjectData {
+        /// Pool.
+        pool: String,
+        /// Run name.
+        run: String,
+        /// Where it wrote, e.g. `object+omap`.
+        dest: String,
+    },
     /// `write` would overwrite an earlier run's objects.
     #[error(
         "pool '{pool}' still holds run '{run}' ({ops} ops written by {host}); remove it with `cephbench cleanup -p {pool} --run-name {run}` or choose another --run-name"

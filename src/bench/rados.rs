@@ -18,7 +18,7 @@ use crate::engine::{self, OpKind, RunSpec, StopReason, StopRx};
 use crate::objects::{self, RunMeta};
 use crate::progress::{Counters, WorkerProgress};
 use crate::result::{BenchResult, RadosWorkload, Workload, SCHEMA_VERSION};
-use crate::workload::rados::{Layout, RadosMode, RadosSource, RadosTarget};
+use crate::workload::rados::{Layout, RadosMode, RadosSource, RadosTarget, WriteDest};
 
 /// A validated `cephbench rados` invocation (serializable: group runs send it
 /// to the agents).
@@ -51,6 +51,9 @@ pub struct RadosConfig {
     pub no_cleanup: bool,
     /// Wrap `seq` around.
     pub wrap: bool,
+    /// Where writes put their payload (`--write-object/-omap/-xattr`).
+    #[serde(default)]
+    pub write_dest: WriteDest,
     /// How reads are checked (writes: none).
     #[serde(default)]
     pub verify: objects::VerifyMode,
@@ -210,6 +213,7 @@ pub async fn run_rados(
                 pid: std::process::id(),
                 started_unix,
                 created_pool,
+                write_dest: cfg.write_dest,
             };
             write_meta(&io, &meta)
                 .await
@@ -220,6 +224,13 @@ pub async fn run_rados(
             return Err(BenchError::NothingWritten {
                 pool: cfg.pool.clone(),
                 run: cfg.run_name.clone(),
+            })
+        }
+        (_, Some(m)) if !m.write_dest.object_only() => {
+            return Err(BenchError::NotObjectData {
+                pool: cfg.pool.clone(),
+                run: cfg.run_name.clone(),
+                dest: m.write_dest.label(),
             })
         }
         (_, Some(m)) => {
@@ -258,7 +269,8 @@ pub async fn run_rados(
         max_bytes: None,
         slow_op: super::SLOW_OP,
     };
-    let mut source = RadosSource::new(cfg.mode, layout, available_ops, cfg.wrap, meta.seed);
+    let mut source = RadosSource::new(cfg.mode, layout, available_ops, cfg.wrap, meta.seed)
+        .write_dest(meta.write_dest);
     let mut probes = Probes::before(rados, &cfg.pool, cfg.telemetry, &mut warnings);
     probes.sample_counters(rados, cfg.counter_interval);
     let mut target = RadosTarget::new(
@@ -270,7 +282,8 @@ pub async fn run_rados(
         cfg.concurrency,
         probes.slots.as_deref(),
     )
-    .verify(verify);
+    .verify(verify)
+    .write_dest(meta.write_dest);
 
     if let Some(at) = cfg.start_at {
         if let Ok(wait) = at.duration_since(std::time::SystemTime::now()) {
@@ -370,6 +383,7 @@ pub async fn run_rados(
             max_ops,
             run_name: cfg.run_name.clone(),
             namespace: cfg.namespace.clone(),
+            write_to: (!meta.write_dest.object_only()).then(|| meta.write_dest.label()),
             verify,
             no_cleanup: cfg.no_cleanup,
             pool_created: created_pool,

@@ -37,6 +37,17 @@ pub struct ObjectStat {
     pub mtime: libc::time_t,
 }
 
+/// What one [`IoCtx::write_op_in`] writes; `None` parts are left out.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct WriteParts<'a> {
+    /// Object data and the offset it goes to.
+    pub data: Option<(&'a [u8], u64)>,
+    /// One omap key and its value.
+    pub omap: Option<(&'a CStr, &'a [u8])>,
+    /// One xattr name and its value.
+    pub xattr: Option<(&'a CStr, &'a [u8])>,
+}
+
 /// One entry of a pool listing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListEntry {
@@ -202,6 +213,64 @@ impl IoCtx {
             // its own, so it outlives the op whatever the caller does next;
             // oid is copied by librados.
             unsafe { sys::cephsys_rados_aio_write_bufptr(io, oid.as_ptr(), c, b, len, offset) }
+        })
+    }
+
+    /// One compound write of `slot` in `queue` to `oid`, as rados bench's
+    /// `--write-object/--write-omap/--write-xattr` make it: object data at
+    /// an offset, one omap key, one xattr — whichever `parts` names, in one
+    /// op that the OSD applies atomically. librados copies every value
+    /// while the op is built and moves the built op into its request at
+    /// submission, so the write op is released here and nothing the caller
+    /// passed is referenced afterwards (rados bench drops its
+    /// `ObjectWriteOperation` the same way, right after `aio_operate`).
+    pub fn write_op_in(
+        &self,
+        queue: &mut CompletionQueue,
+        slot: usize,
+        oid: &CStr,
+        parts: &WriteParts<'_>,
+    ) -> Result<()> {
+        let io = self.raw();
+        queue.start::<Rados>(slot, "rados_aio_write_op_operate", None, |c, _, _| {
+            // SAFETY: the write op is created, filled, submitted and released
+            // here only; every pointer handed to librados (oid, keys, names,
+            // values) is valid for the duration of these calls, which copy
+            // what they need (see above); io and c are valid.
+            unsafe {
+                let op = sys::rados_create_write_op();
+                if op.is_null() {
+                    return -libc::ENOMEM;
+                }
+                if let Some((data, offset)) = parts.data {
+                    sys::rados_write_op_write(op, data.as_ptr().cast(), data.len(), offset);
+                }
+                if let Some((key, val)) = parts.omap {
+                    let keys = [key.as_ptr()];
+                    let vals = [val.as_ptr().cast::<c_char>()];
+                    let lens = [val.len()];
+                    sys::rados_write_op_omap_set(
+                        op,
+                        keys.as_ptr(),
+                        vals.as_ptr(),
+                        lens.as_ptr(),
+                        1,
+                    );
+                }
+                if let Some((name, val)) = parts.xattr {
+                    sys::rados_write_op_setxattr(op, name.as_ptr(), val.as_ptr().cast(), val.len());
+                }
+                let r = sys::rados_aio_write_op_operate(
+                    op,
+                    io,
+                    c,
+                    oid.as_ptr(),
+                    std::ptr::null_mut(),
+                    0,
+                );
+                sys::rados_release_write_op(op);
+                r
+            }
         })
     }
 

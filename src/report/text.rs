@@ -27,9 +27,19 @@ impl Text {
     fn render_unwrapped(&self, r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
         match &r.workload {
             Workload::Rados(w) => {
+                let ns = if w.namespace.is_empty() {
+                    String::new()
+                } else {
+                    format!(", namespace '{}'", w.namespace)
+                };
+                let to = w
+                    .write_to
+                    .as_ref()
+                    .map(|t| format!(" (payload to {t})"))
+                    .unwrap_or_default();
                 writeln!(
                     out,
-                    "cephbench {} — rados {} on pool '{}': {} ops on {} objects, {} in flight",
+                    "cephbench {} — rados {}{to} on pool '{}'{ns}: {} ops on {} objects, {} in flight",
                     r.tool.version,
                     w.mode,
                     w.pool,

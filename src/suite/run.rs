@@ -516,6 +516,7 @@ async fn run_plan(
                     namespace: suite.namespace.clone(),
                     no_cleanup: mode.is_write(),
                     wrap: false,
+                    write_dest: Default::default(),
                     verify: crate::objects::VerifyMode::default(),
                     live: false,
                     telemetry: opts.telemetry,

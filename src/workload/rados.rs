@@ -7,7 +7,7 @@ use std::ffi::CStr;
 
 use std::task::{Context, Poll};
 
-use crate::ceph::{CephError, CompletionQueue, IoCtx, Reaped, SharedBuf};
+use crate::ceph::{CephError, CompletionQueue, IoCtx, Reaped, SharedBuf, WriteParts};
 use crate::engine::{Op, OpKind, OpSource, Rng, Target};
 use crate::objects;
 use crate::placement::OsdSlots;
@@ -40,6 +40,56 @@ impl RadosMode {
     }
 }
 
+/// Where a write op puts its `-b` bytes: object data, an omap value, an
+/// xattr — rados bench's `--write-object`, `--write-omap`, `--write-xattr`
+/// (any combination, in one op; object data alone by default).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct WriteDest {
+    /// Object data at the op's offset.
+    pub object: bool,
+    /// One omap key per op (`cephbench.<offset>`) with the payload as value.
+    pub omap: bool,
+    /// One xattr per op (`cephbench.<offset>`) with the payload as value.
+    pub xattr: bool,
+}
+
+impl Default for WriteDest {
+    fn default() -> Self {
+        WriteDest {
+            object: true,
+            omap: false,
+            xattr: false,
+        }
+    }
+}
+
+impl WriteDest {
+    /// How many destinations each op writes `-b` bytes to.
+    pub fn count(self) -> u64 {
+        u64::from(self.object) + u64::from(self.omap) + u64::from(self.xattr)
+    }
+
+    /// Object data only (the zero-copy path).
+    pub fn object_only(self) -> bool {
+        self == WriteDest::default()
+    }
+
+    /// `object`, `omap`, `xattr` joined with `+`, e.g. `object+omap`.
+    pub fn label(self) -> String {
+        let mut v = Vec::new();
+        for (on, name) in [
+            (self.object, "object"),
+            (self.omap, "omap"),
+            (self.xattr, "xattr"),
+        ] {
+            if on {
+                v.push(name);
+            }
+        }
+        v.join("+")
+    }
+}
+
 /// Object layout of a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Layout {
@@ -62,6 +112,8 @@ impl Layout {
 pub struct RadosSource {
     mode: RadosMode,
     layout: Layout,
+    /// Bytes a write op carries: the block once per destination.
+    write_len: u64,
     available: u64,
     wrap: bool,
     rng: Rng,
@@ -73,10 +125,17 @@ impl RadosSource {
         RadosSource {
             mode,
             layout,
+            write_len: layout.block_size,
             available,
             wrap,
             rng: Rng::new(seed ^ 0x5EED),
         }
+    }
+
+    /// Writes go to `dest`: each op carries the block once per destination.
+    pub fn write_dest(mut self, dest: WriteDest) -> Self {
+        self.write_len = self.layout.block_size * dest.count().max(1);
+        self
     }
 
     fn op(&self, kind: OpKind, index: u64) -> Op {
@@ -84,7 +143,11 @@ impl RadosSource {
             kind,
             index,
             offset: self.layout.locate(index).1,
-            len: self.layout.block_size,
+            len: if kind == OpKind::Write {
+                self.write_len
+            } else {
+                self.layout.block_size
+            },
             osd: None,
         }
     }
@@ -125,6 +188,11 @@ pub struct RadosTarget<'a> {
     queue: CompletionQueue,
     verify: objects::VerifyMode,
     slots: Option<&'a OsdSlots>,
+    dest: WriteDest,
+    /// Compound writes (omap/xattr): the stamped payload, copied by
+    /// librados per op, and the NUL-terminated key/xattr name.
+    scratch: Vec<u8>,
+    attr: Vec<u8>,
 }
 
 impl<'a> RadosTarget<'a> {
@@ -159,7 +227,16 @@ impl<'a> RadosTarget<'a> {
             queue: CompletionQueue::new(concurrency),
             verify: objects::VerifyMode::None,
             slots,
+            dest: WriteDest::default(),
+            scratch: Vec::new(),
+            attr: Vec::with_capacity(32),
         }
+    }
+
+    /// Writes go to `dest` (object data only by default).
+    pub fn write_dest(mut self, dest: WriteDest) -> Self {
+        self.dest = dest;
+        self
     }
 
     /// Checks each read as `mode` says (reads are not checked by default).
@@ -181,6 +258,23 @@ impl Target for RadosTarget<'_> {
         }
         let oid = CStr::from_bytes_with_nul(&self.name).expect("names end with one NUL");
         match op.kind {
+            OpKind::Write if !self.dest.object_only() => {
+                use std::io::Write as _;
+                if self.scratch.len() != self.pattern.len() {
+                    self.scratch.clone_from(&self.pattern);
+                }
+                let n = self.scratch.len().min(8);
+                objects::stamp(&mut self.scratch[..n], op.index);
+                self.attr.clear();
+                let _ = write!(self.attr, "cephbench.{off}\0");
+                let attr = CStr::from_bytes_with_nul(&self.attr).expect("one NUL at the end");
+                let parts = WriteParts {
+                    data: self.dest.object.then_some((&self.scratch[..], off)),
+                    omap: self.dest.omap.then_some((attr, &self.scratch[..])),
+                    xattr: self.dest.xattr.then_some((attr, &self.scratch[..])),
+                };
+                self.io.write_op_in(&mut self.queue, slot, oid, &parts)
+            }
             OpKind::Write => {
                 let payload = &mut self.payloads[slot];
                 // Still held by Ceph (an op that timed out while queued in
@@ -248,6 +342,21 @@ mod tests {
         assert_eq!(L.locate(0), (0, 0));
         assert_eq!(L.locate(3), (0, 12288));
         assert_eq!(L.locate(4), (1, 0));
+    }
+
+    #[test]
+    fn writes_carry_the_block_once_per_destination() {
+        let d = WriteDest {
+            object: true,
+            omap: true,
+            xattr: false,
+        };
+        assert_eq!(d.label(), "object+omap");
+        assert_eq!(WriteDest::default().label(), "object");
+        let mut w = RadosSource::new(RadosMode::Write, L, 0, false, 1).write_dest(d);
+        assert_eq!(w.next(0).unwrap().len, 2 * 4096);
+        let mut r = RadosSource::new(RadosMode::Seq, L, 10, false, 1).write_dest(d);
+        assert_eq!(r.next(0).unwrap().len, 4096, "reads ask for one block");
     }
 
     #[test]
