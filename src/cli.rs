@@ -161,6 +161,7 @@ impl SuiteArgs {
     pub fn plan(
         &self,
         telemetry: bool,
+        counter_interval: Duration,
         progress: bool,
     ) -> Result<(cephbench::suite::Suite, Vec<cephbench::suite::SuiteOptions>), UsageError> {
         use cephbench::suite;
@@ -200,6 +201,7 @@ impl SuiteArgs {
                 image_size: self.image_size,
                 test_area: self.test_area,
                 telemetry,
+                counter_interval,
                 progress,
                 group: group.clone(),
                 namespace: self.namespace.clone(),

@@ -92,7 +92,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
     let mut conn = cli.conn.options();
     if let Command::Suite(args) = &cli.command {
-        let (s, opts) = args.plan(!cli.no_telemetry, live)?;
+        let (s, opts) = args.plan(!cli.no_telemetry, cli.counter_interval, live)?;
         if cli.format == Format::Csv {
             return Err(UsageError(
                 "suite prints text, markdown or json; --format csv is for single results".into(),
@@ -102,6 +102,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         conn.overrides.push(("rbd_cache".into(), "false".into()));
         return run_suite(
             &conn,
+            cli.conn.telemetry_options(),
             &s,
             &opts,
             cli.format,
@@ -157,17 +158,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    let mut rados = Rados::connect(&conn)?;
-    if let Some(t) = cli.conn.telemetry_options() {
-        let telemetry = Rados::connect(&t)
-            .with_context(|| format!("connecting the telemetry identity {}", t.entity))?;
-        rados = rados.with_telemetry(telemetry);
-    }
-    if let Ok(k) = rados.conf_get("keyring") {
-        for w in cephbench::secrets::keyring_warnings(&k) {
-            eprintln!("cephbench: warning: {w}");
-        }
-    }
+    let rados = connect(&conn, cli.conn.telemetry_options())?;
     rt.block_on(async move {
         match cli.command {
             Command::Rados(args) => {
@@ -270,10 +261,31 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// Connects the data identity (and the telemetry identity, when given),
+/// warning about a keyring others can read.
+fn connect(
+    conn: &cephbench::ceph::ConnectOptions,
+    telemetry: Option<cephbench::ceph::ConnectOptions>,
+) -> anyhow::Result<Rados> {
+    let mut rados = Rados::connect(conn)?;
+    if let Some(t) = telemetry {
+        let telemetry = Rados::connect(&t)
+            .with_context(|| format!("connecting the telemetry identity {}", t.entity))?;
+        rados = rados.with_telemetry(telemetry);
+    }
+    if let Ok(k) = rados.conf_get("keyring") {
+        for w in cephbench::secrets::keyring_warnings(&k) {
+            eprintln!("cephbench: warning: {w}");
+        }
+    }
+    Ok(rados)
+}
+
 /// `cephbench suite`: runs the suite on each pool in turn, prints each
 /// table and, for several pools, their comparison.
 fn run_suite(
     conn: &cephbench::ceph::ConnectOptions,
+    telemetry: Option<cephbench::ceph::ConnectOptions>,
     suite: &cephbench::suite::Suite,
     opts: &[cephbench::suite::SuiteOptions],
     format: Format,
@@ -283,12 +295,7 @@ fn run_suite(
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    let rados = Rados::connect(conn)?;
-    if let Ok(k) = rados.conf_get("keyring") {
-        for w in cephbench::secrets::keyring_warnings(&k) {
-            eprintln!("cephbench: warning: {w}");
-        }
-    }
+    let rados = connect(conn, telemetry)?;
     if announce {
         let per_pool = suite.expected();
         eprintln!(

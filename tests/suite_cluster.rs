@@ -278,3 +278,83 @@ fn size_1_vs_size_3_writes_differ_significantly() {
     );
     no_images_left(s3);
 }
+
+/// The global options reach a suite's runs as they reach a single run:
+/// `--counter-interval` (per-OSD counter timelines of each run) and the
+/// telemetry identity (`--telemetry-id`), which gives a data identity
+/// without `osd 'allow *'` the per-OSD counters; `-N` puts the rados jobs
+/// in a namespace. Before, the suite used the default interval and never
+/// connected the telemetry identity.
+#[test]
+fn suite_honours_counter_interval_telemetry_identity_and_namespace() {
+    let _g = common::serial();
+    let p = common::pool("cbt-suite-flags");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("flags.toml");
+    std::fs::write(
+        &file,
+        "name = \"flags\"\nruns = 1\nduration = \"4s\"\nramp = \"0s\"\n\n[[job]]\nname = \"w\"\n\
+         command = \"rados\"\nmode = \"write\"\nblock-size = \"4K\"\nconcurrent-ios = 4\n",
+    )
+    .unwrap();
+    let keyring = |id: &str, caps: &[&str]| {
+        let entity = format!("client.{id}");
+        let _ = common::run(
+            std::process::Command::new("ceph")
+                .arg("-c")
+                .arg(common::conf())
+                .args(["auth", "rm", &entity]),
+        );
+        let mut args = vec!["auth", "get-or-create", entity.as_str()];
+        args.extend_from_slice(caps);
+        let path = dir.path().join(format!("{id}.keyring"));
+        std::fs::write(&path, common::ceph(&args)).unwrap();
+        path
+    };
+    let data_cap = format!("allow rw pool={p}");
+    let data = keyring(
+        "cbt-sdata",
+        &["mon", "allow r", "mgr", "allow r", "osd", &data_cap],
+    );
+    let tel = keyring(
+        "cbt-stel",
+        &["mon", "allow r", "mgr", "allow r", "osd", "allow *"],
+    );
+    let out = common::cephbench()
+        .args(["--id", "cbt-sdata", "--keyring"])
+        .arg(&data)
+        .args(["--telemetry-id", "cbt-stel", "--telemetry-keyring"])
+        .arg(&tel)
+        .args(["--counter-interval", "1s", "--format", "json", "suite"])
+        .arg(&file)
+        .args(["-p", p, "-N", "cbt-suite-ns"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    let run = &v["runs"][0]["result"];
+    assert_eq!(run["workload"]["namespace"], "cbt-suite-ns");
+    let osds = run["osds"].as_array().expect("per-OSD rows");
+    assert!(!osds.is_empty());
+    for o in osds {
+        assert!(
+            o["counters"].is_object(),
+            "no OSD counters: the telemetry identity was not used: {o}"
+        );
+        let samples = o["timeline"].as_array().map_or(0, Vec::len);
+        assert!(
+            samples >= 3,
+            "osd.{}: {samples} counter samples in a 4 s run at --counter-interval 1s",
+            o["osd"]
+        );
+    }
+    let left = common::rados(&["-p", p, "ls", "--all"]);
+    assert!(
+        !String::from_utf8_lossy(&left.stdout).contains("cephbench_"),
+        "the suite left objects behind"
+    );
+    for id in ["cbt-sdata", "cbt-stel"] {
+        common::ceph(&["auth", "rm", &format!("client.{id}")]);
+    }
+}

@@ -361,6 +361,7 @@ fn builtins_are_the_seeds() {
         image_size: None,
         test_area: Some(3 << 20),
         telemetry: false,
+        counter_interval: std::time::Duration::ZERO,
         progress: false,
         group: None,
         namespace: None,

@@ -33,6 +33,9 @@ pub struct SuiteOptions {
     pub test_area: Option<u64>,
     /// Per-OSD probes around each run.
     pub telemetry: bool,
+    /// How often the probes read the OSDs' counters during a run (global
+    /// `--counter-interval`; zero: before and after only).
+    pub counter_interval: Duration,
     /// Progress lines on stderr.
     pub progress: bool,
     /// `--group/--clients`: every job runs on the group's agents at a
@@ -470,7 +473,7 @@ async fn run_plan(
                     prior_precondition: prior.clone(),
                     live: false,
                     telemetry: opts.telemetry,
-                    counter_interval: crate::probe::DEFAULT_COUNTER_INTERVAL,
+                    counter_interval: opts.counter_interval,
                     start_at: None,
                 };
                 if let Some(g) = &mut opts.group {
@@ -520,7 +523,7 @@ async fn run_plan(
                     verify: crate::objects::VerifyMode::default(),
                     live: false,
                     telemetry: opts.telemetry,
-                    counter_interval: crate::probe::DEFAULT_COUNTER_INTERVAL,
+                    counter_interval: opts.counter_interval,
                     start_at: None,
                     create_pool: None,
                 };
