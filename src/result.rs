@@ -83,18 +83,26 @@ impl DataErrors {
 }
 
 impl std::fmt::Display for DataErrors {
-    /// "2 failed ops, 300 short reads, 0 mismatches".
+    /// The non-zero counts, e.g. "2 failed ops, 300 short reads" ("no
+    /// errors" when clean).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let n = |x: u64, one: &str, many: &str| format!("{x} {}", if x == 1 { one } else { many });
-        write!(
-            f,
-            "{}, {}, {}",
-            n(self.failed, "failed op", "failed ops"),
-            n(self.short_reads, "short read", "short reads"),
-            n(self.mismatches, "mismatch", "mismatches")
-        )
+        let parts: Vec<String> = [
+            (self.failed, "failed op", "failed ops"),
+            (self.short_reads, "short read", "short reads"),
+            (self.mismatches, "mismatch", "mismatches"),
+        ]
+        .iter()
+        .filter(|(n, _, _)| *n > 0)
+        .map(|(n, one, many)| format!("{n} {}", if *n == 1 { one } else { many }))
+        .collect();
+        if parts.is_empty() {
+            f.write_str("no errors")
+        } else {
+            f.write_str(&parts.join(", "))
+        }
     }
 }
+
 
 impl BenchResult {
     /// The run's failed ops, short reads and mismatches. A failed op is
@@ -548,4 +556,21 @@ pub struct JobReport {
     /// Where the mean went, if the probes could say.
     #[serde(default)]
     pub attribution: Option<Attribution>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DataErrors;
+
+    #[test]
+    fn data_errors_name_what_went_wrong() {
+        let e = DataErrors {
+            failed: 0,
+            short_reads: 1,
+            mismatches: 3,
+        };
+        assert_eq!(e.to_string(), "1 short read, 3 mismatches");
+        assert!(!e.is_clean());
+        assert_eq!(DataErrors::default().to_string(), "no errors");
+    }
 }
