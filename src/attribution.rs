@@ -311,6 +311,9 @@ mod tests {
             op_r_process_latency: avg(0.75),
             subop_w_latency: avg(2.5),
             commit_lat: avg(2.0),
+            kv_flush_lat: None,
+            kv_commit_lat: None,
+            kv_sync_lat: None,
         }
     }
 

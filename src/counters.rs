@@ -10,6 +10,17 @@
 //!   commit reply.
 //! * bluestore `commit_lat`: transaction queued → kv committed, for client
 //!   writes and replica writes alike.
+//! * bluestore `kv_flush_lat`, `kv_commit_lat`, `kv_sync_lat`: one sample per
+//!   round of `BlueStore::_kv_sync_thread`, which commits every transaction
+//!   queued since the last round as one batch. `kv_flush_lat` times
+//!   `bdev->flush()` — `KernelDevice::flush`, an `fdatasync` of the block
+//!   device that makes the round's data writes durable (skipped when no
+//!   data was written since the last flush) — plus swapping the deferred
+//!   queues; `kv_commit_lat` the RocksDB `submit_transaction_sync` that
+//!   follows (its WAL write and sync, on the DB/WAL device); `kv_sync_lat`
+//!   the whole round (flush + commit). On a drive without power-loss
+//!   protection each of those syncs waits for the drive's cache to reach
+//!   the media; on a PLP drive it returns in microseconds.
 #![forbid(unsafe_code)]
 
 use serde::{Deserialize, Serialize};
@@ -19,7 +30,7 @@ use crate::placement::ShapeError;
 
 /// The averaged (`avgcount` / `sum`) counters cephbench reads, as
 /// (section, name).
-pub const LATENCY_COUNTERS: [(&str, &str); 7] = [
+pub const LATENCY_COUNTERS: [(&str, &str); 10] = [
     ("osd", "op_w_latency"),
     ("osd", "op_w_process_latency"),
     ("osd", "op_w_prepare_latency"),
@@ -27,6 +38,9 @@ pub const LATENCY_COUNTERS: [(&str, &str); 7] = [
     ("osd", "op_r_process_latency"),
     ("osd", "subop_w_latency"),
     ("bluestore", "commit_lat"),
+    ("bluestore", "kv_flush_lat"),
+    ("bluestore", "kv_commit_lat"),
+    ("bluestore", "kv_sync_lat"),
 ];
 
 /// Counters of [`LATENCY_COUNTERS`] that later releases renamed, as
@@ -57,7 +71,7 @@ pub struct Avg {
 pub struct Snapshot {
     /// The averaged counters, in [`LATENCY_COUNTERS`] order (`None`: absent
     /// in this release).
-    pub latency: [Option<Avg>; 7],
+    pub latency: [Option<Avg>; 10],
     /// The plain counters, in [`COUNT_COUNTERS`] order.
     pub counts: [Option<u64>; 3],
 }
@@ -135,6 +149,15 @@ pub struct OsdCounters {
     pub subop_w_latency: Option<AvgDelta>,
     /// BlueStore: transaction queued → kv committed.
     pub commit_lat: Option<AvgDelta>,
+    /// BlueStore, per kv sync round: the block device's flush (fdatasync).
+    #[serde(default)]
+    pub kv_flush_lat: Option<AvgDelta>,
+    /// BlueStore, per kv sync round: RocksDB's synchronous commit.
+    #[serde(default)]
+    pub kv_commit_lat: Option<AvgDelta>,
+    /// BlueStore, per kv sync round: flush + commit.
+    #[serde(default)]
+    pub kv_sync_lat: Option<AvgDelta>,
 }
 
 fn avg_delta(a: Option<Avg>, b: Option<Avg>) -> Result<Option<AvgDelta>, ()> {
@@ -151,7 +174,7 @@ fn avg_delta(a: Option<Avg>, b: Option<Avg>) -> Result<Option<AvgDelta>, ()> {
 
 /// The counters of `osd` between two snapshots.
 pub fn delta(osd: i32, before: &Snapshot, after: &Snapshot) -> OsdCounters {
-    let mut lat = [None; 7];
+    let mut lat = [None; 10];
     let mut reset = false;
     for (i, slot) in lat.iter_mut().enumerate() {
         match avg_delta(before.latency[i], after.latency[i]) {
@@ -183,6 +206,9 @@ pub fn delta(osd: i32, before: &Snapshot, after: &Snapshot) -> OsdCounters {
             op_r_process_latency: None,
             subop_w_latency: None,
             commit_lat: None,
+            kv_flush_lat: None,
+            kv_commit_lat: None,
+            kv_sync_lat: None,
         };
     }
     OsdCounters {
@@ -198,6 +224,9 @@ pub fn delta(osd: i32, before: &Snapshot, after: &Snapshot) -> OsdCounters {
         op_r_process_latency: lat[4],
         subop_w_latency: lat[5],
         commit_lat: lat[6],
+        kv_flush_lat: lat[7],
+        kv_commit_lat: lat[8],
+        kv_sync_lat: lat[9],
     }
 }
 

@@ -103,7 +103,6 @@ impl std::fmt::Display for DataErrors {
     }
 }
 
-
 impl BenchResult {
     /// The run's failed ops, short reads and mismatches. A failed op is
     /// counted once even when a mix reports it on its read and write job.

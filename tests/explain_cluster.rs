@@ -112,6 +112,27 @@ fn per_osd_counts_match_the_osds_own_counters() {
                 o["osd"]
             );
         }
+        // BlueStore's kv sync rounds: each round's flush and commit add up
+        // to its sync time, so over the run the three counters have the same
+        // count and the means add up (a swapped or mis-delta'd field shows).
+        let kv = |k: &str| {
+            let v = &c[k];
+            (
+                v["count"].as_u64().unwrap(),
+                v["mean_ns"].as_f64().unwrap_or(0.0),
+            )
+        };
+        let ((nf, flush), (nc, commit), (ns, sync)) =
+            (kv("kv_flush_lat"), kv("kv_commit_lat"), kv("kv_sync_lat"));
+        if client_ops > 0 {
+            assert!(ns > 0, "osd.{}: writes but no kv sync round", o["osd"]);
+        }
+        assert_eq!((nf, nc), (ns, ns), "osd.{}: kv round counts", o["osd"]);
+        assert!(
+            ns == 0 || (flush + commit - sync).abs() <= 0.02 * sync,
+            "osd.{}: kv flush {flush} + commit {commit} ns != sync {sync} ns",
+            o["osd"]
+        );
         client_total += client_ops;
         osd_total += op_w;
     }

@@ -158,6 +158,18 @@ fn fixture() -> BenchResult {
                     count: 12_010,
                     mean_ns: Some(5_500_000.0),
                 }),
+                kv_flush_lat: Some(AvgDelta {
+                    count: 3_100,
+                    mean_ns: Some(3_150_000.0),
+                }),
+                kv_commit_lat: Some(AvgDelta {
+                    count: 3_100,
+                    mean_ns: Some(420_000.0),
+                }),
+                kv_sync_lat: Some(AvgDelta {
+                    count: 3_100,
+                    mean_ns: Some(3_570_000.0),
+                }),
             }),
             timeline: [
                 (5.0, 8_000_000.0),
@@ -184,6 +196,9 @@ fn fixture() -> BenchResult {
                     op_r_process_latency: None,
                     subop_w_latency: None,
                     commit_lat: None,
+                    kv_flush_lat: None,
+                    kv_commit_lat: None,
+                    kv_sync_lat: None,
                 },
             })
             .collect(),

@@ -512,19 +512,31 @@ fn render_osds(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
     }
     writeln!(
         out,
-        "  {:<7} {:<6} {:>8} {:>8} {:>8} | {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
-        "osd", "op", "ops", "mean", "p99", "op_w", "w_proc", "op_r", "commit", "subop_w", "OSD ops"
+        "  {:<7} {:<6} {:>7} {:>8} {:>8} | {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7}",
+        "osd",
+        "op",
+        "ops",
+        "mean",
+        "p99",
+        "op_w",
+        "w_proc",
+        "op_r",
+        "commit",
+        "flush",
+        "subop_w",
+        "OSD ops"
     )?;
     for o in &r.osds {
         let c = o.counters.as_ref();
         let osd_side = match c {
             Some(c) if c.reset => "counters reset during the run (OSD restarted?)".to_string(),
             Some(c) => format!(
-                "{:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+                "{:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7}",
                 opt_ms(c.op_w_latency),
                 opt_ms(c.op_w_process_latency),
                 opt_ms(c.op_r_latency),
                 opt_ms(c.commit_lat),
+                opt_ms(c.kv_flush_lat),
                 opt_ms(c.subop_w_latency),
                 c.op_w.unwrap_or(0) + c.op_r.unwrap_or(0)
             ),
@@ -534,14 +546,14 @@ fn render_osds(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
         if o.client.is_empty() {
             writeln!(
                 out,
-                "  {name:<7} {:<6} {:>8} {:>8} {:>8} | {osd_side}",
+                "  {name:<7} {:<6} {:>7} {:>8} {:>8} | {osd_side}",
                 "-", 0, "-", "-"
             )?;
         }
         for row in &o.client {
             writeln!(
                 out,
-                "  {name:<7} {:<6} {:>8} {:>8} {:>8} | {osd_side}",
+                "  {name:<7} {:<6} {:>7} {:>8} {:>8} | {osd_side}",
                 row.op,
                 row.ops,
                 ms(row.mean_ns),
@@ -552,7 +564,8 @@ fn render_osds(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
     writeln!(
         out,
         "  (OSD columns are the OSD's own perf counters over the run: op_w/op_r receive->reply, \
-         w_proc dequeue->reply, commit = BlueStore commit_lat, subop_w = as a replica)"
+         w_proc dequeue->reply, commit = BlueStore commit_lat, flush = BlueStore kv_flush_lat: the \
+         block device's fdatasync per kv sync round, subop_w = as a replica)"
     )?;
     render_mgr_perf(r, out)?;
     render_counter_timeline(r, out)?;
