@@ -15,8 +15,9 @@
 //!   queued since the last round as one batch. `kv_flush_lat` times
 //!   `bdev->flush()` — `KernelDevice::flush`, an `fdatasync` of the block
 //!   device that makes the round's data writes durable (skipped when no
-//!   data was written since the last flush) — plus swapping the deferred
-//!   queues; `kv_commit_lat` the RocksDB `submit_transaction_sync` that
+//!   data was written since the last flush: small writes on hdd-class
+//!   devices are deferred, their data rides in the RocksDB WAL) — plus
+//!   swapping the deferred queues; `kv_commit_lat` the RocksDB `submit_transaction_sync` that
 //!   follows (its WAL write and sync, on the DB/WAL device); `kv_sync_lat`
 //!   the whole round (flush + commit). On a drive without power-loss
 //!   protection each of those syncs waits for the drive's cache to reach

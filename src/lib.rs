@@ -11,6 +11,7 @@ pub mod bench;
 pub mod ceph;
 pub mod compare;
 pub mod counters;
+pub mod device;
 pub mod engine;
 pub mod fio;
 pub mod group;

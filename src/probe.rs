@@ -216,6 +216,17 @@ pub fn osd_states(rados: &Rados) -> Result<Vec<(i32, bool, bool)>, ProbeError> {
     Ok(placement::parse_osd_states(&json(&dump.out, "osd dump")?)?)
 }
 
+/// Every OSD's data device (`osd metadata`) with its CRUSH class (`osd tree`).
+pub fn osd_devices(rados: &Rados) -> Result<Vec<(i32, crate::device::DeviceInfo)>, ProbeError> {
+    let md = rados.mon_command(r#"{"prefix":"osd metadata","format":"json"}"#)?;
+    let tree = rados.mon_command(r#"{"prefix":"osd tree","format":"json"}"#)?;
+    let classes = crate::device::parse_osd_classes(&json(&tree.out, "osd tree")?);
+    Ok(crate::device::parse_devices(
+        &json(&md.out, "osd metadata")?,
+        &classes,
+    ))
+}
+
 /// The heartbeat round trips one OSD reports to its peers (all of them:
 /// threshold 0).
 pub fn osd_network(rados: &Rados, osd: i32) -> Result<Vec<HeartbeatRtt>, ProbeError> {

@@ -237,6 +237,10 @@ pub struct OsdReport {
     /// The OSD's row of `ceph osd perf` (mgr) read right after the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mgr_perf: Option<crate::counters::MgrOsdPerf>,
+    /// What the OSD stores on (`ceph osd metadata`, class from `ceph osd
+    /// tree`), read before the run; null if it could not be read.
+    #[serde(default)]
+    pub device: Option<crate::device::DeviceInfo>,
 }
 
 /// Client-side figures of one op kind on one primary OSD.

@@ -133,6 +133,20 @@ fn per_osd_counts_match_the_osds_own_counters() {
             "osd.{}: kv flush {flush} + commit {commit} ns != sync {sync} ns",
             o["osd"]
         );
+        // The drive behind it, as the CLI reports it.
+        let id = o["osd"].as_i64().unwrap().to_string();
+        let class = common::ceph(&["osd", "crush", "get-device-class", &format!("osd.{id}")]);
+        let md: Value =
+            serde_json::from_str(&common::ceph(&["osd", "metadata", &id, "-f", "json"])).unwrap();
+        let d = &o["device"];
+        assert_eq!(d["class"].as_str(), Some(class.trim()), "osd.{id}");
+        assert_eq!(d["objectstore"], md["osd_objectstore"], "osd.{id}");
+        assert_eq!(d["bdev_type"], md["bluestore_bdev_type"], "osd.{id}");
+        assert_eq!(
+            d["rotational"].as_bool(),
+            Some(md["bluestore_bdev_rotational"] == "1"),
+            "osd.{id}"
+        );
         client_total += client_ops;
         osd_total += op_w;
     }
@@ -824,12 +838,35 @@ fn the_tail_split_shows_an_injected_dispatch_delay_as_queueing() {
         "only {} of the slowest ops spent most of their time in an OSD: {slow:?}",
         at_osd.len()
     );
+    // A loaded machine can also stall another OSD's BlueStore commit for
+    // tens of ms: such an op may be among the slowest too, but its time
+    // must be local work, never queueing — the sleep shows on its OSD only.
+    let on_target = at_osd
+        .iter()
+        .filter(|t| t["osd"]["osd"].as_i64() == Some(target))
+        .count();
+    assert!(
+        on_target * 2 > at_osd.len(),
+        "only {on_target} of {} slowest ops on osd.{target}: {slow:?}",
+        at_osd.len()
+    );
     for t in at_osd {
         let o = &t["osd"];
-        assert_eq!(o["osd"].as_i64(), Some(target), "slowest op elsewhere: {t}");
         let ms = |k: &str| o[k].as_f64().unwrap() / 1e6;
-        assert!(ms("queue_ns") >= 3.5, "the 4 ms sleep is not in queue: {o}");
-        assert!(ms("receive_ns") < 2.0, "the sleep leaked into receive: {o}");
+        if o["osd"].as_i64() == Some(target) {
+            assert!(ms("queue_ns") >= 3.5, "the 4 ms sleep is not in queue: {o}");
+            // The sleep runs in the messenger's thread: an op read while it
+            // slept for the one before waits in receive too, but less.
+            assert!(
+                ms("receive_ns") < ms("queue_ns"),
+                "the sleep landed in receive: {o}"
+            );
+        } else {
+            assert!(
+                ms("queue_ns") < 3.5 && ms("local_ns") > ms("queue_ns"),
+                "queueing on an OSD without the sleep: {t}"
+            );
+        }
     }
     let (q0, q1) = (median_queue(&base), median_queue(&slow));
     eprintln!("median queue part of the slowest ops: {q0:.3} ms -> {q1:.3} ms");

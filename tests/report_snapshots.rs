@@ -209,6 +209,16 @@ fn fixture() -> BenchResult {
                 commit_latency_ns: Some(5_400_000),
                 apply_latency_ns: Some(5_400_000),
             }),
+            device: Some(cephbench::device::DeviceInfo {
+                class: Some("consumer".into()),
+                objectstore: Some("bluestore".into()),
+                bdev_type: Some("ssd".into()),
+                rotational: Some(false),
+                model: Some("Samsung SSD 870 QVO 1TB".into()),
+                dedicated_db: Some(false),
+                dedicated_wal: Some(false),
+                ..Default::default()
+            }),
         }],
         placement: Some(PlacementInfo {
             pool_id: 2,

@@ -462,6 +462,8 @@ pub struct Probes {
     /// When `before` was read.
     t0: Instant,
     sampler: Option<CounterSampler>,
+    /// Each OSD's device, read before the run.
+    devices: Vec<(i32, crate::device::DeviceInfo)>,
 }
 
 impl Probes {
@@ -479,6 +481,7 @@ impl Probes {
                 states: Vec::new(),
                 t0: Instant::now(),
                 sampler: None,
+                devices: Vec::new(),
             };
         }
         let mut rtt = None;
@@ -528,6 +531,17 @@ impl Probes {
                 PLACEMENT_POLL,
             )
         });
+        let devices = match (&slots, probe::osd_devices(rados)) {
+            (None, _) => Vec::new(),
+            (Some(_), Ok(d)) => d,
+            (Some(_), Err(e)) => {
+                warnings.push(format!(
+                    "no drive identity per OSD: `osd metadata` as {} failed ({e}); it needs mon 'allow r'",
+                    rados.entity()
+                ));
+                Vec::new()
+            }
+        };
         Probes {
             slots,
             watcher,
@@ -537,6 +551,7 @@ impl Probes {
             states: probe::osd_states(rados).unwrap_or_default(),
             t0,
             sampler: None,
+            devices,
         }
     }
 
@@ -649,6 +664,11 @@ impl Probes {
                         .map(|(_, t)| std::mem::take(t))
                         .unwrap_or_default(),
                     mgr_perf: mgr_perf.iter().find(|m| m.osd == osd).cloned(),
+                    device: self
+                        .devices
+                        .iter()
+                        .find(|(o, _)| *o == osd)
+                        .map(|(_, d)| d.clone()),
                 }
             })
             .collect()

@@ -196,6 +196,7 @@ fn merge_osds(results: &[(&str, &[OsdReport])]) -> Result<(Vec<OsdReport>, bool)
                         counters: o.counters.clone(),
                         timeline: o.timeline.clone(),
                         mgr_perf: o.mgr_perf.clone(),
+                        device: o.device.clone(),
                     });
                     out.len() - 1
                 }
@@ -453,6 +454,7 @@ mod tests {
                 counters: None,
                 timeline: Vec::new(),
                 mgr_perf: None,
+                device: None,
             }]
         };
         let (a, b) = (result(&parts[0], true), result(&parts[1], true));

@@ -522,7 +522,7 @@ fn render_osds(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
         "w_proc",
         "op_r",
         "commit",
-        "flush",
+        "kv_sync",
         "subop_w",
         "OSD ops"
     )?;
@@ -536,7 +536,7 @@ fn render_osds(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
                 opt_ms(c.op_w_process_latency),
                 opt_ms(c.op_r_latency),
                 opt_ms(c.commit_lat),
-                opt_ms(c.kv_flush_lat),
+                opt_ms(c.kv_sync_lat),
                 opt_ms(c.subop_w_latency),
                 c.op_w.unwrap_or(0) + c.op_r.unwrap_or(0)
             ),
@@ -564,9 +564,14 @@ fn render_osds(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
     writeln!(
         out,
         "  (OSD columns are the OSD's own perf counters over the run: op_w/op_r receive->reply, \
-         w_proc dequeue->reply, commit = BlueStore commit_lat, flush = BlueStore kv_flush_lat: the \
-         block device's fdatasync per kv sync round, subop_w = as a replica)"
+         w_proc dequeue->reply, commit = BlueStore commit_lat, kv_sync = BlueStore's kv sync round: \
+         data flush + RocksDB WAL commit, subop_w = as a replica)"
     )?;
+    for o in &r.osds {
+        if let Some(d) = &o.device {
+            writeln!(out, "  osd.{}: {}", o.osd, d.summary())?;
+        }
+    }
     render_mgr_perf(r, out)?;
     render_counter_timeline(r, out)?;
     render_osd_attribution(r, out)?;
