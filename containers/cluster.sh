@@ -78,14 +78,16 @@ Usage:
   $PROG up     [--osds N] [--objectstore bluestore|memstore] [--dir DIR] [--name NAME]
                [--netns [--subnet A.B.C] | --switch [--clients N] [--switch-bin PATH]] [--no-netns]
                [--timeout SECS] [--release reef|tentacle]
+               [--slow-flush osd.I=DUR]... [--class osd.I=CLASS]...
   $PROG down   [--dir DIR] [--keep] [--name NAME]
   $PROG status [--dir DIR]
   $PROG env    [--dir DIR]
-  $PROG pool create NAME [--size S] [--pg-num P] [--app rbd|rados|APP] [--dir DIR] [--timeout SECS]
+  $PROG pool create NAME [--size S] [--pg-num P] [--app rbd|rados|APP] [--class CLASS] [--dir DIR] [--timeout SECS]
   $PROG pool delete NAME [--dir DIR]
   $PROG exec   [--dir DIR] [--client I] -- CMD [ARGS...]
   $PROG delay  [--dir DIR] --link public|cluster|client|all --us N [--osd I] [--client I]
   $PROG switchctl [--dir DIR] LINE...
+  $PROG slow-flush [--dir DIR] --osd I --us N
 
 Starts a throwaway Ceph cluster (1 mon, 1 mgr, N OSDs, cephx on) whose files all live in DIR.
 
@@ -116,6 +118,9 @@ Commands:
              all      everything
            --osd I narrows it to the pairs that touch osd.I. Takes effect at once (frames
            already queued keep their delay and their order). A round trip gains 2 x N us.
+  slow-flush
+           Set the extra time every fsync/fdatasync of osd.I takes, in microseconds, at once
+           (the OSD must have been started with --slow-flush; 0 turns the delay off).
   switchctl
            (--switch) Send raw control lines to the switch: 'delay SRC DST US' (SRC/DST: a
            port mon mgr cli cliI osdI osdIc, '*', or '@public'/'@cluster'), 'show', 'stats'.
@@ -145,6 +150,15 @@ Options:
                      sid's 20.2) from a chroot made by containers/release-root.sh (built on
                      first use: a few minutes, ~1 GB under /var/cache/cephbench); default: this
                      machine's own Ceph
+  --slow-flush osd.I=DUR
+                     (up) start osd.I with tools/slowflush preloaded (built here with cc): each of
+                     its fsync/fdatasync calls - BlueStore's device flush and its RocksDB WAL sync -
+                     takes DUR longer (e.g. 2ms, 500us; 0 = preloaded, no delay yet), like a drive
+                     without power-loss protection; change it later with 'slow-flush'. Repeatable.
+  --class osd.I=CLASS
+                     (up) give osd.I the CRUSH device class CLASS (e.g. consumer, plp). Repeatable.
+  --class CLASS      (pool create) place the pool on the OSDs of that class only (a CRUSH rule
+                     cb-CLASS: replicas on distinct hosts of the class)
   --timeout SECS     readiness timeout for 'up' and 'pool create' (default 120)
   --keep             'down' keeps DIR (data, logs); a later 'up' restarts that cluster
   --size S           pool size (default: the cluster's osd pool default size = min(N,3))
@@ -223,6 +237,12 @@ KEEP=0
 POOL_SIZE=""
 POOL_PGS=32
 POOL_APP=rados
+POOL_CLASS=""
+SLOW_FLUSH_OPT=()
+declare -A SLOW_FLUSH_US=()
+CLASS_OPT=()
+# OSDs started with the slow-flush shim (space-separated ids; recorded in the marker).
+SLOW_OSDS=""
 
 parse_args() {
     [[ $# -gt 0 ]] || { usage >&2; exit 2; }
@@ -240,6 +260,7 @@ parse_args() {
             set -- "${pre[@]}"
             ;;
         switchctl) CMD=switchctl; shift ;;
+        slow-flush) CMD=slow-flush; shift ;;
         pool)
             CMD=pool; shift
             [[ $# -ge 2 ]] || die "usage: $PROG pool create|delete NAME [options]"
@@ -271,6 +292,11 @@ parse_args() {
             --size) POOL_SIZE=${2:?--size needs a value}; shift 2 ;;
             --pg-num) POOL_PGS=${2:?--pg-num needs a value}; shift 2 ;;
             --app) POOL_APP=${2:?--app needs a value}; shift 2 ;;
+            --slow-flush) SLOW_FLUSH_OPT+=("${2:?--slow-flush needs osd.I=DUR}"); shift 2 ;;
+            --class)
+                if [[ $CMD == pool ]]; then POOL_CLASS=${2:?--class needs a class}
+                else CLASS_OPT+=("${2:?--class needs osd.I=CLASS}"); fi
+                shift 2 ;;
             -h|--help) usage; exit 0 ;;
             -*) die "unknown option '$1' (see --help)" ;;
             *)
@@ -311,6 +337,24 @@ parse_args() {
     [[ -z $POOL_SIZE || $POOL_SIZE =~ ^([1-9]|10)$ ]] || die "--size must be 1..10"
     [[ $POOL_PGS =~ ^[1-9][0-9]{0,3}$ ]] || die "--pg-num must be 1..9999"
     [[ $POOL_APP =~ ^[A-Za-z0-9_-]+$ ]] || die "bad --app"
+    local spec
+    for spec in "${SLOW_FLUSH_OPT[@]}"; do
+        [[ $CMD == up ]] || die "--slow-flush osd.I=DUR belongs to 'up' (later: '$PROG slow-flush --osd I --us N')"
+        [[ $spec =~ ^osd\.([0-9]{1,2})=([0-9]+)(us|ms|s)?$ ]] || die "bad --slow-flush '$spec': use osd.I=DUR, e.g. osd.1=2ms"
+        local us=${BASH_REMATCH[2]}
+        case ${BASH_REMATCH[3]} in ms) us=$((us * 1000)) ;; s) us=$((us * 1000000)) ;; esac
+        ((us <= 10000000)) || die "--slow-flush '$spec': at most 10 s"
+        SLOW_FLUSH_US[${BASH_REMATCH[1]}]=$us
+    done
+    for spec in "${CLASS_OPT[@]}"; do
+        [[ $CMD == up ]] || die "--class osd.I=CLASS belongs to 'up'"
+        [[ $spec =~ ^osd\.([0-9]{1,2})=([A-Za-z0-9_-]+)$ ]] || die "bad --class '$spec': use osd.I=CLASS, e.g. osd.1=consumer"
+    done
+    [[ -z $POOL_CLASS || $POOL_CLASS =~ ^[A-Za-z0-9_-]+$ ]] || die "bad --class '$POOL_CLASS'"
+    if [[ $CMD == slow-flush ]]; then
+        [[ $DELAY_OSD =~ ^[0-9]{1,2}$ ]] || die "slow-flush needs --osd I"
+        [[ $DELAY_US =~ ^[0-9]{1,8}$ ]] || die "slow-flush needs --us N (whole microseconds)"
+    fi
     [[ $DIR == /* ]] || DIR=$PWD/$DIR
     DIR=$(realpath -m -- "$DIR")
     [[ $DIR != *[[:space:]]* ]] || die "--dir must not contain whitespace"
@@ -329,7 +373,7 @@ set_paths() {
 # Loads the M_* values read by read_marker into the working variables.
 load_marker_vars() {
     NAME=$M_NAME OSDS=$M_OSDS OBJECTSTORE=$M_OBJECTSTORE NETNS=$M_NETNS VETH=$M_VETH SUBNET=$M_SUBNET
-    SWITCH=$M_SWITCH CLIENTS=$M_CLIENTS
+    SWITCH=$M_SWITCH CLIENTS=$M_CLIENTS SLOW_OSDS=$M_SLOW_OSDS
     [[ -n $SWITCH_BIN ]] || SWITCH_BIN=$M_SWITCH_BIN
     RELEASE=$M_RELEASE ROOT=$M_ROOT
     set_root
@@ -337,7 +381,7 @@ load_marker_vars() {
 }
 
 # Reads DIR/.cephbench (written by us; simple KEY=VALUE lines) into M_* variables.
-M_NAME="" M_NETNS="" M_VETH="" M_SUBNET="" M_OSDS="" M_OBJECTSTORE="" M_BOOTSTRAPPED=0 M_SWITCH=0 M_SWITCH_BIN="" M_RELEASE="" M_ROOT="" M_CLIENTS=1
+M_NAME="" M_NETNS="" M_VETH="" M_SUBNET="" M_OSDS="" M_OBJECTSTORE="" M_BOOTSTRAPPED=0 M_SWITCH=0 M_SWITCH_BIN="" M_RELEASE="" M_ROOT="" M_CLIENTS=1 M_SLOW_OSDS=
 read_marker() {
     local f=$DIR/$MARKER k v
     [[ -f $f ]] || return 1
@@ -346,7 +390,7 @@ read_marker() {
             NAME) M_NAME=$v ;; NETNS) M_NETNS=$v ;; VETH) M_VETH=$v ;; SUBNET) M_SUBNET=$v ;;
             OSDS) M_OSDS=$v ;; OBJECTSTORE) M_OBJECTSTORE=$v ;; BOOTSTRAPPED) M_BOOTSTRAPPED=$v ;;
             SWITCH) M_SWITCH=$v ;; SWITCH_BIN) M_SWITCH_BIN=$v ;; CLIENTS) M_CLIENTS=$v ;;
-            RELEASE) M_RELEASE=$v ;; ROOT) M_ROOT=$v ;;
+            RELEASE) M_RELEASE=$v ;; ROOT) M_ROOT=$v ;; SLOW_OSDS) M_SLOW_OSDS=$v ;;
         esac
     done <"$f"
     return 0
@@ -364,6 +408,7 @@ BOOTSTRAPPED=$1
 SWITCH=${SWITCH:-0}
 SWITCH_BIN=$SWITCH_BIN
 CLIENTS=${CLIENTS:-1}
+SLOW_OSDS=$SLOW_OSDS
 EOF
     [[ -z $ROOT ]] || printf 'RELEASE=%s\nROOT=%s\n' "$RELEASE" "$ROOT" >>"$DIR/$MARKER.tmp"
     mv -f "$DIR/$MARKER.tmp" "$DIR/$MARKER"
@@ -531,7 +576,12 @@ start_daemon() {
     if daemon_pid "$name" >/dev/null; then return 0; fi
     rm -f "$RUND/$name.pid"
     nsx "$name"
-    timeout 120 "${NSX[@]}" "${CX[@]}" "ceph-$type" -c "$CONF" -i "$id" \
+    local envx=()
+    if [[ $type == osd && " $SLOW_OSDS " == *" $id "* ]]; then
+        # tools/slowflush: every fsync/fdatasync of this OSD takes the time in its file longer.
+        envx=(env "LD_PRELOAD=$RUND/slowflush.so" "CEPHBENCH_SLOW_FLUSH_FILE=$RUND/slowflush.osd.$id")
+    fi
+    timeout 120 "${NSX[@]}" "${CX[@]}" "${envx[@]}" "ceph-$type" -c "$CONF" -i "$id" \
         </dev/null >>"$LOGD/$name.out" 2>&1 || rc=$?
     if [[ $rc -ne 0 ]]; then
         log "ceph-$type -i $id failed to start (exit $rc)"
@@ -1089,6 +1139,7 @@ cmd_up() {
         mkdir -p "$DIR"
         chmod 0755 "$DIR"
         mkdir -p "$LOGD" "$RUND"
+        setup_slow_flush
         write_marker 0
     fi
 
@@ -1112,6 +1163,7 @@ cmd_up() {
         write_marker 1
     fi
     wait_ready || exit 1
+    set_classes
     local took
     took=$(elapsed "$t0")
     log "cluster '$NAME' ready in $took s: $READY_MSG"
@@ -1292,6 +1344,49 @@ cmd_delay() {
     log "one-way delay $us us on the $LINK link${CLIENT_OPT:+ of client $CLIENT_OPT}${o:+ of osd.$o} (a round trip gains $((2 * us)) us)"
 }
 
+# --slow-flush: builds the shim into RUND and writes each named OSD's delay file.
+setup_slow_flush() {
+    [[ ${#SLOW_FLUSH_US[@]} -gt 0 ]] || return 0
+    local src=$SCRIPT_DIR/../tools/slowflush/slowflush.c id
+    [[ -f $src ]] || die "--slow-flush needs $src (the repository's tools/)"
+    command -v cc >/dev/null || die "--slow-flush builds a small C shim: install gcc (or clang)"
+    [[ -z $RELEASE ]] || die "--slow-flush runs only with this machine's own Ceph (not --release)"
+    cc -O2 -shared -fPIC -o "$RUND/slowflush.so" "$src" -ldl || die "building $src failed"
+    for id in "${!SLOW_FLUSH_US[@]}"; do
+        [[ $id -lt $OSDS ]] || die "--slow-flush osd.$id: the cluster has $OSDS OSD(s)"
+        printf '%s\n' "${SLOW_FLUSH_US[$id]}" >"$RUND/slowflush.osd.$id"
+        SLOW_OSDS="$SLOW_OSDS $id"
+    done
+    SLOW_OSDS=${SLOW_OSDS# }
+    log "slow flush: $(for id in "${!SLOW_FLUSH_US[@]}"; do printf 'osd.%s +%s us ' "$id" "${SLOW_FLUSH_US[$id]}"; done)"
+}
+
+# --class osd.I=CLASS: sets CRUSH device classes once the OSDs are in.
+set_classes() {
+    local spec id class
+    for spec in "${CLASS_OPT[@]}"; do
+        [[ $spec =~ ^osd\.([0-9]{1,2})=(.+)$ ]]
+        id=${BASH_REMATCH[1]} class=${BASH_REMATCH[2]}
+        [[ $id -lt $OSDS ]] || die "--class osd.$id: the cluster has $OSDS OSD(s)"
+        cephc osd crush rm-device-class "osd.$id" >/dev/null 2>&1 || true
+        cephc osd crush set-device-class "$class" "osd.$id" >/dev/null 2>&1 ||
+            die "cannot set class $class on osd.$id"
+        log "osd.$id: device class $class"
+    done
+}
+
+cmd_slow_flush() {
+    read_marker || die "no cluster in $DIR (run '$PROG up' first)"
+    load_marker_vars
+    [[ " $SLOW_OSDS " == *" $DELAY_OSD "* ]] ||
+        die "osd.$DELAY_OSD was not started with --slow-flush (this cluster's: ${SLOW_OSDS:-none}); run '$PROG down' and 'up --slow-flush osd.$DELAY_OSD=0'"
+    printf '%s\n' "$DELAY_US" >"$RUND/slowflush.osd.$DELAY_OSD.tmp"
+    mv -f "$RUND/slowflush.osd.$DELAY_OSD.tmp" "$RUND/slowflush.osd.$DELAY_OSD"
+    # The shim re-reads the file at most every 100 ms.
+    sleep 0.2
+    log "osd.$DELAY_OSD: every fsync/fdatasync takes $DELAY_US us longer"
+}
+
 cmd_switchctl() {
     read_marker || die "no cluster in $DIR (run '$PROG up' first)"
     load_marker_vars
@@ -1312,7 +1407,13 @@ cmd_pool() {
     min_size=$((size - size / 2))
     t0=$(now)
     # Size at creation (a later size change would re-peer every PG); an existing pool is kept.
-    cephc osd pool create "$POOL_NAME" "$POOL_PGS" "$POOL_PGS" replicated "--size=$size" >&2
+    local rule=()
+    if [[ -n $POOL_CLASS ]]; then
+        cephc osd crush rule create-replicated "cb-$POOL_CLASS" default host "$POOL_CLASS" >&2 ||
+            die "cannot make CRUSH rule cb-$POOL_CLASS (no OSD of class $POOL_CLASS? see '$PROG up --class')"
+        rule=("cb-$POOL_CLASS")
+    fi
+    cephc osd pool create "$POOL_NAME" "$POOL_PGS" "$POOL_PGS" replicated "${rule[@]}" "--size=$size" >&2
     local cur cur_size cur_min
     cur=$(cephc osd pool ls detail -f json | pyjson "\" \".join(str(p[k]) for p in d if p['pool_name'] == '$POOL_NAME' for k in ('size', 'min_size', 'pg_num'))")
     read -r cur_size cur_min pg_num <<<"$cur"
@@ -1376,6 +1477,7 @@ main() {
         exec) cmd_exec ;;
         delay) cmd_delay ;;
         switchctl) cmd_switchctl ;;
+        slow-flush) cmd_slow_flush ;;
     esac
 }
 

@@ -8,7 +8,7 @@
 set -euo pipefail
 
 PKGS=(ceph-mon ceph-osd ceph-mgr ceph-common librados-dev libradospp-dev librbd-dev
-      libclang-dev clang fio iproute2 procps chromium valgrind
+      libclang-dev clang gcc libc6-dev fio iproute2 procps chromium valgrind
       time python3)
 
 missing=()

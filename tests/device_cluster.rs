@@ -1,0 +1,191 @@
+//! The drive rig: `cluster.sh up --slow-flush osd.1=DUR --class ...` starts osd.1 with
+//! tools/slowflush preloaded (every fsync/fdatasync of that OSD takes a set extra time,
+//! as on a drive without power-loss protection) and gives the two OSDs device classes,
+//! so that a pool on each class can be compared. Checked here against the delay the
+//! test sets itself: the slow pool's QD1 write mean rises by at least the delay, the
+//! slow OSD's own BlueStore kv sync round shows it and the other OSD's does not, and
+//! each OSD's row names its class. The rig is a cluster of its own (2 bluestore OSDs
+//! in a network namespace), started and stopped by this binary.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const DIR: &str = "/tmp/cephbench-device-test";
+const NAME: &str = "cbdevtest";
+const SUBNET: &str = "198.51.105";
+const CEPHBENCH: &str = env!("CARGO_BIN_EXE_cephbench");
+
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("containers/cluster.sh")
+}
+
+fn cluster(args: &[&str]) -> Output {
+    Command::new("bash")
+        .arg(script())
+        .args(args)
+        .args(["--dir", DIR])
+        .output()
+        .expect("run cluster.sh")
+}
+
+fn ok(out: Output, what: &str) {
+    assert!(
+        out.status.success(),
+        "{what} failed ({}):\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Stops the rig even when the test fails.
+struct Down;
+impl Drop for Down {
+    fn drop(&mut self) {
+        let _ = cluster(&["down"]);
+    }
+}
+
+/// One OSD's figures of a run: (osd, class, kv sync round mean ms).
+type OsdRow = (i64, String, f64);
+
+/// 4 KiB QD1 writes on `pool` for 3 s: (client mean ms, the OSD rows).
+fn qd1(pool: &str) -> (f64, Vec<OsdRow>) {
+    let out = Command::new(CEPHBENCH)
+        .args(["-c", &format!("{DIR}/ceph.conf"), "--progress", "never"])
+        .args(["--format", "json", "rados", "write", "-p", pool])
+        .args(["-b", "4K", "-t", "1", "-d", "3", "--ramp", "1s"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    common::validate(&v);
+    let mean = v["jobs"][0]["latency_ns"]["mean"].as_f64().unwrap() / 1e6;
+    let rows = v["osds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| {
+            (
+                o["osd"].as_i64().unwrap(),
+                o["device"]["class"].as_str().unwrap_or("?").to_string(),
+                o["counters"]["kv_sync_lat"]["mean_ns"]
+                    .as_f64()
+                    .unwrap_or(0.0)
+                    / 1e6,
+            )
+        })
+        .collect();
+    (mean, rows)
+}
+
+#[test]
+fn a_slow_flushing_drive_shows_in_its_pool_and_its_osd_only() {
+    let root = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Uid:"))
+                .map(|u| u.split_whitespace().nth(1) == Some("0"))
+        })
+        .unwrap_or(false);
+    if !root {
+        eprintln!("SKIPPED: the drive rig needs root (network namespace, daemons)");
+        return;
+    }
+    let _ = cluster(&["down"]);
+    let _down = Down;
+    ok(
+        cluster(&[
+            "up",
+            "--osds",
+            "2",
+            "--netns",
+            "--subnet",
+            SUBNET,
+            "--name",
+            NAME,
+            "--slow-flush",
+            "osd.1=0",
+            "--class",
+            "osd.0=plp",
+            "--class",
+            "osd.1=consumer",
+        ]),
+        "cluster.sh up --slow-flush",
+    );
+    for (pool, class) in [("fast", "plp"), ("slow", "consumer")] {
+        ok(
+            cluster(&[
+                "pool", "create", pool, "--class", class, "--size", "1", "--pg-num", "8",
+            ]),
+            "pool create --class",
+        );
+    }
+    // Warm both paths, then the baseline without a delay.
+    qd1("fast");
+    qd1("slow");
+    let (fast0, rows_fast0) = qd1("fast");
+    let (slow0, rows_slow0) = qd1("slow");
+    let d_ms = 3.0;
+    ok(
+        cluster(&["slow-flush", "--osd", "1", "--us", "3000"]),
+        "cluster.sh slow-flush",
+    );
+    let (fast1, rows_fast) = qd1("fast");
+    let (slow1, rows_slow) = qd1("slow");
+    eprintln!(
+        "QD1 4K write mean, ms: fast {fast0:.3} -> {fast1:.3}, slow {slow0:.3} -> {slow1:.3} \
+         (flush delay {d_ms} ms on osd.1); OSD rows: fast {rows_fast0:?} -> {rows_fast:?}, \
+         slow {rows_slow0:?} -> {rows_slow:?}"
+    );
+    // Each pool sits on its class's OSD, and the report says which drive that is.
+    assert_eq!(rows_fast.len(), 1, "{rows_fast:?}");
+    assert_eq!((rows_fast[0].0, rows_fast[0].1.as_str()), (0, "plp"));
+    assert_eq!(rows_slow.len(), 1, "{rows_slow:?}");
+    assert_eq!((rows_slow[0].0, rows_slow[0].1.as_str()), (1, "consumer"));
+    // Both pools share the machine's load (2 cores for both OSDs, the mon
+    // and the client): judge each rise against the other pool's.
+    // The slow pool pays at least the delay more (a write waits for at
+    // least one flush).
+    let (slow_rise, fast_rise) = (slow1 - slow0, fast1 - fast0);
+    assert!(
+        slow_rise - fast_rise >= d_ms,
+        "slow pool rose {slow_rise:.3} ms, fast pool {fast_rise:.3} ms"
+    );
+    // The slow OSD's own kv sync round shows the delay; the fast one's does not.
+    let (kv_slow, kv_fast) = (
+        rows_slow[0].2 - rows_slow0[0].2,
+        rows_fast[0].2 - rows_fast0[0].2,
+    );
+    assert!(
+        kv_slow - kv_fast >= d_ms,
+        "kv sync round rose {kv_slow:.3} ms on osd.1, {kv_fast:.3} ms on osd.0"
+    );
+    assert!(
+        rows_fast[0].2 + d_ms <= rows_slow[0].2,
+        "osd.0's kv sync round ({:.3} ms) is not a delay below osd.1's ({:.3} ms)",
+        rows_fast[0].2,
+        rows_slow[0].2
+    );
+    // Turned off, the slow pool comes back.
+    ok(
+        cluster(&["slow-flush", "--osd", "1", "--us", "0"]),
+        "cluster.sh slow-flush 0",
+    );
+    let (slow2, _) = qd1("slow");
+    assert!(
+        slow2 < slow1 - d_ms / 2.0,
+        "slow pool did not recover: {slow1:.3} -> {slow2:.3} ms"
+    );
+    ok(cluster(&["down"]), "cluster.sh down");
+    assert!(!Path::new(DIR).exists(), "{DIR} left after down");
+}
