@@ -17,9 +17,16 @@
 //!                │   read's reply payload travels after the OSD's reply stamp)
 //!                ├─ OSD queue  = op_w_latency − op_w_process_latency − payload
 //!                │   (dispatch throttles, the op queue)
-//!   dequeued ────┼─ OSD local  = op_w_process_latency − replication
+//!   dequeued ────┼─ OSD local  = op_w_process_latency − replication − device flush
 //!                │   (prepare: execute the op, build the transaction, send the
-//!                │   repops; then the local objectstore commit)
+//!                │   repops; then the local objectstore commit but for its
+//!                │   wait on the device)
+//!                ├─ device flush = BlueStore's state_kv_queued_lat +
+//!                │   state_kv_commiting_lat: per transaction, the wait for a kv
+//!                │   sync round and the round itself — the data flush
+//!                │   (fdatasync) and the RocksDB WAL commit that make it durable;
+//!                │   a mean over every transaction of the OSD (its replica
+//!                │   writes too), capped at the local share
 //!                ├─ replication = time the primary still waited for its replicas
 //!                │   after its own commit: process − prepare − local commit
 //!                │   (cluster-network RTT + replica's repop time − local commit)
@@ -118,8 +125,26 @@ pub fn split_osd(i: &OsdInputs<'_>) -> Attribution {
                 }
             }
             push(Part::OsdQueue, queue.map(unqueue));
+            // The objectstore's wait on the device, out of the local share.
+            let flush = mean(c.state_kv_queued_lat)
+                .zip(mean(c.state_kv_commiting_lat))
+                .map(|(q, k)| q + k);
+            if flush.is_none() {
+                notes.push(
+                    "no BlueStore kv state timers (memstore, or an objectstore without them): \
+                     no device flush share, it stays in OSD local"
+                        .into(),
+                );
+            }
+            // (local without the flush, the flush), the flush capped at the local share.
+            let split = |local: f64| {
+                let f = flush.map(|f| f.clamp(0.0, local.max(0.0)));
+                (local - f.unwrap_or(0.0), f)
+            };
             if i.pool_size <= 1 {
-                push(Part::OsdLocal, process);
+                let (local, f) = process.map(split).unzip();
+                push(Part::OsdLocal, local);
+                push(Part::DeviceFlush, f.flatten());
                 push(Part::Replication, Some(0.0));
                 notes.push("size-1 pool: no replication share".into());
             } else {
@@ -136,10 +161,16 @@ pub fn split_osd(i: &OsdInputs<'_>) -> Attribution {
                     Some((p, pr)) => {
                         let wait = (p - pr).max(0.0);
                         let repl = (wait - commit.unwrap_or(0.0)).clamp(0.0, wait);
-                        push(Part::OsdLocal, Some(p - repl));
+                        let (local, f) = split(p - repl);
+                        push(Part::OsdLocal, Some(local));
+                        push(Part::DeviceFlush, f);
                         push(Part::Replication, Some(repl));
                     }
-                    None => push(Part::OsdLocal, process),
+                    None => {
+                        let (local, f) = process.map(split).unzip();
+                        push(Part::OsdLocal, local);
+                        push(Part::DeviceFlush, f.flatten());
+                    }
                 }
             }
         }
@@ -314,6 +345,8 @@ mod tests {
             kv_flush_lat: None,
             kv_commit_lat: None,
             kv_sync_lat: None,
+            state_kv_queued_lat: None,
+            state_kv_commiting_lat: None,
         }
     }
 
@@ -356,6 +389,44 @@ mod tests {
                 Part::Unattributed
             ]
         );
+    }
+
+    #[test]
+    fn the_device_flush_comes_out_of_the_local_share() {
+        let mut c = counters();
+        c.state_kv_queued_lat = avg(0.5);
+        c.state_kv_commiting_lat = avg(1.0);
+        let input = |c: &OsdCounters, size| {
+            split_osd(&OsdInputs {
+                op: "write",
+                client_mean_ns: 6e6,
+                counters: Some(c),
+                rtt_ns: None,
+                op_bytes: 4096.0,
+                bandwidth: None,
+                pool_size: size,
+            })
+        };
+        // size 1: process 4 = local 2.5 + flush 1.5.
+        let a = input(&c, 1);
+        assert_eq!(get(&a, Part::DeviceFlush), Some(1.5));
+        assert_eq!(get(&a, Part::OsdLocal), Some(2.5));
+        assert!((sum(&a) - 6e6).abs() < 1e-6);
+        // size 3: local 2.5 (process 4 − replication 1.5) = 1.0 + flush 1.5.
+        let a = input(&c, 3);
+        assert_eq!(get(&a, Part::Replication), Some(1.5));
+        assert_eq!(get(&a, Part::DeviceFlush), Some(1.5));
+        assert_eq!(get(&a, Part::OsdLocal), Some(1.0));
+        // A mean over replica transactions too may exceed the local share: capped.
+        c.state_kv_commiting_lat = avg(9.0);
+        let a = input(&c, 3);
+        assert_eq!(get(&a, Part::DeviceFlush), Some(2.5));
+        assert_eq!(get(&a, Part::OsdLocal), Some(0.0));
+        assert!((sum(&a) - 6e6).abs() < 1e-6);
+        // Without the timers (memstore): no share, and a note says so.
+        let a = input(&counters(), 1);
+        assert_eq!(get(&a, Part::DeviceFlush), None);
+        assert!(a.notes.iter().any(|n| n.contains("no device flush share")));
     }
 
     #[test]

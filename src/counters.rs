@@ -22,6 +22,13 @@
 //!   the whole round (flush + commit). On a drive without power-loss
 //!   protection each of those syncs waits for the drive's cache to reach
 //!   the media; on a PLP drive it returns in microseconds.
+//! * bluestore `state_kv_queued_lat`, `state_kv_commiting_lat`: per
+//!   transaction (`BlueStore::_txc_state_proc` logs the time spent in each
+//!   state): queued for the kv sync thread until a round takes it, then in
+//!   that round until committed (`_txc_committed_kv`, where the commit
+//!   callback runs). Their sum is the time a transaction's commit waited on
+//!   the device's durability: `commit_lat` is prepare + data write (aio) +
+//!   these two.
 #![forbid(unsafe_code)]
 
 use serde::{Deserialize, Serialize};
@@ -31,7 +38,7 @@ use crate::placement::ShapeError;
 
 /// The averaged (`avgcount` / `sum`) counters cephbench reads, as
 /// (section, name).
-pub const LATENCY_COUNTERS: [(&str, &str); 10] = [
+pub const LATENCY_COUNTERS: [(&str, &str); 12] = [
     ("osd", "op_w_latency"),
     ("osd", "op_w_process_latency"),
     ("osd", "op_w_prepare_latency"),
@@ -42,6 +49,8 @@ pub const LATENCY_COUNTERS: [(&str, &str); 10] = [
     ("bluestore", "kv_flush_lat"),
     ("bluestore", "kv_commit_lat"),
     ("bluestore", "kv_sync_lat"),
+    ("bluestore", "state_kv_queued_lat"),
+    ("bluestore", "state_kv_commiting_lat"),
 ];
 
 /// Counters of [`LATENCY_COUNTERS`] that later releases renamed, as
@@ -72,7 +81,7 @@ pub struct Avg {
 pub struct Snapshot {
     /// The averaged counters, in [`LATENCY_COUNTERS`] order (`None`: absent
     /// in this release).
-    pub latency: [Option<Avg>; 10],
+    pub latency: [Option<Avg>; 12],
     /// The plain counters, in [`COUNT_COUNTERS`] order.
     pub counts: [Option<u64>; 3],
 }
@@ -159,6 +168,14 @@ pub struct OsdCounters {
     /// BlueStore, per kv sync round: flush + commit.
     #[serde(default)]
     pub kv_sync_lat: Option<AvgDelta>,
+    /// BlueStore, per transaction: queued for the kv sync thread → taken
+    /// into a round (waiting, typically, for the round in progress).
+    #[serde(default)]
+    pub state_kv_queued_lat: Option<AvgDelta>,
+    /// BlueStore, per transaction: in its kv sync round until committed
+    /// (the device flush and the WAL commit); Ceph spells it so.
+    #[serde(default)]
+    pub state_kv_commiting_lat: Option<AvgDelta>,
 }
 
 fn avg_delta(a: Option<Avg>, b: Option<Avg>) -> Result<Option<AvgDelta>, ()> {
@@ -175,7 +192,7 @@ fn avg_delta(a: Option<Avg>, b: Option<Avg>) -> Result<Option<AvgDelta>, ()> {
 
 /// The counters of `osd` between two snapshots.
 pub fn delta(osd: i32, before: &Snapshot, after: &Snapshot) -> OsdCounters {
-    let mut lat = [None; 10];
+    let mut lat = [None; 12];
     let mut reset = false;
     for (i, slot) in lat.iter_mut().enumerate() {
         match avg_delta(before.latency[i], after.latency[i]) {
@@ -210,6 +227,8 @@ pub fn delta(osd: i32, before: &Snapshot, after: &Snapshot) -> OsdCounters {
             kv_flush_lat: None,
             kv_commit_lat: None,
             kv_sync_lat: None,
+            state_kv_queued_lat: None,
+            state_kv_commiting_lat: None,
         };
     }
     OsdCounters {
@@ -228,6 +247,8 @@ pub fn delta(osd: i32, before: &Snapshot, after: &Snapshot) -> OsdCounters {
         kv_flush_lat: lat[7],
         kv_commit_lat: lat[8],
         kv_sync_lat: lat[9],
+        state_kv_queued_lat: lat[10],
+        state_kv_commiting_lat: lat[11],
     }
 }
 

@@ -319,8 +319,11 @@ pub enum Part {
     PublicNetwork,
     /// Waiting in the primary OSD's queue (op latency − process latency).
     OsdQueue,
-    /// The primary's own work and local commit.
+    /// The primary's own work and local commit, but for its device flush.
     OsdLocal,
+    /// The primary's objectstore waiting for its device to make the op's
+    /// transaction durable: BlueStore's kv queue and kv sync round.
+    DeviceFlush,
     /// The primary waiting for its replicas (cluster network + replica commit).
     Replication,
     /// What the measurements do not explain.
@@ -329,11 +332,12 @@ pub enum Part {
 
 impl Part {
     /// Every part, in report order.
-    pub const ALL: [Part; 6] = [
+    pub const ALL: [Part; 7] = [
         Part::Client,
         Part::PublicNetwork,
         Part::OsdQueue,
         Part::OsdLocal,
+        Part::DeviceFlush,
         Part::Replication,
         Part::Unattributed,
     ];
@@ -344,7 +348,8 @@ impl Part {
             Part::Client => "client",
             Part::PublicNetwork => "public network",
             Part::OsdQueue => "OSD queue",
-            Part::OsdLocal => "OSD local + commit",
+            Part::OsdLocal => "OSD local",
+            Part::DeviceFlush => "device flush",
             Part::Replication => "replication",
             Part::Unattributed => "unattributed",
         }

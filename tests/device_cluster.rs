@@ -53,8 +53,26 @@ impl Drop for Down {
 /// One OSD's figures of a run: (osd, class, kv sync round mean ms).
 type OsdRow = (i64, String, f64);
 
-/// 4 KiB QD1 writes on `pool` for 3 s: (client mean ms, the OSD rows).
-fn qd1(pool: &str) -> (f64, Vec<OsdRow>) {
+/// A job's share of its mean, ms (0 when absent).
+fn share(v: &Value, part: &str) -> f64 {
+    v["jobs"][0]["attribution"]["shares"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["part"] == part))
+        .map_or(0.0, |s| s["ns"].as_f64().unwrap() / 1e6)
+}
+
+/// The shares of the split the test follows.
+const PARTS: [&str; 5] = [
+    "public_network",
+    "osd_queue",
+    "osd_local",
+    "device_flush",
+    "unattributed",
+];
+
+/// 4 KiB QD1 writes on `pool` for 3 s: (client mean ms, the OSD rows, the
+/// job's shares in [`PARTS`] order).
+fn qd1(pool: &str) -> (f64, Vec<OsdRow>, Vec<f64>) {
     let out = Command::new(CEPHBENCH)
         .args(["-c", &format!("{DIR}/ceph.conf"), "--progress", "never"])
         .args(["--format", "json", "rados", "write", "-p", pool])
@@ -84,7 +102,8 @@ fn qd1(pool: &str) -> (f64, Vec<OsdRow>) {
             )
         })
         .collect();
-    (mean, rows)
+    let shares = PARTS.iter().map(|p| share(&v, p)).collect();
+    (mean, rows, shares)
 }
 
 #[test]
@@ -133,15 +152,15 @@ fn a_slow_flushing_drive_shows_in_its_pool_and_its_osd_only() {
     // Warm both paths, then the baseline without a delay.
     qd1("fast");
     qd1("slow");
-    let (fast0, rows_fast0) = qd1("fast");
-    let (slow0, rows_slow0) = qd1("slow");
+    let (fast0, rows_fast0, _) = qd1("fast");
+    let (slow0, rows_slow0, shares0) = qd1("slow");
     let d_ms = 3.0;
     ok(
         cluster(&["slow-flush", "--osd", "1", "--us", "3000"]),
         "cluster.sh slow-flush",
     );
-    let (fast1, rows_fast) = qd1("fast");
-    let (slow1, rows_slow) = qd1("slow");
+    let (fast1, rows_fast, _) = qd1("fast");
+    let (slow1, rows_slow, shares1) = qd1("slow");
     eprintln!(
         "QD1 4K write mean, ms: fast {fast0:.3} -> {fast1:.3}, slow {slow0:.3} -> {slow1:.3} \
          (flush delay {d_ms} ms on osd.1); OSD rows: fast {rows_fast0:?} -> {rows_fast:?}, \
@@ -176,12 +195,24 @@ fn a_slow_flushing_drive_shows_in_its_pool_and_its_osd_only() {
         rows_fast[0].2,
         rows_slow[0].2
     );
+    // Where the slow pool's rise went: into the device flush share.
+    let moved: Vec<(&str, f64)> = PARTS
+        .iter()
+        .zip(shares0.iter().zip(&shares1))
+        .map(|(p, (a, b))| (*p, b - a))
+        .collect();
+    eprintln!("slow pool shares before {shares0:.3?}, after {shares1:.3?}: moved {moved:.3?}");
+    let flush_moved = moved[3].1;
+    assert!(
+        flush_moved >= 0.8 * slow_rise,
+        "device flush took {flush_moved:.3} ms of the slow pool's {slow_rise:.3} ms rise: {moved:.3?}"
+    );
     // Turned off, the slow pool comes back.
     ok(
         cluster(&["slow-flush", "--osd", "1", "--us", "0"]),
         "cluster.sh slow-flush 0",
     );
-    let (slow2, _) = qd1("slow");
+    let (slow2, _, _) = qd1("slow");
     assert!(
         slow2 < slow1 - d_ms / 2.0,
         "slow pool did not recover: {slow1:.3} -> {slow2:.3} ms"

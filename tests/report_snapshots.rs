@@ -170,6 +170,14 @@ fn fixture() -> BenchResult {
                     count: 3_100,
                     mean_ns: Some(3_570_000.0),
                 }),
+                state_kv_queued_lat: Some(AvgDelta {
+                    count: 12_010,
+                    mean_ns: Some(1_200_000.0),
+                }),
+                state_kv_commiting_lat: Some(AvgDelta {
+                    count: 12_010,
+                    mean_ns: Some(3_300_000.0),
+                }),
             }),
             timeline: [
                 (5.0, 8_000_000.0),
@@ -199,6 +207,8 @@ fn fixture() -> BenchResult {
                     kv_flush_lat: None,
                     kv_commit_lat: None,
                     kv_sync_lat: None,
+                    state_kv_queued_lat: None,
+                    state_kv_commiting_lat: None,
                 },
             })
             .collect(),

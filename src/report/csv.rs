@@ -13,7 +13,7 @@ pub struct Csv;
 /// The columns, in order.
 pub const HEADER: &str = "workload,pool,job,op,ops,errors,elapsed_s,iops,mib_per_s,\
 lat_min_ms,lat_mean_ms,lat_stddev_ms,lat_p50_ms,lat_p90_ms,lat_p99_ms,lat_p99_9_ms,lat_max_ms,stop_reason,\
-public_network_ms,osd_queue_ms,osd_local_ms,replication_ms,unattributed_ms";
+public_network_ms,osd_queue_ms,osd_local_ms,device_flush_ms,replication_ms,unattributed_ms";
 
 /// Quotes a field if it needs it (RFC 4180).
 fn field(s: &str) -> String {

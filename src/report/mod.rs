@@ -84,10 +84,11 @@ pub fn workload_label(r: &BenchResult) -> (String, String) {
 
 /// The parts a report shows as columns, in path order (`client` is not
 /// measured on its own, so it has no column; it is inside `unattributed`).
-pub const SHARE_COLUMNS: [Part; 5] = [
+pub const SHARE_COLUMNS: [Part; 6] = [
     Part::PublicNetwork,
     Part::OsdQueue,
     Part::OsdLocal,
+    Part::DeviceFlush,
     Part::Replication,
     Part::Unattributed,
 ];

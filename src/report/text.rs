@@ -307,6 +307,7 @@ fn render_osd_attribution(r: &BenchResult, out: &mut dyn io::Write) -> io::Resul
             crate::result::Part::PublicNetwork => "network",
             crate::result::Part::OsdQueue => "queue",
             crate::result::Part::OsdLocal => "local",
+            crate::result::Part::DeviceFlush => "flush",
             crate::result::Part::Replication => "replic.",
             _ => "unattr.",
         };
