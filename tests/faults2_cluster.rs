@@ -206,7 +206,7 @@ impl Running {
 /// A quota reached mid-run: writes fail at once with EDQUOT (the ioctx
 /// sets FULL_TRY; plain librados, like `rados bench`, would pause them
 /// forever), the error names the quota, the summary of what was written is
-/// printed, the run's objects are removed, exit 1 — all long before the
+/// printed, the run's objects are removed, exit 3 (ops failed mid-run) — all long before the
 /// 20 s duration.
 #[test]
 fn pool_quota_reached_fails_fast_naming_the_quota() {
@@ -234,7 +234,7 @@ fn pool_quota_reached_fails_fast_naming_the_quota() {
     let (code, stdout, stderr, _) = r.finish(Duration::from_secs(60));
     let took = stdout_took(&stdout);
     eprintln!("{stderr}");
-    assert_eq!(code, Some(1), "{stderr}");
+    assert_eq!(code, Some(3), "{stderr}");
     let err = stderr.lines().last().unwrap();
     assert!(
         err.contains("pool 'cbt-f2-full' is full: quota max_objects 300 reached")
@@ -321,7 +321,7 @@ fn wait_full_quota(pool: &str) {
 /// RBD writes reaching a pool's quota mid-run: librbd's ImageCtx inherits
 /// the ioctx's FULL_TRY, so the writes fail at once with EDQUOT instead of
 /// pausing until the 30 s op timeout; the error names the quota and the
-/// command that lifts it, the partial summary is printed, exit 1, and the
+/// command that lifts it, the partial summary is printed, exit 3 (ops failed mid-run), and the
 /// image is removed although the pool is full (its `rbd_trash` object,
 /// which a full pool could not create, was made before the run). The pool
 /// is new, so it has no `rbd_trash` of its own.
@@ -341,7 +341,7 @@ fn rbd_quota_reached_fails_fast_naming_the_quota() {
     let (code, stdout, stderr, _) = r.finish(Duration::from_secs(90));
     let total = t.elapsed();
     eprintln!("{stderr}\nexit after {total:?}");
-    assert_eq!(code, Some(1), "{stderr}");
+    assert_eq!(code, Some(3), "{stderr}");
     names_the_quota(stderr.lines().last().unwrap(), p.0, "33554432 (32 MiB)");
     let job = job_stopped_on_edquot(&stdout, &stderr);
     // The mon flags the pool a few seconds late: at least the quota lands.
@@ -496,7 +496,7 @@ fn pool_deleted_mid_run_is_named() {
     let (code, stdout, stderr, _) = r.finish(Duration::from_secs(60));
     let after = deleted.elapsed();
     eprintln!("exit {after:?} after the deletion: {stderr}");
-    assert_eq!(code, Some(1), "{stderr}");
+    assert_eq!(code, Some(3), "{stderr}");
     let err = stderr.lines().last().unwrap();
     assert!(
         err.contains("pool 'cbt-f2-del' was deleted during the run"),
