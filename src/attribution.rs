@@ -239,6 +239,90 @@ pub fn combine(rows: &[(u64, &Attribution)], job_mean_ns: f64) -> Attribution {
     finish(job_mean_ns, shares, notes)
 }
 
+/// A device flush at least this long per write is named in the findings:
+/// a drive that must write its cache to the media on every flush (consumer
+/// SSDs without power-loss protection: milliseconds) rather than one that
+/// acknowledges from protected RAM (PLP drives: tens of microseconds).
+/// Set above what a loaded test machine's file-backed OSDs reach (0.5–2.6 ms
+/// seen here), so a finding means a drive, not a busy host.
+pub const SLOW_FLUSH_NS: f64 = 2e6;
+
+/// What the per-OSD device-flush shares say about the drives, each line
+/// naming its evidence; with no BlueStore kv timers, one line saying why
+/// there is no verdict. Empty when no OSD row has write attributions.
+pub fn findings(result: &BenchResult) -> Vec<String> {
+    let pool = match &result.workload {
+        crate::result::Workload::Rados(w) => w.pool.as_str(),
+        crate::result::Workload::Rbd(w) => w.pool.as_str(),
+    };
+    let mut out = Vec::new();
+    let mut with_writes = 0;
+    let mut slow: Vec<(i32, f64)> = Vec::new();
+    for o in &result.osds {
+        let Some(a) = o
+            .client
+            .iter()
+            .find(|r| r.op == "write" && r.ops >= 20)
+            .and_then(|r| r.attribution.as_ref())
+        else {
+            continue;
+        };
+        with_writes += 1;
+        let Some(f) = a.shares.iter().find(|s| s.part == Part::DeviceFlush) else {
+            continue;
+        };
+        if f.ns >= SLOW_FLUSH_NS {
+            let drive = o
+                .device
+                .as_ref()
+                .map(|d| format!(" ({})", d.summary()))
+                .unwrap_or_default();
+            out.push(format!(
+                "osd.{}{drive}: each write waited {:.2} ms for its device flush (BlueStore kv queue + sync \
+                 round, mean) — sync writes wait on the drive's cache flush, as on drives without \
+                 power-loss protection; drives with it flush in well under 0.1 ms",
+                o.osd,
+                f.ns / 1e6
+            ));
+            slow.push((o.osd, f.ns));
+        }
+    }
+    if with_writes == 0 {
+        return out;
+    }
+    let any_flush = result.osds.iter().any(|o| {
+        o.client
+            .iter()
+            .filter_map(|r| r.attribution.as_ref())
+            .any(|a| a.shares.iter().any(|s| s.part == Part::DeviceFlush))
+    });
+    if !any_flush {
+        out.push(
+            "no device-flush verdict: the OSDs' BlueStore kv timers were not read (needs osd 'allow *', \
+             e.g. through --telemetry-id, and a BlueStore OSD; memstore has none)"
+                .into(),
+        );
+        return out;
+    }
+    if let Some(job) = result.jobs.iter().find(|j| j.op == "write") {
+        let flush = job
+            .attribution
+            .as_ref()
+            .and_then(|a| a.shares.iter().find(|s| s.part == Part::DeviceFlush));
+        if let (Some(f), false) = (flush, slow.is_empty()) {
+            let names: Vec<String> = slow.iter().map(|(o, _)| format!("osd.{o}")).collect();
+            out.push(format!(
+                "pool '{pool}': device flushes are {:.2} ms ({:.0} %) of the mean write latency; \
+                 slow flushes on {}",
+                f.ns / 1e6,
+                f.ns / job.latency_ns.mean.max(1.0) * 100.0,
+                names.join(", ")
+            ));
+        }
+    }
+    out
+}
+
 /// Fills in the attribution of every per-OSD row and every job of a result,
 /// from what the result itself holds (so saved results can be re-analysed).
 pub fn attribute(result: &mut BenchResult) {
@@ -314,6 +398,7 @@ pub fn attribute(result: &mut BenchResult) {
             job.attribution = Some(combine(&rows, job.latency_ns.mean));
         }
     }
+    result.findings = findings(result);
 }
 
 #[cfg(test)]

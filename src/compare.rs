@@ -407,6 +407,7 @@ mod tests {
             tail: Vec::new(),
             interrupted: false,
             warnings: vec![],
+            findings: Vec::new(),
             pool: None,
             clients: None,
         }

@@ -47,6 +47,11 @@ pub struct BenchResult {
     pub interrupted: bool,
     /// Things the reader must know to trust the numbers.
     pub warnings: Vec<String>,
+    /// What the evidence says about the drives (e.g. an OSD whose device
+    /// flushes make every write wait), each naming its evidence; made only
+    /// when the counters were read ([`crate::attribution::findings`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<String>,
     /// The pool's settings at the start of the run, if they could be read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pool: Option<PoolSettings>,

@@ -277,6 +277,7 @@ fn fixture() -> BenchResult {
         tail: Vec::new(),
         interrupted: false,
         warnings: vec![],
+        findings: Vec::new(),
         pool: None,
         clients: None,
     }

@@ -127,6 +127,7 @@ fn result(jobs: Vec<JobReport>, rw: &str, bs: u64, qd: u64, fsync: Option<u64>) 
         clients: None,
         interrupted: false,
         warnings: vec![],
+        findings: Vec::new(),
         pool: Some(pool()),
     }
 }

@@ -397,6 +397,7 @@ pub async fn run_rados(
         tail,
         interrupted,
         warnings,
+        findings: Vec::new(),
         pool: pool_settings,
         clients: None,
     };

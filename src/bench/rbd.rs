@@ -514,6 +514,7 @@ async fn run_on_image(
         tail,
         interrupted,
         warnings,
+        findings: Vec::new(),
         pool: pool_settings,
         clients: None,
     };

@@ -336,6 +336,7 @@ pub fn merge_results(results: &[(&str, &BenchResult)]) -> Result<BenchResult, Gr
         tail,
         interrupted: results.iter().any(|(_, r)| r.interrupted),
         warnings,
+        findings: Vec::new(),
         clients: None,
     };
     // The split on the merged figures: every client ran in the same window,

@@ -103,6 +103,9 @@ impl Text {
         for w in &r.warnings {
             writeln!(out, "warning: {w}")?;
         }
+        for f in &r.findings {
+            writeln!(out, "finding: {f}")?;
+        }
         let verify = match &r.workload {
             Workload::Rados(w) if w.mode != "write" => Some(w.verify),
             _ => None,
