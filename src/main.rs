@@ -27,10 +27,18 @@ const EXIT_DATA_ERRORS: u8 = 3;
 const EXIT_INTERRUPTED: u8 = 130;
 
 /// The exit code of a run whose report was printed: data errors (3) first,
-/// then an interrupt (130), else 0. Data errors are named on stderr.
-fn exit_code(errors: cephbench::result::DataErrors, interrupted: bool) -> ExitCode {
+/// then an interrupt (130), else 0. Data errors are counted on stderr, the
+/// error that stopped the run (if any) last, as the line naming the fix.
+fn exit_code(
+    errors: cephbench::result::DataErrors,
+    interrupted: bool,
+    stopped_by: Option<anyhow::Error>,
+) -> ExitCode {
     if !errors.is_clean() {
         eprintln!("cephbench: error: the run finished with {errors} (exit code 3)");
+        if let Some(e) = stopped_by {
+            eprintln!("cephbench: error: {e:#}");
+        }
         ExitCode::from(EXIT_DATA_ERRORS)
     } else if interrupted {
         ExitCode::from(EXIT_INTERRUPTED)
@@ -369,16 +377,14 @@ fn run_suite(
             }
         }
         out.flush()?;
-        if let Some(e) = failure {
-            let e = anyhow::Error::new(e).context("the suite stopped on a failed job");
-            // A job whose ops failed after it started measuring is a data
-            // error of a finished report; anything earlier stopped the suite.
-            if errors.is_clean() {
-                return Err(e);
-            }
-            eprintln!("cephbench: error: {e:#}");
+        let failure =
+            failure.map(|e| anyhow::Error::new(e).context("the suite stopped on a failed job"));
+        // A job whose ops failed after it started measuring is a data error
+        // of a finished report; anything earlier stopped the suite.
+        match failure {
+            Some(e) if errors.is_clean() => Err(e),
+            failure => Ok(exit_code(errors, interrupted, failure)),
         }
-        Ok(exit_code(errors, interrupted))
     })
 }
 
@@ -474,15 +480,14 @@ fn finish(outcome: bench::Outcome, format: Format) -> anyhow::Result<ExitCode> {
         eprintln!("cephbench: warning: this run left objects behind; remove them with `{hint}`");
     }
     let errors = outcome.result.data_errors();
-    if let Some(e) = outcome.error {
-        let e = anyhow::Error::new(e).context("the benchmark stopped on an error");
+    let error = outcome
+        .error
+        .map(|e| anyhow::Error::new(e).context("the benchmark stopped on an error"));
+    match error {
         // Nothing measured (e.g. preconditioning failed): the run never started.
-        if errors.is_clean() {
-            return Err(e);
-        }
-        eprintln!("cephbench: error: {e:#}");
+        Some(e) if errors.is_clean() => Err(e),
+        error => Ok(exit_code(errors, outcome.result.interrupted, error)),
     }
-    Ok(exit_code(errors, outcome.result.interrupted))
 }
 
 /// Prints a group run's merged report; agents without a result fail the
@@ -514,6 +519,7 @@ fn finish_group(
     Ok(exit_code(
         outcome.result.data_errors(),
         outcome.result.interrupted,
+        None,
     ))
 }
 
