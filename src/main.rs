@@ -67,7 +67,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     };
     // Validate everything before touching the cluster.
     if let Command::Compare(args) = &cli.command {
-        return compare(&args.files, cli.format);
+        return compare(&args.files, cli.format, args.fail_if_slower);
     }
     if let Command::Report(args) = &cli.command {
         return report(&args.files, args.output.as_deref(), cli.format);
@@ -337,7 +337,11 @@ fn run_suite(
 
 /// `cephbench compare`: no cluster involved. Inputs are cephbench results
 /// or fio JSON outputs; an unusable file is bad input (exit 2).
-fn compare(files: &[std::path::PathBuf], format: Format) -> anyhow::Result<ExitCode> {
+fn compare(
+    files: &[std::path::PathBuf],
+    format: Format,
+    fail_if_slower: Option<f64>,
+) -> anyhow::Result<ExitCode> {
     let mut sources = Vec::new();
     for f in files {
         sources.push(cephbench::input::load_source(f).map_err(|e| UsageError(e.to_string()))?);
@@ -361,6 +365,15 @@ fn compare(files: &[std::path::PathBuf], format: Format) -> anyhow::Result<ExitC
         }
     }
     out.flush()?;
+    if let Some(pct) = fail_if_slower {
+        let r = cephbench::compare::regressions(&c, pct);
+        for l in &r {
+            eprintln!("cephbench: regression: {l}");
+        }
+        if !r.is_empty() {
+            return Ok(ExitCode::from(EXIT_FAILURE));
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 

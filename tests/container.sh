@@ -13,8 +13,8 @@
 #    write / seq --verify / rand --verify, cleanup, an rbd job, a short `suite cdm`; then checks
 #    with rados ls / rbd ls inside the container that no cephbench_* object or image is left;
 # 4. stops and removes the container and checks that nothing is left behind: no ceph-* process
-#    of the cluster directory, no mount of it or of the container, the host's netns list
-#    unchanged, no container of that name; then the same check for the host daemons'
+#    of the cluster directory, no mount of it or of the container, no netns of podman's left (the
+#    container's own netns gone, its pid gone), no container of that name; then the same check for the host daemons'
 #    `cluster.sh down`.
 # Every step is bounded by timeout; each phase's wall time is printed. On failure the container's
 # logs and the daemons' log tails are printed. Needs root and podman (containers/install-deps.sh).
@@ -43,7 +43,9 @@ phase_t=$(cb_now)
 phase() { echo "container-job: $1: $(cb_since "$phase_t") s" >&2; phase_t=$(cb_now); }
 fail() { echo "container-job: FAILED: $*" >&2; exit 1; }
 
-netns_before=$(ip netns list 2>/dev/null | awk '{print $1}' | sort | tr '\n' ' ')
+# Named network namespaces podman makes (netns-<uuid>); other clusters' own netns may come and go.
+podman_netns() { ip netns list 2>/dev/null | awk '$1 ~ /^netns-/ {print $1}' | sort | tr '\n' ' '; }
+netns_before=$(podman_netns)
 
 dump_logs() {
     echo "---- podman logs $NAME (tail) ----" >&2
@@ -97,6 +99,7 @@ for _ in $(seq 1 180); do
 done
 ((up)) || fail "cluster not up within 180 s"
 PID=$(cb_podman inspect -f '{{.State.Pid}}' "$NAME")
+SANDBOX=$(cb_podman inspect -f '{{.NetworkSettings.SandboxKey}}' "$NAME" 2>/dev/null || true)
 timeout 180 podman "${CB_PODMAN_FLAGS[@]}" exec "$NAME" \
     cluster.sh pool create "$POOL" --dir "$DIR" --app rbd >/dev/null
 phase "cluster up (1 mon, 1 mgr, 1 OSD) + pool"
@@ -137,8 +140,10 @@ leftovers() { # $1: cluster directory
 left=$(leftovers "$DIR")
 grep -qF "$NAME" <(cb_podman ps -a --format '{{.Names}}') && left+="container $NAME; "
 grep -q "/containers/vfs" /proc/self/mountinfo && left+="a container rootfs still mounted; "
-netns_after=$(ip netns list 2>/dev/null | awk '{print $1}' | sort | tr '\n' ' ')
-[[ $netns_after == "$netns_before" ]] || left+="netns changed: '$netns_before' -> '$netns_after'; "
+netns_after=$(podman_netns)
+[[ $netns_after == "$netns_before" ]] || left+="podman netns changed: '$netns_before' -> '$netns_after'; "
+[[ -z $SANDBOX || ! -e $SANDBOX ]] || left+="the container's netns $SANDBOX; "
+kill -0 "$PID" 2>/dev/null && left+="the container's pid $PID; "
 [[ -z $left ]] || fail "left behind after podman stop: $left"
 echo "container-job: podman stop leaves no daemon, mount, netns or container behind" >&2
 
