@@ -78,6 +78,7 @@ rm -rf "$DIR"
 if ((cold)); then
     cb_podman rmi -f "$(cb_image_tag)" >/dev/null 2>&1 || true
     cb_podman rmi -f "$CB_BASE" >/dev/null 2>&1 || true
+    phase "--cold: cached images removed"
 fi
 IMAGE=$(timeout 900 bash containers/image.sh build)
 phase "image ($IMAGE)"
