@@ -3,13 +3,18 @@
 # Ceph daemons and CLIs (for the throwaway cluster and the peer tools rados
 # bench / rbd bench), librados/librbd headers, libclang for bindgen, fio with
 # its rbd engine, iproute2, chromium (headless, for the HTML report's browser
-# test), time and python3 (bench/run.sh). Idempotent: apt is only called for what is missing.
+# test), time and python3 (bench/run.sh), gcc (cluster.sh --slow-flush builds
+# tools/slowflush), and the container engine for the containerized cluster
+# (podman with runc - crun fails on these machines -, catatonit for --init,
+# debootstrap to build the debian:bookworm base image when no registry is
+# reachable; see containers/image.sh). Idempotent: apt is only called for what is missing.
 # The Rust toolchain (cargo >= 1.80) must already be on PATH.
 set -euo pipefail
 
 PKGS=(ceph-mon ceph-osd ceph-mgr ceph-common librados-dev libradospp-dev librbd-dev
       libclang-dev clang gcc libc6-dev fio iproute2 procps chromium valgrind
-      time python3)
+      time python3
+      podman runc catatonit containernetworking-plugins debootstrap)
 
 missing=()
 for p in "${PKGS[@]}"; do

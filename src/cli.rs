@@ -24,7 +24,8 @@ use cephbench::workload::rbd::RbdMode;
     args_override_self = true,
     after_help = "Exit codes: 0 clean; 1 the run could not start or failed outside the \
                   measurement; 2 bad arguments; 3 the run finished (report printed) but ops \
-                  failed, reads came back short or did not match; 130 interrupted."
+                  failed, reads came back short or did not match; 4 `compare --fail-if-slower` found a \
+                  regression; 130 interrupted."
 )]
 pub struct Cli {
     #[command(flatten)]
@@ -629,6 +630,17 @@ pub struct CompareArgs {
     /// Result files or fio JSON outputs; the first is the baseline of the Diff columns.
     #[arg(required = true, num_args = 2.., value_name = "RESULT.json")]
     pub files: Vec<PathBuf>,
+    /// Exit 1 when a file is worse than the baseline by more than PCT % in IOPS, MiB/s or mean
+    /// latency and the difference is not within the noise (for CI regression gates).
+    #[arg(long, value_name = "PCT", value_parser = parse_pct)]
+    pub fail_if_slower: Option<f64>,
+}
+
+fn parse_pct(s: &str) -> Result<f64, String> {
+    match s.trim_end_matches('%').parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("'{s}' is not a percentage >= 0 (e.g. 10)")),
+    }
 }
 
 /// `cephbench report`.

@@ -208,6 +208,38 @@ pub fn compare_sources(results: &[Source]) -> Comparison {
     }
 }
 
+/// The figures `compare --fail-if-slower` judges, and whether higher is better.
+const GATED: [(&str, bool); 3] = [("IOPS", true), ("MiB/s", true), ("mean lat ms", false)];
+
+/// The regressions beyond `pct` percent: every IOPS, MiB/s or mean-latency
+/// figure of a file other than the baseline that is worse than the
+/// baseline's by more than `pct` % (lower throughput, higher latency), unless
+/// the noise verdict says the difference is within the noise. One line each.
+pub fn regressions(c: &Comparison, pct: f64) -> Vec<String> {
+    let mut out = Vec::new();
+    for r in &c.rows {
+        let Some(&(_, higher_better)) = GATED.iter().find(|(f, _)| *f == r.figure) else {
+            continue;
+        };
+        for i in 1..r.diff_pct.len() {
+            let Some(d) = r.diff_pct[i] else { continue };
+            let worse = if higher_better { -d } else { d };
+            if worse > pct && r.significant[i] != Some(false) {
+                out.push(format!(
+                    "{} {}: {} -> {} ({:+.1}%, worse than the {pct}% threshold) in {}",
+                    r.job,
+                    r.figure,
+                    fmt_value(r.values[0]),
+                    fmt_value(r.values[i]),
+                    d,
+                    c.labels[i]
+                ));
+            }
+        }
+    }
+    out
+}
+
 /// A figure as the tables print it (`-` when absent).
 pub fn fmt_value(v: Option<f64>) -> String {
     match v {
@@ -438,6 +470,31 @@ mod tests {
             iops.significant[1],
             Some(false),
             "+10% inside a noisy baseline: {iops:?}"
+        );
+    }
+
+    #[test]
+    fn regressions_beyond_threshold() {
+        let base = job(&[1000, 1010, 990, 1005, 995], 16.0);
+        let slower = job(&[800, 810, 790, 805, 795], 20.0);
+        let faster = job(&[2000, 2010, 1990, 2005, 1995], 8.0);
+        let c = compare(&[result_with(base.clone()), result_with(slower)]);
+        let r = regressions(&c, 10.0);
+        // IOPS -20%, MiB/s -20%, mean latency +25%: three lines.
+        assert_eq!(r.len(), 3, "{r:?}");
+        assert!(
+            r[0].starts_with("write/write IOPS: ") && r[0].contains("-20.0%"),
+            "{r:?}"
+        );
+        assert!(regressions(&c, 30.0).is_empty(), "within a 30% threshold");
+        let c = compare(&[result_with(base.clone()), result_with(faster)]);
+        assert!(regressions(&c, 1.0).is_empty(), "faster is no regression");
+        let noisy = job(&[500, 1500, 700, 1400, 900], 16.0);
+        let c = compare(&[result_with(base), result_with(noisy)]);
+        assert!(
+            regressions(&c, 5.0).is_empty(),
+            "-20% but within the noise: {:?}",
+            regressions(&c, 5.0)
         );
     }
 }

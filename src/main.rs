@@ -3,8 +3,8 @@
 //! 1 the run could not start or failed outside the measurement (connect,
 //! pool, setup, an agent without a result); 2 bad input; 3 the run finished
 //! and its report was printed, but ops failed, reads came back short or did
-//! not match what was written; 130 interrupted (3 wins: an interrupt never
-//! hides bad data).
+//! not match what was written; 4 `compare --fail-if-slower` found a
+//! regression; 130 interrupted (3 wins: an interrupt never hides bad data).
 #![forbid(unsafe_code)]
 
 mod cli;
@@ -24,6 +24,7 @@ use cli::{Cli, Command, Progress, UsageError};
 const EXIT_FAILURE: u8 = 1;
 const EXIT_USAGE: u8 = 2;
 const EXIT_DATA_ERRORS: u8 = 3;
+const EXIT_REGRESSION: u8 = 4;
 const EXIT_INTERRUPTED: u8 = 130;
 
 /// The exit code of a run whose report was printed: data errors (3) first,
@@ -93,7 +94,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     };
     // Validate everything before touching the cluster.
     if let Command::Compare(args) = &cli.command {
-        return compare(&args.files, cli.format);
+        return compare(&args.files, cli.format, args.fail_if_slower);
     }
     if let Command::Report(args) = &cli.command {
         return report(&args.files, args.output.as_deref(), cli.format);
@@ -390,7 +391,11 @@ fn run_suite(
 
 /// `cephbench compare`: no cluster involved. Inputs are cephbench results
 /// or fio JSON outputs; an unusable file is bad input (exit 2).
-fn compare(files: &[std::path::PathBuf], format: Format) -> anyhow::Result<ExitCode> {
+fn compare(
+    files: &[std::path::PathBuf],
+    format: Format,
+    fail_if_slower: Option<f64>,
+) -> anyhow::Result<ExitCode> {
     let mut sources = Vec::new();
     for f in files {
         sources.push(cephbench::input::load_source(f).map_err(|e| UsageError(e.to_string()))?);
@@ -414,6 +419,15 @@ fn compare(files: &[std::path::PathBuf], format: Format) -> anyhow::Result<ExitC
         }
     }
     out.flush()?;
+    if let Some(pct) = fail_if_slower {
+        let r = cephbench::compare::regressions(&c, pct);
+        for l in &r {
+            eprintln!("cephbench: regression: {l}");
+        }
+        if !r.is_empty() {
+            return Ok(ExitCode::from(EXIT_REGRESSION));
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -136,3 +136,55 @@ fn help_lists_the_commands() {
         .success()
         .stdout(predicate::str::contains("rados").and(predicate::str::contains("cleanup")));
 }
+
+/// `compare --fail-if-slower PCT`: exit 0 when no file is worse than the baseline by more than
+/// PCT %, exit 1 with one `regression:` line per worse figure otherwise (a fio file: no
+/// per-second samples, so no noise verdict can excuse the difference); a bad PCT is a usage error.
+#[test]
+fn compare_fail_if_slower_gates_on_regressions() {
+    let base =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fio-randrw.json");
+    let dir = tempfile::tempdir().unwrap();
+    let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(&base).unwrap()).unwrap();
+    let read = &mut v["jobs"][0]["read"];
+    read["iops"] = serde_json::json!(read["iops"].as_f64().unwrap() * 0.7);
+    read["bw_bytes"] = serde_json::json!((read["bw_bytes"].as_f64().unwrap() * 0.7) as u64);
+    let slower = dir.path().join("slower.json");
+    std::fs::write(&slower, serde_json::to_vec(&v).unwrap()).unwrap();
+
+    cephbench()
+        .args(["compare", "--fail-if-slower", "5"])
+        .arg(&base)
+        .arg(&base)
+        .assert()
+        .success();
+    let out = cephbench()
+        .args(["compare", "--fail-if-slower", "10%"])
+        .arg(&base)
+        .arg(&slower)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(4), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.lines().any(
+            |l| l.starts_with("cephbench: regression: mix/read IOPS: ") && l.contains("-30.0%")
+        ),
+        "{err}"
+    );
+    assert!(!out.stdout.is_empty(), "the table is still printed");
+    cephbench()
+        .args(["compare", "--fail-if-slower", "50"])
+        .arg(&base)
+        .arg(&slower)
+        .assert()
+        .success();
+    let out = cephbench()
+        .args(["compare", "--fail-if-slower", "-3"])
+        .arg(&base)
+        .arg(&base)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    one_line_error(&out);
+}
