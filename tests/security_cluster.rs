@@ -252,6 +252,10 @@ fn a_namespace_only_key_runs_reads_and_cleans_up_its_namespace() {
     let body = dir.path().join("body");
     std::fs::write(&body, b"tenant data").unwrap();
     let body = body.to_str().unwrap();
+    // What an earlier failed run of this test may have left.
+    for ns in ["cbns1", "cbns3"] {
+        let _ = cephbench().args(["cleanup", "-p", p, "-N", ns]).output();
+    }
     rados_ns(p, "", &["put", "cbt_ns_default_obj", body]);
     rados_ns(p, "cbns3", &["put", "tenant_obj", body]);
     // A run kept in namespace cbns1 (admin key).

@@ -44,11 +44,13 @@ pub enum BenchError {
     Ceph(#[from] CephError),
     /// `seq`/`rand` found no write run to read.
     #[error(
-        "no objects of run '{run}' in pool '{pool}': run `cephbench rados write -p {pool} --run-name {run} --no-cleanup` first"
+        "no objects of run '{run}' in pool '{pool}': run `cephbench rados write -p {pool}{ns} --run-name {run} --no-cleanup` first"
     )]
     NothingWritten {
         /// Pool.
         pool: String,
+        /// ` -N NS` when the run is in a namespace, else empty.
+        ns: String,
         /// Run name.
         run: String,
     },
@@ -67,11 +69,13 @@ pub enum BenchError {
     },
     /// `write` would overwrite an earlier run's objects.
     #[error(
-        "pool '{pool}' still holds run '{run}' ({ops} ops written by {host}); remove it with `cephbench cleanup -p {pool} --run-name {run}` or choose another --run-name"
+        "pool '{pool}' still holds run '{run}' ({ops} ops written by {host}); remove it with `cephbench cleanup -p {pool}{ns} --run-name {run}` or choose another --run-name"
     )]
     RunExists {
         /// Pool.
         pool: String,
+        /// ` -N NS` when the run is in a namespace, else empty.
+        ns: String,
         /// Run name.
         run: String,
         /// Ops recorded in the metadata.
@@ -147,10 +151,12 @@ pub enum BenchError {
     },
     /// A data object of the requested run exists without the run's
     /// metadata: it was not written by this run, and is left alone.
-    #[error("pool '{pool}' already holds object '{name}' but no metadata of run '{run}': it is not cephbench's to overwrite; choose another --run-name (if it is a crashed cephbench run's, `cephbench cleanup -p {pool} --run-name {run}` removes it)")]
+    #[error("pool '{pool}' already holds object '{name}' but no metadata of run '{run}': it is not cephbench's to overwrite; choose another --run-name (if it is a crashed cephbench run's, `cephbench cleanup -p {pool}{ns} --run-name {run}` removes it)")]
     ForeignObject {
         /// Pool.
         pool: String,
+        /// ` -N NS` when the run is in a namespace, else empty.
+        ns: String,
         /// Run name.
         run: String,
         /// The object found.

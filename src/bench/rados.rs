@@ -182,6 +182,7 @@ pub async fn run_rados(
         (RadosMode::Write, Some(m)) => {
             return Err(BenchError::RunExists {
                 pool: cfg.pool.clone(),
+                ns: ns_flag(&cfg.namespace),
                 run: cfg.run_name.clone(),
                 ops: m.ops,
                 host: m.host,
@@ -196,6 +197,7 @@ pub async fn run_rados(
                     .map_err(|e| diagnose(rados, &cfg.pool, e))?;
                 return Err(BenchError::ForeignObject {
                     pool: cfg.pool.clone(),
+                    ns: ns_flag(&cfg.namespace),
                     run: cfg.run_name.clone(),
                     name: first,
                 });
@@ -223,6 +225,7 @@ pub async fn run_rados(
         (_, None) => {
             return Err(BenchError::NothingWritten {
                 pool: cfg.pool.clone(),
+                ns: ns_flag(&cfg.namespace),
                 run: cfg.run_name.clone(),
             })
         }
@@ -412,13 +415,22 @@ pub async fn run_rados(
     })
 }
 
+/// ` -N NS` for a command line naming a run in namespace `NS`; empty for
+/// the default namespace.
+fn ns_flag(namespace: &str) -> String {
+    if namespace.is_empty() {
+        String::new()
+    } else {
+        format!(" -N {namespace}")
+    }
+}
+
 /// The `cephbench cleanup` command that removes what run `run` left.
 pub fn cleanup_hint(pool: &str, namespace: &str, run: &str) -> String {
-    if namespace.is_empty() {
-        format!("cephbench cleanup -p {pool} --run-name {run}")
-    } else {
-        format!("cephbench cleanup -p {pool} -N {namespace} --run-name {run}")
-    }
+    format!(
+        "cephbench cleanup -p {pool}{} --run-name {run}",
+        ns_flag(namespace)
+    )
 }
 
 /// [`cleanup`] in every namespace of the pool that holds cephbench
