@@ -248,6 +248,7 @@ pub async fn run_rados(
         max_ops,
         max_bytes: None,
         slow_op: super::SLOW_OP,
+        rate: None,
     };
     let mut source = RadosSource::new(cfg.mode, layout, available_ops, cfg.wrap, meta.seed);
     let mut probes = Probes::before(rados, &cfg.pool, cfg.telemetry, &mut warnings);

@@ -224,6 +224,7 @@ async fn write_test_area(
         max_ops: None,
         max_bytes: Some(area),
         slow_op: super::SLOW_OP,
+        rate: None,
     };
     let counters = Arc::new(Counters::default());
     let job = engine::run(
@@ -388,6 +389,7 @@ async fn run_on_image(
         max_ops: None,
         max_bytes: cfg.io_total,
         slow_op: super::SLOW_OP,
+        rate: None,
     };
     let mut measured_start = None;
     let (outcome, timeline) = if skip_run {
