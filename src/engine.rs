@@ -145,7 +145,7 @@ impl Arrival {
 
 /// An open-loop (fixed-rate) run: ops are due at fixed intended times,
 /// whatever the cluster does, and their latency counts from then.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RateSpec {
     /// Intended ops per second (> 0, finite).
     pub ops_per_sec: f64,

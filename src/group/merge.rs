@@ -169,6 +169,8 @@ fn merge_job(jobs: &[(&str, &JobReport)]) -> Result<JobReport, GroupError> {
         timeline: merge_timeline(jobs),
         histogram,
         attribution: None,
+        service_latency_ns: None,
+        rate: None,
     })
 }
 
@@ -368,6 +370,8 @@ mod tests {
             timeline: vec![],
             histogram: Some(encode_histogram(rec.histogram())),
             attribution: None,
+            service_latency_ns: None,
+            rate: None,
         }
     }
 

@@ -462,6 +462,7 @@ async fn run_plan(
                     telemetry: opts.telemetry,
                     counter_interval: crate::probe::DEFAULT_COUNTER_INTERVAL,
                     start_at: None,
+                    rate: None,
                 };
                 if let Some(g) = &mut opts.group {
                     let job = crate::group::JobSpec::RbdOwnImage {
@@ -510,6 +511,7 @@ async fn run_plan(
                     telemetry: opts.telemetry,
                     counter_interval: crate::probe::DEFAULT_COUNTER_INTERVAL,
                     start_at: None,
+                    rate: None,
                     create_pool: None,
                 };
                 match &mut opts.group {
