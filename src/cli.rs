@@ -850,7 +850,7 @@ mod tests {
         assert_eq!(c.rate.unwrap().arrival, cephbench::engine::Arrival::Poisson);
         assert!(parse(&["write", "-p", "x"]).unwrap().rate.is_none());
         for bad in ["0", "-5", "nan", "inf", "fast", "1e9"] {
-            let e = parse(&["write", "-p", "x", "--rate", bad]).unwrap_err();
+            let e = parse(&["write", "-p", "x", &format!("--rate={bad}")]).unwrap_err();
             assert!(e.contains("not a rate"), "{bad}: {e}");
         }
         assert!(parse(&["write", "-p", "x", "--arrival", "poisson"]).is_err());
