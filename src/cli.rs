@@ -424,6 +424,13 @@ pub struct RadosArgs {
     /// Placement groups of a pool made by --create-pool.
     #[arg(long, default_value_t = 32, requires = "create_pool", value_name = "N")]
     pub pg_num: u32,
+    /// Open loop: issue ops at this rate (ops/s, e.g. 1000 or 2k), at most
+    /// the queue depth in flight; latency counts from each op's intended start.
+    #[arg(long, value_parser = rate_arg, value_name = "OPS/S")]
+    pub rate: Option<f64>,
+    /// With --rate: intended start times evenly spaced or a Poisson process.
+    #[arg(long, value_enum, default_value_t = ArrivalArg::Uniform, requires = "rate")]
+    pub arrival: ArrivalArg,
     #[command(flatten)]
     pub group: GroupArgs,
 }
@@ -486,6 +493,13 @@ pub struct RbdArgs {
     /// Skip writing the test area once before the jobs (the report flags it).
     #[arg(long)]
     pub no_precondition: bool,
+    /// Open loop: issue ops at this rate (ops/s, e.g. 1000 or 2k), at most
+    /// the queue depth in flight; latency counts from each op's intended start.
+    #[arg(long, value_parser = rate_arg, value_name = "OPS/S")]
+    pub rate: Option<f64>,
+    /// With --rate: intended start times evenly spaced or a Poisson process.
+    #[arg(long, value_enum, default_value_t = ArrivalArg::Uniform, requires = "rate")]
+    pub arrival: ArrivalArg,
     #[command(flatten)]
     pub group: GroupArgs,
 }
@@ -620,6 +634,7 @@ impl RbdArgs {
             telemetry: true,
             counter_interval: cephbench::probe::DEFAULT_COUNTER_INTERVAL,
             start_at: None,
+            rate: rate_spec(self.rate, self.arrival),
         })
     }
 }
@@ -672,6 +687,44 @@ pub struct CleanupArgs {
     /// Clean cephbench's objects in every namespace of the pool (needs a key that may list them all).
     #[arg(long, conflicts_with_all = ["namespace", "image"])]
     pub all_namespaces: bool,
+}
+
+/// `--arrival`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ArrivalArg {
+    /// Evenly spaced.
+    Uniform,
+    /// Exponential gaps (a Poisson process).
+    Poisson,
+}
+
+/// `--rate`: ops/s, `1000`, `2k`, `1.5k`, `1M`; > 0 and finite.
+fn rate_arg(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let (num, mult) = match t.char_indices().last() {
+        Some((i, 'k' | 'K')) => (&t[..i], 1e3),
+        Some((i, 'm' | 'M')) => (&t[..i], 1e6),
+        _ => (t, 1.0),
+    };
+    match num.parse::<f64>() {
+        Ok(v) if v.is_finite() && v * mult > 0.0 && v * mult <= 1e7 => Ok(v * mult),
+        _ => Err(format!(
+            "'{s}' is not a rate: give ops per second above 0 and at most 10M, e.g. 500 or 2k"
+        )),
+    }
+}
+
+fn rate_spec(rate: Option<f64>, arrival: ArrivalArg) -> Option<cephbench::engine::RateSpec> {
+    rate.map(|ops_per_sec| cephbench::engine::RateSpec {
+        ops_per_sec,
+        arrival: match arrival {
+            ArrivalArg::Uniform => cephbench::engine::Arrival::Uniform,
+            ArrivalArg::Poisson => cephbench::engine::Arrival::Poisson,
+        },
+        seed: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64),
+    })
 }
 
 fn size(s: &str) -> Result<u64, String> {
@@ -837,6 +890,7 @@ impl RadosArgs {
                 pg_num: self.pg_num,
             }),
             start_at: None,
+            rate: rate_spec(self.rate, self.arrival),
         })
     }
 }
@@ -920,5 +974,22 @@ mod tests {
         assert!(parse(&["seq", "-p", "x", "--verify", "--no-verify"]).is_err());
         assert!(parse(&["seq", "-p", "x", "--verify=most"]).is_err());
         assert!(parse(&["write", "-p", "x", "-b", "4X"]).is_err());
+    }
+
+    #[test]
+    fn rate_parses_and_validates() {
+        let c = parse(&["write", "-p", "x", "--rate", "2k"]).unwrap();
+        let r = c.rate.unwrap();
+        assert_eq!(r.ops_per_sec, 2000.0);
+        assert_eq!(r.arrival, cephbench::engine::Arrival::Uniform);
+        let c = parse(&["write", "-p", "x", "--rate", "150", "--arrival", "poisson"]).unwrap();
+        assert_eq!(c.rate.unwrap().ops_per_sec, 150.0);
+        assert_eq!(c.rate.unwrap().arrival, cephbench::engine::Arrival::Poisson);
+        assert!(parse(&["write", "-p", "x"]).unwrap().rate.is_none());
+        for bad in ["0", "-5", "nan", "inf", "fast", "1e9"] {
+            let e = parse(&["write", "-p", "x", &format!("--rate={bad}")]).unwrap_err();
+            assert!(e.contains("not a rate"), "{bad}: {e}");
+        }
+        assert!(parse(&["write", "-p", "x", "--arrival", "poisson"]).is_err());
     }
 }

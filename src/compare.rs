@@ -395,6 +395,8 @@ mod tests {
                 .collect(),
             histogram: None,
             attribution: None,
+            service_latency_ns: None,
+            rate: None,
         }
     }
 

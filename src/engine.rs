@@ -123,6 +123,137 @@ pub trait OpSource {
     fn next(&mut self, issued: u64) -> Option<Op>;
 }
 
+/// How the intended start times of an open-loop run are spaced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Arrival {
+    /// Evenly: op k at k / rate.
+    Uniform,
+    /// A Poisson process: exponential gaps with mean 1 / rate.
+    Poisson,
+}
+
+impl Arrival {
+    /// `"uniform"` or `"poisson"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Arrival::Uniform => "uniform",
+            Arrival::Poisson => "poisson",
+        }
+    }
+}
+
+/// An open-loop (fixed-rate) run: ops are due at fixed intended times,
+/// whatever the cluster does, and their latency counts from then.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RateSpec {
+    /// Intended ops per second (> 0, finite).
+    pub ops_per_sec: f64,
+    /// How the intended times are spaced.
+    pub arrival: Arrival,
+    /// Seed of the Poisson gaps.
+    pub seed: u64,
+}
+
+/// The intended start times of an open-loop run, one after the other,
+/// without allocating.
+#[derive(Debug, Clone)]
+struct Schedule {
+    t0: Instant,
+    rate: f64,
+    arrival: Arrival,
+    rng: Rng,
+    /// Ops scheduled so far (the next one is op `k`).
+    k: u64,
+    /// Intended start of op `k`, seconds after `t0`.
+    at_s: f64,
+}
+
+impl Schedule {
+    fn new(t0: Instant, r: &RateSpec) -> Self {
+        let mut s = Schedule {
+            t0,
+            rate: r.ops_per_sec,
+            arrival: r.arrival,
+            rng: Rng::new(r.seed),
+            k: 0,
+            at_s: 0.0,
+        };
+        if s.arrival == Arrival::Poisson {
+            s.at_s = s.gap();
+        }
+        s
+    }
+
+    fn gap(&mut self) -> f64 {
+        // U in (0, 1]: -ln(U) is exponential with mean 1.
+        let u = (self.rng.below(1 << 53) + 1) as f64 / (1u64 << 53) as f64;
+        -u.ln() / self.rate
+    }
+
+    /// Intended start of the next op.
+    fn next(&self) -> Instant {
+        self.t0 + Duration::from_secs_f64(self.at_s)
+    }
+
+    fn advance(&mut self) {
+        self.k += 1;
+        self.at_s = match self.arrival {
+            // From k, not by adding 1/rate: no drift over millions of ops.
+            Arrival::Uniform => self.k as f64 / self.rate,
+            Arrival::Poisson => self.at_s + self.gap(),
+        };
+    }
+
+    /// Ops due by `now` that were not issued yet (exact for uniform
+    /// arrivals, the expected count for Poisson).
+    fn backlog(&self, now: Instant) -> u64 {
+        let next = self.next();
+        if next > now {
+            0
+        } else {
+            (now.duration_since(next).as_secs_f64() * self.rate) as u64 + 1
+        }
+    }
+}
+
+/// An op issued more than this after its intended start, because every slot
+/// was busy when it fell due, is *late*; ops that only waited for the timer
+/// count in the schedule error instead.
+pub const LATE_AFTER: Duration = Duration::from_millis(1);
+
+/// What an open-loop run measured about its own schedule.
+#[derive(Debug, Clone)]
+pub struct RateOutcome {
+    /// The rate asked for, ops/s.
+    pub asked: f64,
+    /// How the intended times were spaced.
+    pub arrival: Arrival,
+    /// Measured ops (intended start after the ramp) issued.
+    pub scheduled: u64,
+    /// Of those, ops that fell due while every slot was busy and were
+    /// issued more than [`LATE_AFTER`] after their intended start.
+    pub late_ops: u64,
+    /// Most ops due but not yet issued at once.
+    pub max_backlog: u64,
+    /// Ops due before the end that were never issued.
+    pub final_backlog: u64,
+    /// Issue time − intended time of the ops that were not late: the
+    /// timer's and the loop's own error, ns.
+    pub schedule_error: LatencyRecorder,
+}
+
+impl RateOutcome {
+    fn merge(&mut self, o: &RateOutcome) {
+        self.asked += o.asked;
+        self.scheduled += o.scheduled;
+        self.late_ops += o.late_ops;
+        self.max_backlog += o.max_backlog;
+        self.final_backlog += o.final_backlog;
+        self.schedule_error.merge(&o.schedule_error);
+    }
+}
+
 /// How a job runs.
 #[derive(Debug, Clone)]
 pub struct RunSpec {
@@ -138,6 +269,9 @@ pub struct RunSpec {
     pub max_bytes: Option<u64>,
     /// Ops slower than this are counted as slow (a stall indicator).
     pub slow_op: Duration,
+    /// Open loop: issue at this rate, `concurrency` caps the ops in flight.
+    /// `None`: closed loop (keep `concurrency` in flight).
+    pub rate: Option<RateSpec>,
 }
 
 /// Why a job stopped issuing ops.
@@ -172,8 +306,11 @@ impl StopReason {
 /// Measured figures of one op kind.
 #[derive(Debug, Clone, Default)]
 pub struct KindStats {
-    /// Latencies of measured (post-ramp) successful ops.
+    /// Latencies of measured (post-ramp) successful ops: from submit in a
+    /// closed loop, from the intended start in an open loop.
     pub latency: LatencyRecorder,
+    /// Open loop only: service time (submit → completion).
+    pub service: Option<LatencyRecorder>,
     /// Measured successful ops.
     pub ops: u64,
     /// Bytes they moved.
@@ -184,6 +321,7 @@ impl KindStats {
     fn compact() -> Self {
         KindStats {
             latency: LatencyRecorder::compact(),
+            service: None,
             ops: 0,
             bytes: 0,
         }
@@ -197,6 +335,11 @@ impl KindStats {
 
     fn merge(&mut self, other: &KindStats) {
         self.latency.merge(&other.latency);
+        match (self.service.as_mut(), other.service.as_ref()) {
+            (Some(a), Some(b)) => a.merge(b),
+            (None, Some(b)) => self.service = Some(b.clone()),
+            _ => {}
+        }
         self.ops += other.ops;
         self.bytes += other.bytes;
     }
@@ -236,6 +379,8 @@ pub struct JobOutcome {
     pub stop: StopReason,
     /// The slowest measured ops, slowest first.
     pub slowest: Vec<SlowOp>,
+    /// Open-loop runs: how well the schedule was kept.
+    pub rate: Option<RateOutcome>,
 }
 
 impl JobOutcome {
@@ -289,6 +434,11 @@ impl JobOutcome {
                 acc.stop = o.stop;
             }
             acc.slowest.extend(o.slowest);
+            match (acc.rate.as_mut(), o.rate.as_ref()) {
+                (Some(a), Some(b)) => a.merge(b),
+                (None, Some(b)) => acc.rate = Some(b.clone()),
+                _ => {}
+            }
         }
         acc.slowest.sort_by_key(|o| std::cmp::Reverse(o.latency_ns));
         acc.slowest.truncate(SLOWEST_KEPT);
@@ -348,7 +498,29 @@ pub async fn run<T: Target, S: OpSource>(
         elapsed: Duration::ZERO,
         stop: StopReason::Duration,
         slowest: Vec::with_capacity(SLOWEST_KEPT),
+        rate: spec.rate.map(|r| RateOutcome {
+            asked: r.ops_per_sec,
+            arrival: r.arrival,
+            scheduled: 0,
+            late_ops: 0,
+            max_backlog: 0,
+            final_backlog: 0,
+            schedule_error: LatencyRecorder::new(),
+        }),
     };
+    let mut sched = spec.rate.as_ref().map(|r| Schedule::new(t0, r));
+    if sched.is_some() {
+        for k in &mut out.kinds {
+            k.service = Some(LatencyRecorder::new());
+        }
+    }
+    // Open loop: the last moment every slot was seen busy. An op due before
+    // it had to wait for a slot (it is late).
+    let mut last_full = t0;
+    let late_after_ns = LATE_AFTER.as_nanos() as u64;
+    let due = tokio::time::sleep_until(t0.into());
+    tokio::pin!(due);
+    let mut due_armed = t0;
     let wall0 = std::time::SystemTime::now();
     let mut slow_floor = 0u64;
     let mut issued_bytes = 0u64;
@@ -376,13 +548,34 @@ pub async fn run<T: Target, S: OpSource>(
     }
 
     let n = spec.concurrency.max(1);
-    // Per slot: the op in flight there and when it was submitted.
-    let mut slots: Vec<Option<(Op, Instant)>> = vec![None; n];
+    // Per slot: the op in flight there, when it was submitted and when it
+    // was meant to start (the same in a closed loop).
+    let mut slots: Vec<Option<(Op, Instant, Instant)>> = vec![None; n];
     let mut free: Vec<usize> = (0..n).rev().collect();
     let mut reaped: Vec<Reaped> = Vec::with_capacity(n);
     loop {
         while !stopping {
-            let Some(&slot) = free.last() else { break };
+            let Some(&slot) = free.last() else {
+                if let (Some(s), Some(r)) = (sched.as_ref(), out.rate.as_mut()) {
+                    let now = Instant::now();
+                    last_full = now;
+                    r.max_backlog = r.max_backlog.max(s.backlog(now));
+                }
+                break;
+            };
+            let mut intended = None;
+            if let Some(s) = sched.as_ref() {
+                let at = s.next();
+                if deadline.is_some_and(|d| at >= d) {
+                    stopping = true;
+                    out.stop = StopReason::Duration;
+                    break;
+                }
+                if at > Instant::now() {
+                    break;
+                }
+                intended = Some(at);
+            }
             let limited = spec.max_ops.is_some_and(|m| out.issued >= m)
                 || spec.max_bytes.is_some_and(|m| issued_bytes >= m);
             let next = if limited {
@@ -408,7 +601,23 @@ pub async fn run<T: Target, S: OpSource>(
                         issued_bytes += op.len;
                     }
                     progress.started();
-                    slots[slot] = Some((op, start));
+                    let intended = match (intended, sched.as_mut(), out.rate.as_mut()) {
+                        (Some(at), Some(s), Some(r)) => {
+                            s.advance();
+                            if at >= measure_start {
+                                r.scheduled += 1;
+                                let err = start.saturating_duration_since(at).as_nanos() as u64;
+                                if at < last_full && err > late_after_ns {
+                                    r.late_ops += 1;
+                                } else {
+                                    r.schedule_error.record(err);
+                                }
+                            }
+                            at
+                        }
+                        _ => start,
+                    };
+                    slots[slot] = Some((op, start, intended));
                 }
                 Err(e) => {
                     record_error(&mut out, &mut progress, e);
@@ -416,12 +625,25 @@ pub async fn run<T: Target, S: OpSource>(
                 }
             }
         }
-        if free.len() == n {
+        // (A closed loop only gets here with every slot free when stopping.)
+        if free.len() == n && stopping {
             break;
         }
+        let wait_due = match sched.as_ref() {
+            Some(s) if !stopping && !free.is_empty() => {
+                let at = s.next();
+                if at != due_armed {
+                    due.as_mut().reset(at.into());
+                    due_armed = at;
+                }
+                true
+            }
+            _ => false,
+        };
         tokio::select! {
             biased;
             () = std::future::poll_fn(|cx| target.poll_reap(cx, &mut reaped)) => {}
+            () = &mut due, if wait_due => {}
             () = &mut sleep, if !stopping && deadline.is_some() => {
                 stopping = true;
                 out.stop = StopReason::Duration;
@@ -433,7 +655,7 @@ pub async fn run<T: Target, S: OpSource>(
             out.stop = StopReason::Interrupted;
         }
         for r in reaped.drain(..) {
-            let Some((op, start)) = slots[r.slot].take() else {
+            let Some((op, start, intended)) = slots[r.slot].take() else {
                 continue;
             };
             free.push(r.slot);
@@ -444,8 +666,13 @@ pub async fn run<T: Target, S: OpSource>(
                 continue;
             }
             let completed_at = r.completed_at;
-            let lat_ns = completed_at.saturating_duration_since(start).as_nanos() as u64;
-            let measured = completed_at >= measure_start;
+            let lat_ns = completed_at.saturating_duration_since(intended).as_nanos() as u64;
+            // Open loop: an op counts when it was due after the ramp.
+            let measured = if sched.is_some() {
+                intended >= measure_start
+            } else {
+                completed_at >= measure_start
+            };
             // A read's return value is the bytes that came back: fewer than
             // asked is a failed op (a truncated or missing object, a wrong
             // block size), and only the bytes that came back count.
@@ -483,7 +710,11 @@ pub async fn run<T: Target, S: OpSource>(
                 if lat_ns > slow_op_ns {
                     out.slow_ops += 1;
                 }
-                out.kinds[op.kind.index()].record(lat_ns, bytes);
+                let kind = &mut out.kinds[op.kind.index()];
+                kind.record(lat_ns, bytes);
+                if let Some(service) = kind.service.as_mut() {
+                    service.record(completed_at.saturating_duration_since(start).as_nanos() as u64);
+                }
                 if lat_ns > slow_floor {
                     let slow = SlowOp {
                         kind: op.kind,
@@ -506,6 +737,13 @@ pub async fn run<T: Target, S: OpSource>(
                 last_completion = last_completion.max(completed_at);
             }
         }
+    }
+    if let (Some(s), Some(r)) = (sched.as_ref(), out.rate.as_mut()) {
+        // Ops that fell due before the end (the deadline, or now if cut
+        // short) but were never issued.
+        let end = deadline.map_or_else(Instant::now, |d| d.min(Instant::now()));
+        r.final_backlog = s.backlog(end);
+        r.max_backlog = r.max_backlog.max(r.final_backlog);
     }
     if out.first_error.is_some() && out.stop != StopReason::Interrupted {
         out.stop = StopReason::Error;
@@ -640,6 +878,7 @@ mod tests {
             max_ops,
             max_bytes: None,
             slow_op: Duration::from_millis(3),
+            rate: None,
         }
     }
 
@@ -740,6 +979,145 @@ mod tests {
             "{:?}",
             o.longest_gap
         );
+    }
+
+    fn open(rate: f64, concurrency: usize, secs: f64) -> RunSpec {
+        let mut sp = spec(None, Some(Duration::from_secs_f64(secs)));
+        sp.concurrency = concurrency;
+        sp.rate = Some(RateSpec {
+            ops_per_sec: rate,
+            arrival: Arrival::Uniform,
+            seed: 7,
+        });
+        sp
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn open_loop_keeps_the_rate_below_capacity() {
+        // 2 ms ops at 200/s with 4 slots: 0.4 in flight on average, far
+        // below capacity. Every intended op of the second is issued, none
+        // late, and the two latencies agree.
+        let (_tx, rx) = watch::channel(false);
+        let mut t = fake(Duration::from_millis(2), None);
+        let started = Instant::now();
+        let o = run(&mut t, &mut Count, &open(200.0, 4, 1.0), rx, progress()).await;
+        let wall = started.elapsed();
+        let r = o.rate.as_ref().unwrap();
+        assert_eq!(o.stop, StopReason::Duration);
+        // Uniform schedule: ops 0..199 fall due in [0, 1 s).
+        assert_eq!(r.scheduled, 200, "{r:?}");
+        assert_eq!(o.issued, 200);
+        assert_eq!(r.late_ops, 0);
+        assert_eq!(r.final_backlog, 0);
+        assert!(
+            wall >= Duration::from_millis(995) && wall < Duration::from_secs(3),
+            "{wall:?}"
+        );
+        let w = o.kind(OpKind::Write);
+        let lat = w.latency.summary();
+        let svc = w.service.as_ref().unwrap().summary();
+        assert!(svc.p50 >= 2_000_000, "{svc:?}");
+        // The intended-start latency adds only the timer's error.
+        let err = r.schedule_error.summary();
+        assert!(lat.p50 >= svc.p50, "{lat:?} {svc:?}");
+        assert!(
+            lat.p50 - svc.p50 <= err.p99 + 1_000_000,
+            "{lat:?} {svc:?} {err:?}"
+        );
+        assert!(err.p50 < 5_000_000, "timer error {err:?}");
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn open_loop_shows_the_queueing_a_closed_loop_hides() {
+        // One slot, 100 ms ops, asked 100/s: the target serves 10/s, a
+        // tenth of the rate. Intended-start latency grows with the backlog
+        // (the k-th op waits ~k x 90 ms); service time stays ~100 ms.
+        let (_tx, rx) = watch::channel(false);
+        let mut t = fake(Duration::from_millis(100), None);
+        let o = run(&mut t, &mut Count, &open(100.0, 1, 1.0), rx, progress()).await;
+        let r = o.rate.as_ref().unwrap();
+        let w = o.kind(OpKind::Write);
+        let lat = w.latency.summary();
+        let svc = w.service.as_ref().unwrap().summary();
+        assert!(o.issued <= 12 && o.issued >= 8, "{}", o.issued);
+        assert!(
+            r.late_ops + 1 >= o.issued,
+            "all but the first are late: {r:?}"
+        );
+        assert!(r.final_backlog >= 85, "{r:?}");
+        assert!(r.max_backlog >= r.final_backlog);
+        assert!(svc.max < 300_000_000, "service stays flat: {svc:?}");
+        assert!(
+            lat.max > 700_000_000,
+            "the last op waited most of the second: {lat:?}"
+        );
+        assert!(lat.p99 > 4 * svc.p99, "{lat:?} {svc:?}");
+
+        // The same target in a closed loop: every op ~100 ms, no queueing seen.
+        let (_tx, rx) = watch::channel(false);
+        let mut t = fake(Duration::from_millis(100), None);
+        let mut sp = spec(None, Some(Duration::from_secs(1)));
+        sp.concurrency = 1;
+        let c = run(&mut t, &mut Count, &sp, rx, progress()).await;
+        let cl = c.kind(OpKind::Write).latency.summary();
+        assert!(c.rate.is_none() && c.kind(OpKind::Write).service.is_none());
+        assert!(cl.max < 300_000_000, "closed loop hides it: {cl:?}");
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn open_loop_ramp_is_excluded_by_intended_start() {
+        let (_tx, rx) = watch::channel(false);
+        let mut t = fake(Duration::from_millis(1), None);
+        let mut sp = open(100.0, 2, 0.5);
+        sp.ramp = Duration::from_millis(500);
+        let o = run(&mut t, &mut Count, &sp, rx, progress()).await;
+        let r = o.rate.as_ref().unwrap();
+        assert_eq!(o.issued, 100);
+        assert_eq!(r.scheduled, 50, "{r:?}");
+        let measured: u64 = o.kinds.iter().map(|k| k.ops).sum();
+        assert_eq!(measured, 50);
+    }
+
+    #[test]
+    fn poisson_gaps_average_one_over_rate() {
+        let t0 = Instant::now();
+        let mut s = Schedule::new(
+            t0,
+            &RateSpec {
+                ops_per_sec: 1000.0,
+                arrival: Arrival::Poisson,
+                seed: 3,
+            },
+        );
+        let n = 200_000;
+        let mut short = 0;
+        let mut prev = 0.0;
+        for _ in 0..n {
+            s.advance();
+            if s.at_s - prev < 0.001 {
+                short += 1;
+            }
+            prev = s.at_s;
+        }
+        let mean = s.at_s / f64::from(n);
+        assert!((mean - 0.001).abs() < 0.00002, "{mean}");
+        // P(gap < mean) = 1 - 1/e for exponential gaps.
+        let frac = f64::from(short) / f64::from(n);
+        assert!((frac - 0.632).abs() < 0.01, "{frac}");
+        // Uniform: op k exactly at k / rate.
+        let mut u = Schedule::new(
+            t0,
+            &RateSpec {
+                ops_per_sec: 3.0,
+                arrival: Arrival::Uniform,
+                seed: 1,
+            },
+        );
+        for _ in 0..3 {
+            u.advance();
+        }
+        assert_eq!(u.next(), t0 + Duration::from_secs(1));
+        assert_eq!(u.backlog(t0 + Duration::from_millis(2100)), 4);
     }
 
     #[test]

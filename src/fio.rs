@@ -160,6 +160,8 @@ pub fn import(v: &Value) -> Result<Source, FioError> {
                 timeline: Vec::new(),
                 histogram: None,
                 attribution: None,
+                service_latency_ns: None,
+                rate: None,
             });
         }
     }

@@ -569,6 +569,62 @@ pub struct JobReport {
     /// Where the mean went, if the probes could say.
     #[serde(default)]
     pub attribution: Option<Attribution>,
+    /// Open-loop runs (`--rate`): service time, submit → completion, ns.
+    /// `latency_ns` is then the latency from each op's intended start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_latency_ns: Option<LatencySummary>,
+    /// Open-loop runs (`--rate`): how well the asked rate was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<RateReport>,
+}
+
+/// How an open-loop job kept its schedule.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RateReport {
+    /// Ops per second asked for.
+    pub asked: f64,
+    /// Measured ops per second achieved (ops / elapsed).
+    pub achieved: f64,
+    /// `uniform` or `poisson`.
+    pub arrival: String,
+    /// Measured ops issued more than 1 ms after their intended start because
+    /// every slot (`-t`) was busy when they fell due.
+    pub late_ops: u64,
+    /// Measured ops issued (intended start after the ramp).
+    pub scheduled_ops: u64,
+    /// Most ops due but not yet issued at once.
+    pub max_backlog: u64,
+    /// Ops due before the end that were never issued.
+    pub final_backlog: u64,
+    /// Issue time − intended start of the ops that were not late: the
+    /// timer's own error, ns.
+    pub schedule_error_ns: ScheduleError,
+    /// Whether the cluster kept up (achieved ≥ 98 % of asked and at most
+    /// 1 % of the ops late).
+    pub kept_up: bool,
+}
+
+/// The timer's error.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ScheduleError {
+    /// Median, ns.
+    pub p50: u64,
+    /// 99th percentile, ns.
+    pub p99: u64,
+    /// Largest, ns.
+    pub max: u64,
+}
+
+impl RateReport {
+    /// The one-line verdict when the cluster did not keep up.
+    pub fn overload_line(&self) -> Option<String> {
+        (!self.kept_up).then(|| {
+            format!(
+                "cluster could not keep up: achieved {:.0} of {:.0} ops/s, {} ops late, backlog up to {}",
+                self.achieved, self.asked, self.late_ops, self.max_backlog
+            )
+        })
+    }
 }
 
 #[cfg(test)]

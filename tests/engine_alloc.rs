@@ -104,6 +104,7 @@ fn run(ops: u64) -> (u64, engine::JobOutcome) {
         // Every op is "slow" and so competes for the slowest-ops list: the
         // list is bounded, so it must not allocate per op either.
         slow_op: Duration::ZERO,
+        rate: None,
     };
     let mut target = Instantly {
         done: Vec::with_capacity(16),

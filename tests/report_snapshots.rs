@@ -116,6 +116,8 @@ fn fixture() -> BenchResult {
             ],
             histogram: None,
             attribution: Some(attribution()),
+            service_latency_ns: None,
+            rate: None,
         }],
         osds: vec![OsdReport {
             osd: 0,

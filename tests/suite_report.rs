@@ -54,6 +54,8 @@ fn job(name: &str, op: &str, iops: f64, bs: u64, mean_ms: f64, p99_ms: f64) -> J
             .collect(),
         histogram: None,
         attribution: None,
+        service_latency_ns: None,
+        rate: None,
     }
 }
 

@@ -33,6 +33,29 @@ pub use rbd::{new_image_name, prepare_image, run_rbd, ImageChoice, RbdConfig, IM
 pub const LATENCY_DEFINITION: &str =
     "completion latency: op submitted to librados/librbd -> its completion callback ran";
 
+/// The definition of open-loop (`--rate`) latency.
+pub const INTENDED_LATENCY_DEFINITION: &str =
+    "latency from intended start (open loop, corrected for coordinated omission): \
+     op's scheduled start -> its completion callback ran; service time (from submit) beside it";
+
+/// `latency_kind` of a run: `completion`, or `intended_start` in an open loop.
+pub fn latency_kind(open_loop: bool) -> &'static str {
+    if open_loop {
+        "intended_start"
+    } else {
+        "completion"
+    }
+}
+
+/// `latency_definition` of a run.
+pub fn latency_definition(open_loop: bool) -> &'static str {
+    if open_loop {
+        INTENDED_LATENCY_DEFINITION
+    } else {
+        LATENCY_DEFINITION
+    }
+}
+
 /// Ops slower than this are counted as slow.
 pub const SLOW_OP: Duration = Duration::from_secs(1);
 
@@ -451,6 +474,29 @@ pub fn job_report(
         timeline,
         histogram: (k.ops > 0).then(|| crate::stats::encode_histogram(k.latency.histogram())),
         attribution: None,
+        service_latency_ns: k.service.as_ref().map(|s| s.summary()),
+        rate: out.rate.as_ref().map(|r| rate_report(r, rate(k.ops))),
+    }
+}
+
+/// The `rate` block of an open-loop job.
+pub fn rate_report(r: &crate::engine::RateOutcome, achieved: f64) -> crate::result::RateReport {
+    let e = r.schedule_error.summary();
+    let kept_up = achieved >= 0.98 * r.asked && r.late_ops * 100 <= r.scheduled.max(1);
+    crate::result::RateReport {
+        asked: r.asked,
+        achieved,
+        arrival: r.arrival.as_str().into(),
+        late_ops: r.late_ops,
+        scheduled_ops: r.scheduled,
+        max_backlog: r.max_backlog,
+        final_backlog: r.final_backlog,
+        schedule_error_ns: crate::result::ScheduleError {
+            p50: e.p50,
+            p99: e.p99,
+            max: e.max,
+        },
+        kept_up,
     }
 }
 

@@ -9,10 +9,7 @@ use std::time::Duration;
 
 use futures_util::stream::{FuturesUnordered, StreamExt};
 
-use super::{
-    cluster_info, diagnose, job_report, now_unix, BenchError, Outcome, PoolSpec, Probes,
-    LATENCY_DEFINITION,
-};
+use super::{cluster_info, diagnose, job_report, now_unix, BenchError, Outcome, PoolSpec, Probes};
 use crate::ceph::{CephError, IoCtx, Rados};
 use crate::engine::{self, OpKind, RunSpec, StopReason, StopRx};
 use crate::objects::{self, RunMeta};
@@ -72,6 +69,9 @@ pub struct RadosConfig {
     /// runs coordinated across clients; `None`: at once.
     #[serde(default)]
     pub start_at: Option<std::time::SystemTime>,
+    /// Open loop at this rate (`--rate`); `None`: closed loop.
+    #[serde(default)]
+    pub rate: Option<crate::engine::RateSpec>,
 }
 
 fn cstr(s: &str) -> CString {
@@ -271,6 +271,7 @@ pub async fn run_rados(
         max_ops,
         max_bytes: None,
         slow_op: super::SLOW_OP,
+        rate: cfg.rate,
     };
     let mut source = RadosSource::new(cfg.mode, layout, available_ops, cfg.wrap, meta.seed)
         .write_dest(meta.write_dest);
@@ -391,8 +392,8 @@ pub async fn run_rados(
             no_cleanup: cfg.no_cleanup,
             pool_created: created_pool,
         }),
-        latency_kind: "completion".into(),
-        latency_definition: LATENCY_DEFINITION.into(),
+        latency_kind: super::latency_kind(cfg.rate.is_some()).into(),
+        latency_definition: super::latency_definition(cfg.rate.is_some()).into(),
         jobs: vec![report],
         osds,
         placement: probes.placement_info(),

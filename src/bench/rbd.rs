@@ -8,10 +8,7 @@ use std::time::Duration;
 
 use futures_util::future::join_all;
 
-use super::{
-    cluster_info, diagnose, job_report, now_unix, sampled, BenchError, Outcome, Probes,
-    LATENCY_DEFINITION,
-};
+use super::{cluster_info, diagnose, job_report, now_unix, sampled, BenchError, Outcome, Probes};
 use crate::ceph::{self, Image, IoCtx, Rados};
 use crate::engine::{self, JobOutcome, OpKind, RunSpec, StopReason, StopRx};
 use crate::progress::{Counters, WorkerProgress};
@@ -95,6 +92,9 @@ pub struct RbdConfig {
     /// preconditioning the image), for runs coordinated across clients.
     #[serde(default)]
     pub start_at: Option<std::time::SystemTime>,
+    /// Open loop at this rate (`--rate`); `None`: closed loop.
+    #[serde(default)]
+    pub rate: Option<crate::engine::RateSpec>,
 }
 
 /// A new, unique image name: `cephbench_img.<host>.<pid>.<unix time>`.
@@ -224,6 +224,7 @@ async fn write_test_area(
         max_ops: None,
         max_bytes: Some(area),
         slow_op: super::SLOW_OP,
+        rate: None,
     };
     let counters = Arc::new(Counters::default());
     let job = engine::run(
@@ -388,6 +389,11 @@ async fn run_on_image(
         max_ops: None,
         max_bytes: cfg.io_total,
         slow_op: super::SLOW_OP,
+        // The rate is split evenly across the jobs.
+        rate: cfg.rate.map(|r| crate::engine::RateSpec {
+            ops_per_sec: r.ops_per_sec / cfg.numjobs.max(1) as f64,
+            ..r
+        }),
     };
     let mut measured_start = None;
     let (outcome, timeline) = if skip_run {
@@ -505,8 +511,8 @@ async fn run_on_image(
             preconditioned: precondition.is_some(),
             precondition,
         }),
-        latency_kind: "completion".into(),
-        latency_definition: LATENCY_DEFINITION.into(),
+        latency_kind: super::latency_kind(cfg.rate.is_some()).into(),
+        latency_definition: super::latency_definition(cfg.rate.is_some()).into(),
         jobs,
         osds,
         placement: probes.placement_info(),

@@ -170,6 +170,8 @@ fn merge_job(jobs: &[(&str, &JobReport)]) -> Result<JobReport, GroupError> {
         timeline: merge_timeline(jobs),
         histogram,
         attribution: None,
+        service_latency_ns: None,
+        rate: None,
     })
 }
 
@@ -372,6 +374,8 @@ mod tests {
             timeline: vec![],
             histogram: Some(encode_histogram(rec.histogram())),
             attribution: None,
+            service_latency_ns: None,
+            rate: None,
         }
     }
 

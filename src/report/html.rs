@@ -565,6 +565,8 @@ mod tests {
             timeline: vec![],
             histogram: Some(encode_histogram(rec.histogram())),
             attribution: None,
+            service_latency_ns: None,
+            rate: None,
         }
     }
 

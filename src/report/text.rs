@@ -268,6 +268,37 @@ fn render_job(
         ms(l.p99 as f64),
         ms(l.p99_9 as f64)
     )?;
+    if let Some(s) = &j.service_latency_ns {
+        writeln!(out, "  Service time (from submit), ms:")?;
+        writeln!(
+            out,
+            "    p50 {}  p90 {}  p99 {}  p99.9 {}  max {}",
+            ms(s.p50 as f64),
+            ms(s.p90 as f64),
+            ms(s.p99 as f64),
+            ms(s.p99_9 as f64),
+            ms(s.max as f64)
+        )?;
+    }
+    if let Some(r) = &j.rate {
+        writeln!(
+            out,
+            "  Rate ({}): asked {:.1} ops/s, achieved {:.1}; {} of {} ops late, backlog max {} final {}; timer error p50 {} p99 {} max {} ms",
+            r.arrival,
+            r.asked,
+            r.achieved,
+            r.late_ops,
+            r.scheduled_ops,
+            r.max_backlog,
+            r.final_backlog,
+            ms(r.schedule_error_ns.p50 as f64),
+            ms(r.schedule_error_ns.p99 as f64),
+            ms(r.schedule_error_ns.max as f64)
+        )?;
+        if let Some(line) = r.overload_line() {
+            writeln!(out, "  OVERLOAD: {line}")?;
+        }
+    }
     if let Some(a) = &j.attribution {
         render_attribution(a, out)?;
     }

@@ -475,6 +475,7 @@ async fn run_plan(
                     telemetry: opts.telemetry,
                     counter_interval: opts.counter_interval,
                     start_at: None,
+                    rate: None,
                 };
                 if let Some(g) = &mut opts.group {
                     let job = crate::group::JobSpec::RbdOwnImage {
@@ -525,6 +526,7 @@ async fn run_plan(
                     telemetry: opts.telemetry,
                     counter_interval: opts.counter_interval,
                     start_at: None,
+                    rate: None,
                     create_pool: None,
                 };
                 match &mut opts.group {

@@ -457,6 +457,8 @@ pub fn as_bench_result(doc: &SuiteDoc) -> Option<BenchResult> {
             timeline,
             histogram: None,
             attribution: None,
+            service_latency_ns: None,
+            rate: None,
         });
     }
     Some(BenchResult {
