@@ -1212,3 +1212,87 @@ fn data_path_caps_suffice_for_a_group_run() {
     }
     let _ = std::fs::remove_dir_all(&base);
 }
+
+/// `-N NS` on a group: agents and controller meet in the namespace (their
+/// control objects live there), the agents' runs write there, and a key
+/// that allows only that namespace suffices for all of it; nothing of
+/// cephbench's is left in the namespace or outside it afterwards.
+#[test]
+fn a_group_runs_in_a_namespace_under_a_namespace_only_key() {
+    let _g = serial();
+    pool(POOL);
+    purge();
+    let base = scratch("ns");
+    let cap = format!("allow rw pool={POOL} namespace=gns");
+    let k = user(&base, "cbt-multi-ns", &["mon", "allow r", "osd", &cap]);
+    let ks = k.to_str().unwrap();
+    let as_user = ["--id", "cbt-multi-ns", "--keyring", ks];
+    let dir = base.join("n1");
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = base.join("n1.log");
+    let child = Command::new(env!("CARGO_BIN_EXE_cephbench"))
+        .arg("-c")
+        .arg(common::conf())
+        .args(as_user)
+        .args(["--progress", "never", "agent", "-p", POOL, "-N", "gns"])
+        .args(["--group", "gns", "--agent-id", "n1", "--timeout", "120s"])
+        .args(["--watch-timeout", "15s", "--save-results"])
+        .arg(&dir)
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .expect("spawn an agent");
+    let mut agent = Agent {
+        id: "n1".into(),
+        child,
+        log,
+        dir,
+    };
+    wait_joined(std::slice::from_ref(&agent));
+    let mut args = as_user.to_vec();
+    args.extend_from_slice(&[
+        "rados",
+        "write",
+        "-p",
+        POOL,
+        "-N",
+        "gns",
+        "-b",
+        "4K",
+        "-d",
+        "1s",
+        "--group",
+        "gns",
+        "--clients",
+        "1",
+        "--start-delay",
+        "1s",
+    ]);
+    let out = common::run(&mut controller(&args));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        out.status.success(),
+        "controller: {err}\nagent: {}",
+        log_of(&agent)
+    );
+    let merged: BenchResult = serde_json::from_slice(&out.stdout).unwrap();
+    let part = {
+        stop_agent(&mut agent);
+        saved_result(&agent)
+    };
+    assert!(part.jobs[0].ops > 0);
+    assert_eq!(merged.jobs[0].ops, part.jobs[0].ops);
+    match &part.workload {
+        cephbench::result::Workload::Rados(w) => assert_eq!(w.namespace, "gns"),
+        w => panic!("not a rados workload: {w:?}"),
+    }
+    let all = common::rados(&["-p", POOL, "ls", "--all"]);
+    let left: Vec<String> = String::from_utf8_lossy(&all.stdout)
+        .lines()
+        .filter(|l| l.contains("cephbench_"))
+        .map(str::to_string)
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    auth_rm("client.cbt-multi-ns");
+    let _ = std::fs::remove_dir_all(&base);
+}
