@@ -704,28 +704,6 @@ fn compare_two_pools() {
     assert_eq!(iops["significant"][1], true);
 }
 
-/// Every OSD counted exactly the writes the client placed on it (the mgr
-/// may write a stray object meanwhile: 2 allowed); returns their sum.
-fn osd_counted_writes(v: &Value) -> u64 {
-    let mut total = 0;
-    for o in v["osds"].as_array().expect("per-OSD rows") {
-        let client: u64 = o["client"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r["ops"].as_u64().unwrap())
-            .sum();
-        let op_w = o["counters"]["op_w"].as_u64().unwrap();
-        assert!(
-            op_w >= client && op_w <= client + 2,
-            "osd.{}: client placed {client} writes there, the OSD counted {op_w}",
-            o["osd"]
-        );
-        total += client;
-    }
-    total
-}
-
 /// rados bench's --write-omap / --write-xattr: each op puts its block in an
 /// omap value or an xattr (with --write-object also in the data), one OSD op
 /// each (the OSDs' own op_w counts match), the values land where `rados`
@@ -756,7 +734,7 @@ fn omap_and_xattr_writes_land_and_match_the_osds_counts() {
     assert_eq!(j["ops"], 120);
     assert_eq!(j["bytes"], 120 * 4096);
     assert_eq!(v["workload"]["write_to"], "omap");
-    assert_eq!(osd_counted_writes(&v), 120);
+    assert_eq!(common::osd_counted_writes(&v), 120);
     let keys = rados(&["-p", p, "listomapkeys", "cephbench_data.om.5"]);
     assert_eq!(String::from_utf8_lossy(&keys.stdout).trim(), "cephbench.0");
     let val = dir.path().join("val");
@@ -811,7 +789,7 @@ fn omap_and_xattr_writes_land_and_match_the_osds_counts() {
     assert_eq!(j["ops"], 80);
     assert_eq!(j["bytes"], 80 * 2 * 4096, "the block once per destination");
     assert_eq!(v["workload"]["write_to"], "object+xattr");
-    assert_eq!(osd_counted_writes(&v), 80, "one OSD op per write");
+    assert_eq!(common::osd_counted_writes(&v), 80, "one OSD op per write");
     let x = rados(&["-p", p, "getxattr", "cephbench_data.ox.9", "cephbench.0"]);
     assert_eq!(x.stdout.len(), 4096);
     assert_eq!(x.stdout[..8], 9u64.to_le_bytes());

@@ -308,24 +308,11 @@ fn a_namespace_only_key_runs_reads_and_cleans_up_its_namespace() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["jobs"][0]["ops"], 300);
     assert_eq!(v["workload"]["namespace"], "cbns3");
-    let mut client_total = 0;
-    for o in v["osds"].as_array().expect("per-OSD rows") {
-        let client: u64 = o["client"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r["ops"].as_u64().unwrap())
-            .sum();
-        let op_w = o["counters"]["op_w"].as_u64().unwrap();
-        // The mgr may write a stray object meanwhile: allow 2.
-        assert!(
-            op_w >= client && op_w <= client + 2,
-            "osd.{}: client placed {client} writes there, the OSD counted {op_w}",
-            o["osd"]
-        );
-        client_total += client;
-    }
-    assert_eq!(client_total, 300, "every op placed on an OSD");
+    assert_eq!(
+        common::osd_counted_writes(&v),
+        300,
+        "every op placed on the OSD that counted it"
+    );
     // The objects are in the namespace, not in the default one.
     let ns3: Vec<String> = ls_all(p)
         .into_iter()

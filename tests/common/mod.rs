@@ -241,3 +241,25 @@ pub fn quantile_of_concatenation(pairs: &mut [(u64, u64)], q: f64) -> u64 {
     }
     unreachable!()
 }
+
+/// Every OSD counted exactly the writes the client placed on it (the mgr
+/// may write a stray object meanwhile: 2 allowed); returns their sum.
+pub fn osd_counted_writes(v: &serde_json::Value) -> u64 {
+    let mut total = 0;
+    for o in v["osds"].as_array().expect("per-OSD rows") {
+        let client: u64 = o["client"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["ops"].as_u64().unwrap())
+            .sum();
+        let op_w = o["counters"]["op_w"].as_u64().unwrap();
+        assert!(
+            op_w >= client && op_w <= client + 2,
+            "osd.{}: client placed {client} writes there, the OSD counted {op_w}",
+            o["osd"]
+        );
+        total += client;
+    }
+    total
+}
