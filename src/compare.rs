@@ -16,7 +16,7 @@ use std::io;
 use serde::Serialize;
 
 use crate::report::{workload_label, wrap, TEXT_WIDTH};
-use crate::result::{BenchResult, JobReport};
+use crate::result::{BenchResult, JobReport, Part};
 
 /// One figure of one job across the files.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -45,6 +45,53 @@ pub struct Comparison {
     /// What the reader must know about the inputs (e.g. fio's latency kind).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Where each job's mean latency moved between the sources, share by
+    /// share (jobs whose split is known on the baseline and another source).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub moved: Vec<Moved>,
+    /// Each source's OSDs with their drive and its flush figures.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub osds: Vec<OsdEvidence>,
+}
+
+/// One job's split of the mean in every source, and how each share moved
+/// against the baseline.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Moved {
+    /// The row key, `job/op`.
+    pub job: String,
+    /// The mean latency the shares split, ms, per source.
+    pub mean_ms: Vec<Option<f64>>,
+    /// One entry per part of the path.
+    pub parts: Vec<MovedPart>,
+}
+
+/// One share of a [`Moved`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MovedPart {
+    /// The part of the path.
+    pub part: Part,
+    /// Its share of the mean, ms, per source.
+    pub ms: Vec<Option<f64>>,
+    /// How much of the mean's difference against the baseline this share's
+    /// difference is, percent, per source (null for the baseline, or when
+    /// the means are equal).
+    pub pct_of_diff: Vec<Option<f64>>,
+}
+
+/// One OSD of one source: its drive and what its flushes cost.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OsdEvidence {
+    /// Which source (index into the labels).
+    pub source: usize,
+    /// The OSD id.
+    pub osd: i32,
+    /// Its drive, one line (`osd metadata` + CRUSH class).
+    pub drive: Option<String>,
+    /// The device-flush share of the writes it was primary for, ms.
+    pub device_flush_ms: Option<f64>,
+    /// BlueStore's kv sync round (device flush + WAL commit), mean, ms.
+    pub kv_sync_ms: Option<f64>,
 }
 
 /// One input of a comparison: a cephbench result or an imported fio run.
@@ -56,6 +103,12 @@ pub struct Source {
     pub jobs: Vec<JobReport>,
     /// Notes printed under the labels.
     pub notes: Vec<String>,
+    /// Its OSDs' drive evidence (`source` is set when compared).
+    pub osds: Vec<OsdEvidence>,
+    /// Repeated runs (a suite): every run's report of each row, named like
+    /// the row. When every source has them, differences are judged between
+    /// runs ([`judge_between_runs`]); else from each run's per-second samples.
+    pub per_run: Vec<JobReport>,
 }
 
 impl From<&BenchResult> for Source {
@@ -65,8 +118,182 @@ impl From<&BenchResult> for Source {
             label: format!("{w} on {p}"),
             jobs: r.jobs.clone(),
             notes: Vec::new(),
+            osds: osd_evidence(&[r]),
+            per_run: Vec::new(),
         }
     }
+}
+
+/// The OSDs of `runs` (one result, or a suite's runs) with their drive
+/// evidence, each figure the mean over the runs that have it.
+pub fn osd_evidence(runs: &[&BenchResult]) -> Vec<OsdEvidence> {
+    let mut ids: Vec<i32> = runs
+        .iter()
+        .flat_map(|r| r.osds.iter().map(|o| o.osd))
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let mean = |v: Vec<f64>| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
+    ids.into_iter()
+        .map(|id| {
+            let reps: Vec<_> = runs
+                .iter()
+                .filter_map(|r| r.osds.iter().find(|o| o.osd == id))
+                .collect();
+            let flush = reps
+                .iter()
+                .filter_map(|o| {
+                    let a = o
+                        .client
+                        .iter()
+                        .find(|c| c.op == "write")?
+                        .attribution
+                        .as_ref()?;
+                    a.shares
+                        .iter()
+                        .find(|s| s.part == Part::DeviceFlush)
+                        .map(|s| s.ns / 1e6)
+                })
+                .collect();
+            let kv = reps
+                .iter()
+                .filter_map(|o| o.counters.as_ref()?.kv_sync_lat?.mean_ns.map(|m| m / 1e6))
+                .collect();
+            OsdEvidence {
+                source: 0,
+                osd: id,
+                drive: reps
+                    .iter()
+                    .find_map(|o| o.device.as_ref().map(|d| d.summary())),
+                device_flush_ms: mean(flush),
+                kv_sync_ms: mean(kv),
+            }
+        })
+        .collect()
+}
+
+/// How each job's shares moved between `sources` (the first is the baseline).
+fn moved(keys: &[String], sources: &[Source]) -> Vec<Moved> {
+    let mut out = Vec::new();
+    for key in keys {
+        let atts: Vec<Option<&crate::result::Attribution>> = sources
+            .iter()
+            .map(|s| {
+                s.jobs
+                    .iter()
+                    .find(|j| format!("{}/{}", j.name, j.op) == *key)
+                    .and_then(|j| j.attribution.as_ref())
+            })
+            .collect();
+        if atts[0].is_none() || atts.iter().skip(1).all(|a| a.is_none()) {
+            continue;
+        }
+        let mean_ms: Vec<Option<f64>> = atts.iter().map(|a| a.map(|a| a.mean_ns / 1e6)).collect();
+        let mut parts = Vec::new();
+        for part in Part::ALL {
+            let ms: Vec<Option<f64>> = atts
+                .iter()
+                .map(|a| {
+                    a.map(|a| {
+                        a.shares
+                            .iter()
+                            .filter(|s| s.part == part)
+                            .map(|s| s.ns / 1e6)
+                            .sum()
+                    })
+                })
+                .collect();
+            if ms.iter().all(|m| m.map_or(true, |m| m == 0.0)) {
+                continue;
+            }
+            let pct_of_diff = (0..ms.len())
+                .map(|i| {
+                    let (Some(m0), Some(mi), Some(p0), Some(pi)) =
+                        (mean_ms[0], mean_ms[i], ms[0], ms[i])
+                    else {
+                        return None;
+                    };
+                    (i > 0 && (mi - m0).abs() > 1e-9).then(|| (pi - p0) / (mi - m0) * 100.0)
+                })
+                .collect();
+            parts.push(MovedPart {
+                part,
+                ms,
+                pct_of_diff,
+            });
+        }
+        out.push(Moved {
+            job: key.clone(),
+            mean_ms,
+            parts,
+        });
+    }
+    out
+}
+
+/// One line per source other than the baseline and per job: which share
+/// carried most of the difference, and, for the device flush, the OSD
+/// whose drive shows it. Only when that share carries at least half of a
+/// difference of at least 0.05 ms.
+pub fn headlines(c: &Comparison) -> Vec<String> {
+    let mut out = Vec::new();
+    for m in &c.moved {
+        for i in 1..m.mean_ms.len() {
+            let (Some(m0), Some(mi)) = (m.mean_ms[0], m.mean_ms[i]) else {
+                continue;
+            };
+            let diff = mi - m0;
+            if diff.abs() < 0.05 {
+                continue;
+            }
+            let Some(top) = m
+                .parts
+                .iter()
+                .filter(|p| p.part != Part::Unattributed)
+                .filter_map(|p| p.pct_of_diff[i].map(|pct| (p, pct)))
+                .max_by(|a, b| a.1.total_cmp(&b.1))
+            else {
+                continue;
+            };
+            if top.1 < 50.0 {
+                continue;
+            }
+            let (l0, li) = (letter(0), letter(i));
+            let mut line = format!(
+                "{}: {li} is {:.2} ms {} than {l0} per op; {:.0}% of that is the {} ({:.2} -> {:.2} ms)",
+                m.job,
+                diff.abs(),
+                if diff > 0.0 { "slower" } else { "faster" },
+                top.1,
+                top.0.part.label(),
+                top.0.ms[0].unwrap_or(0.0),
+                top.0.ms[i].unwrap_or(0.0)
+            );
+            if top.0.part == Part::DeviceFlush {
+                let worst = |src: usize| {
+                    c.osds
+                        .iter()
+                        .filter(|o| o.source == src)
+                        .filter_map(|o| o.device_flush_ms.map(|f| (o, f)))
+                        .max_by(|a, b| a.1.total_cmp(&b.1))
+                };
+                let slow = if diff > 0.0 { worst(i) } else { worst(0) };
+                if let Some((o, f)) = slow {
+                    line.push_str(&format!(
+                        ": {}'s osd.{}{} waits {f:.2} ms per write for its device flush",
+                        if diff > 0.0 { &li } else { &l0 },
+                        o.osd,
+                        o.drive
+                            .as_ref()
+                            .map(|d| format!(" ({d})"))
+                            .unwrap_or_default()
+                    ));
+                }
+            }
+            out.push(line);
+        }
+    }
+    out
 }
 
 /// How noise is judged, as printed.
@@ -200,11 +427,135 @@ pub fn compare_sources(results: &[Source]) -> Comparison {
             });
         }
     }
-    Comparison {
+    let osds = results
+        .iter()
+        .enumerate()
+        .flat_map(|(i, s)| {
+            s.osds.iter().map(move |o| OsdEvidence {
+                source: i,
+                ..o.clone()
+            })
+        })
+        .collect();
+    let mut c = Comparison {
         labels,
+        moved: moved(&keys, results),
         rows,
         method: METHOD,
         notes,
+        osds,
+    };
+    if !results.is_empty() && results.iter().all(|s| !s.per_run.is_empty()) {
+        let per_run = |i: usize, key: &str| -> Vec<JobReport> {
+            results[i]
+                .per_run
+                .iter()
+                .filter(|j| format!("{}/{}", j.name, j.op) == key)
+                .cloned()
+                .collect()
+        };
+        judge_between_runs(&mut c, &per_run);
+    }
+    c
+}
+
+/// How noise is judged between repeated runs (suites on several pools), as printed.
+pub const METHOD_BETWEEN_RUNS: &str =
+    "difference counted as real (*) by Welch's t-test at 95% over the logarithms of the per-run \
+figures (n runs a side, the pools alternated run by run: A B A B); the table shows medians; \
+percentiles get no verdict";
+
+/// What a comparison of single runs cannot tell, as printed.
+pub const ONE_RUN_NOTE: &str = "one run a side cannot tell a difference from run-to-run noise \
+(the drift between runs is larger than one run's per-second spread): no verdict (blank) where a \
+side has a single run; repeat with --runs 3 or more";
+
+/// Two-sided 95% critical values of Student's t for 1..=30 degrees of
+/// freedom.
+const T95: [f64; 30] = [
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+    2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+    2.052, 2.048, 2.045, 2.042,
+];
+
+/// The two-sided 95% critical value of Student's t at `df` degrees of
+/// freedom (fractional, as Welch's are): linear between the table's
+/// whole degrees, 1.96 above 30.
+fn t95(df: f64) -> f64 {
+    if !df.is_finite() || df >= 30.0 {
+        return 1.96;
+    }
+    let df = df.max(1.0);
+    let lo = df.floor() as usize;
+    let frac = df - lo as f64;
+    let hi = if lo >= 30 { 1.96 } else { T95[lo] };
+    T95[lo - 1] + (hi - T95[lo - 1]) * frac
+}
+
+/// Welch's t-test at 95% on the logarithms of the values (a rate's or a
+/// latency's spread grows with it, so the ratio is what varies; plain
+/// values when one is not above 0): whether `a` and `b` differ by more than
+/// their run-to-run spread explains; `None` with fewer than 2 values a side.
+pub fn welch_differs(a: &[f64], b: &[f64]) -> Option<bool> {
+    if a.len() < 2 || b.len() < 2 {
+        return None;
+    }
+    let log = a.iter().chain(b).all(|x| *x > 0.0 && x.is_finite());
+    let tr = |v: &[f64]| -> Vec<f64> {
+        if log {
+            v.iter().map(|x| x.ln()).collect()
+        } else {
+            v.to_vec()
+        }
+    };
+    let mv = |v: &[f64]| {
+        let n = v.len() as f64;
+        let m = v.iter().sum::<f64>() / n;
+        (
+            m,
+            v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0),
+            n,
+        )
+    };
+    let ((ma, va, na), (mb, vb, nb)) = (mv(&tr(a)), mv(&tr(b)));
+    let (qa, qb) = (va / na, vb / nb);
+    let se = (qa + qb).sqrt();
+    if se == 0.0 {
+        return Some(ma != mb);
+    }
+    // Welch–Satterthwaite degrees of freedom.
+    let df = (qa + qb).powi(2) / (qa * qa / (na - 1.0) + qb * qb / (nb - 1.0));
+    Some((mb - ma).abs() > t95(df) * se)
+}
+
+/// Re-judges the IOPS, MiB/s and mean-latency rows of `c` from repeated
+/// runs: `per_run(i, key)` gives source `i`'s run-by-run reports of the
+/// row key `job/op`. A side with one run gets no verdict, and the
+/// comparison says why.
+pub fn judge_between_runs(c: &mut Comparison, per_run: &dyn Fn(usize, &str) -> Vec<JobReport>) {
+    let mut single = false;
+    for row in &mut c.rows {
+        let Some(fig) = FIGURES
+            .iter()
+            .find(|(_, n)| *n == row.figure)
+            .map(|(f, _)| *f)
+        else {
+            continue;
+        };
+        if !matches!(fig, Fig::Iops | Fig::MibS | Fig::Mean) {
+            continue;
+        }
+        let vals: Vec<Vec<f64>> = (0..row.values.len())
+            .map(|i| per_run(i, &row.job).iter().map(|j| value(j, fig)).collect())
+            .collect();
+        for (i, v) in vals.iter().enumerate() {
+            row.significant[i] = welch_differs(&vals[0], v);
+            single |= row.values[i].is_some() && v.len() < 2;
+        }
+    }
+    c.method = METHOD_BETWEEN_RUNS;
+    if single && !c.notes.iter().any(|n| n == ONE_RUN_NOTE) {
+        c.notes.push(ONE_RUN_NOTE.to_string());
     }
 }
 
@@ -247,6 +598,12 @@ pub fn fmt_value(v: Option<f64>) -> String {
         Some(x) if x.abs() >= 100.0 => format!("{x:.0}"),
         Some(x) => format!("{x:.3}"),
     }
+}
+
+/// A "% of diff" cell: whole percent, never `-0%`.
+pub fn fmt_pct(p: f64) -> String {
+    let r = p.round();
+    format!("{}%", if r == 0.0 { 0.0 } else { r })
 }
 
 /// A Diff % cell: `+12.3% *` (significant), `~` (within the noise), or
@@ -302,47 +659,152 @@ pub fn render(c: &Comparison, markdown: bool, out: &mut dyn io::Write) -> io::Re
         }
         lines.push(line);
     }
+    table(&lines, &|i| i < 2, markdown, out)?;
+    writeln!(out)?;
+    let foot = format!("* = {}; ~ = within the noise.", c.method);
+    writeln!(out, "{}", fit(foot))?;
+    render_evidence(c, markdown, out)
+}
+
+/// Where the means moved (share by share) and the drives behind each
+/// source, under the comparison table.
+fn render_evidence(c: &Comparison, markdown: bool, out: &mut dyn io::Write) -> io::Result<()> {
+    let fit = |s: String| {
+        if markdown {
+            s
+        } else {
+            wrap(&s, TEXT_WIDTH)
+        }
+    };
+    let n = c.labels.len();
+    for m in &c.moved {
+        writeln!(out)?;
+        let mut head = vec![format!("{}: where the mean went, ms", m.job)];
+        for i in 0..n {
+            head.push(letter(i));
+            if i > 0 {
+                head.push(format!("moved {}", letter(i)));
+                head.push("% of diff".into());
+            }
+        }
+        let mut lines = vec![head];
+        let row = |name: String, ms: &[Option<f64>], pct: Option<&[Option<f64>]>| {
+            let mut l = vec![name];
+            for i in 0..n {
+                l.push(ms[i].map_or("-".into(), |v| format!("{v:.3}")));
+                if i > 0 {
+                    l.push(match (ms[0], ms[i]) {
+                        (Some(a), Some(b)) => format!("{:+.3}", b - a),
+                        _ => "-".into(),
+                    });
+                    l.push(pct.and_then(|p| p[i]).map_or(String::new(), fmt_pct));
+                }
+            }
+            l
+        };
+        for p in &m.parts {
+            lines.push(row(p.part.label().to_string(), &p.ms, Some(&p.pct_of_diff)));
+        }
+        lines.push(row("= mean".into(), &m.mean_ms, None));
+        table(&lines, &|i| i == 0, markdown, out)?;
+    }
+    for h in headlines(c) {
+        writeln!(out)?;
+        writeln!(out, "{}", fit(h))?;
+    }
+    if !c.osds.is_empty() {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "{}",
+            fit(
+                "Drives (device flush: the flush share of each write the OSD was primary for; \
+                 kv sync: BlueStore's flush + WAL commit round; means over the runs):"
+                    .to_string()
+            )
+        )?;
+        let ms = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.3}"));
+        if markdown {
+            let mut lines = vec![vec![
+                "".to_string(),
+                "OSD".into(),
+                "device flush ms".into(),
+                "kv sync ms".into(),
+                "drive".into(),
+            ]];
+            for o in &c.osds {
+                lines.push(vec![
+                    letter(o.source),
+                    format!("osd.{}", o.osd),
+                    ms(o.device_flush_ms),
+                    ms(o.kv_sync_ms),
+                    o.drive.clone().unwrap_or_else(|| "-".into()),
+                ]);
+            }
+            table(&lines, &|i| i < 2 || i == 4, markdown, out)?;
+        } else {
+            for o in &c.osds {
+                let line = format!(
+                    "{} osd.{}: device flush {} ms, kv sync {} ms — {}",
+                    letter(o.source),
+                    o.osd,
+                    ms(o.device_flush_ms),
+                    ms(o.kv_sync_ms),
+                    o.drive.as_deref().unwrap_or("drive unknown")
+                );
+                writeln!(out, "{}", fit(line))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A table whose first line is the header: Markdown, or text with padded
+/// columns, the columns `left` says left-aligned, the others right-aligned.
+fn table(
+    lines: &[Vec<String>],
+    left: &dyn Fn(usize) -> bool,
+    markdown: bool,
+    out: &mut dyn io::Write,
+) -> io::Result<()> {
+    let cols = lines[0].len();
     if markdown {
-        for (n, l) in lines.iter().enumerate() {
-            writeln!(out, "| {} |", l.join(" | "))?;
-            if n == 0 {
-                let seps: Vec<&str> = l
-                    .iter()
-                    .enumerate()
-                    .map(|(i, _)| if i < 2 { "---" } else { "---:" })
+        for (k, l) in lines.iter().enumerate() {
+            let cells: Vec<String> = l.iter().map(|c| c.replace('|', "\\|")).collect();
+            writeln!(out, "| {} |", cells.join(" | "))?;
+            if k == 0 {
+                let seps: Vec<&str> = (0..cols)
+                    .map(|i| if left(i) { "---" } else { "---:" })
                     .collect();
                 writeln!(out, "| {} |", seps.join(" | "))?;
             }
         }
-    } else {
-        let cols = lines[0].len();
-        let widths: Vec<usize> = (0..cols)
-            .map(|i| {
-                lines
-                    .iter()
-                    .map(|l| l[i].chars().count())
-                    .max()
-                    .unwrap_or(0)
+        return Ok(());
+    }
+    let widths: Vec<usize> = (0..cols)
+        .map(|i| {
+            lines
+                .iter()
+                .map(|l| l[i].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for l in lines {
+        let cells: Vec<String> = l
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                if left(i) {
+                    format!("{s:<w$}", w = widths[i])
+                } else {
+                    format!("{s:>w$}", w = widths[i])
+                }
             })
             .collect();
-        for l in &lines {
-            let cells: Vec<String> = l
-                .iter()
-                .enumerate()
-                .map(|(i, s)| {
-                    if i < 2 {
-                        format!("{s:<w$}", w = widths[i])
-                    } else {
-                        format!("{s:>w$}", w = widths[i])
-                    }
-                })
-                .collect();
-            writeln!(out, "{}", cells.join("  ").trim_end())?;
-        }
+        writeln!(out, "{}", cells.join("  ").trim_end())?;
     }
-    writeln!(out)?;
-    let foot = format!("* = {}; ~ = within the noise.", c.method);
-    writeln!(out, "{}", fit(foot))
+    Ok(())
 }
 
 fn letter(i: usize) -> String {
@@ -473,6 +935,177 @@ mod tests {
             Some(false),
             "+10% inside a noisy baseline: {iops:?}"
         );
+    }
+
+    #[test]
+    fn welch_needs_two_runs_a_side_and_weighs_their_spread() {
+        assert_eq!(welch_differs(&[1.0], &[2.0, 2.1]), None);
+        // Clearly apart: 100 +- 1 vs 120 +- 1.
+        assert_eq!(
+            welch_differs(&[99.0, 100.0, 101.0], &[119.0, 120.0, 121.0]),
+            Some(true)
+        );
+        // 10% apart but each side spreads +-15%: noise.
+        assert_eq!(
+            welch_differs(&[85.0, 100.0, 115.0], &[95.0, 110.0, 125.0]),
+            Some(false)
+        );
+        // Two runs a side: t = 4.30 at 2 df (Welch), not 1.96.
+        // 100 vs 104, sd 1.4% each: t 2.8 -> not real at 95%; 100 vs 110 is.
+        assert_eq!(welch_differs(&[99.0, 101.0], &[103.0, 105.0]), Some(false));
+        assert_eq!(welch_differs(&[99.0, 101.0], &[109.0, 111.0]), Some(true));
+        assert_eq!(welch_differs(&[5.0, 5.0], &[5.0, 5.0]), Some(false));
+        // Far apart with one noisy side (a pool 6x slower, 2 runs each): real.
+        assert_eq!(welch_differs(&[600.0, 780.0], &[100.0, 112.0]), Some(true));
+        // Zero or negative values: plain scale.
+        assert_eq!(welch_differs(&[0.0, 1.0], &[0.0, 1.0]), Some(false));
+        assert!((t95(1.0) - 12.706).abs() < 1e-9 && (t95(2.5) - 3.7425).abs() < 1e-9);
+        assert_eq!((t95(0.3), t95(45.0)), (12.706, 1.96));
+    }
+
+    #[test]
+    fn between_run_verdicts_replace_the_per_second_ones() {
+        let a = result_with(job(&[1000, 1000, 1000, 1000], 1.0));
+        let b = result_with(job(&[2000, 2000, 2000, 2000], 0.5));
+        let mut c = compare(&[a.clone(), b.clone()]);
+        let iops = |c: &Comparison| c.rows.iter().find(|r| r.figure == "IOPS").unwrap().clone();
+        assert_eq!(iops(&c).significant[1], Some(true));
+        // One run a side: no verdict, and the note says why.
+        let one = |i: usize, _: &str| vec![if i == 0 { &a } else { &b }.jobs[0].clone()];
+        judge_between_runs(&mut c, &one);
+        assert_eq!(iops(&c).significant[1], None);
+        assert!(c.notes.iter().any(|n| n == ONE_RUN_NOTE));
+        assert_eq!(c.method, METHOD_BETWEEN_RUNS);
+        // Runs that overlap: within the noise although one run alone said real.
+        let mut c = compare(&[a.clone(), b.clone()]);
+        let spread = |i: usize, _: &str| {
+            let iops: &[f64] = if i == 0 {
+                &[1000.0, 3000.0, 500.0]
+            } else {
+                &[2000.0, 900.0, 2600.0]
+            };
+            iops.iter()
+                .map(|x| JobReport {
+                    iops: *x,
+                    ..a.jobs[0].clone()
+                })
+                .collect()
+        };
+        judge_between_runs(&mut c, &spread);
+        assert_eq!(iops(&c).significant[1], Some(false));
+        assert!(c.notes.is_empty(), "{:?}", c.notes);
+        // Percentiles still get none.
+        assert!(c
+            .rows
+            .iter()
+            .filter(|r| r.figure.starts_with('p'))
+            .all(|r| r.significant[1].is_none()));
+    }
+
+    /// A split of `mean` ms into `parts` (ms).
+    fn split(mean: f64, parts: &[(Part, f64)]) -> crate::result::Attribution {
+        crate::result::Attribution {
+            mean_ns: mean * 1e6,
+            shares: parts
+                .iter()
+                .map(|(p, ms)| crate::result::Share {
+                    part: *p,
+                    ns: ms * 1e6,
+                })
+                .collect(),
+            notes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_moved_shares_and_the_headline_name_the_device_flush_and_its_osd() {
+        let mut a = job(&[1000, 1000, 1000], 1.0);
+        a.attribution = Some(split(
+            1.0,
+            &[
+                (Part::PublicNetwork, 0.2),
+                (Part::OsdLocal, 0.3),
+                (Part::DeviceFlush, 0.5),
+            ],
+        ));
+        let mut b = job(&[250, 250, 250], 4.0);
+        b.attribution = Some(split(
+            4.0,
+            &[
+                (Part::PublicNetwork, 0.2),
+                (Part::OsdLocal, 0.4),
+                (Part::DeviceFlush, 3.3),
+                (Part::Unattributed, 0.1),
+            ],
+        ));
+        let mut c = compare(&[result_with(a), result_with(b)]);
+        assert_eq!(c.moved.len(), 1);
+        let m = &c.moved[0];
+        assert_eq!(m.mean_ms, [Some(1.0), Some(4.0)]);
+        let flush = m
+            .parts
+            .iter()
+            .find(|p| p.part == Part::DeviceFlush)
+            .unwrap();
+        assert!(
+            (flush.pct_of_diff[1].unwrap() - 93.333).abs() < 0.01,
+            "{flush:?}"
+        );
+        assert_eq!(flush.pct_of_diff[0], None);
+        // The percentages of the moved shares add up to the whole difference.
+        let total: f64 = m.parts.iter().filter_map(|p| p.pct_of_diff[1]).sum();
+        assert!((total - 100.0).abs() < 1e-6, "{total}");
+        c.osds = vec![
+            OsdEvidence {
+                source: 0,
+                osd: 0,
+                drive: Some("class plp".into()),
+                device_flush_ms: Some(0.5),
+                kv_sync_ms: None,
+            },
+            OsdEvidence {
+                source: 1,
+                osd: 1,
+                drive: Some("class consumer".into()),
+                device_flush_ms: Some(3.3),
+                kv_sync_ms: None,
+            },
+        ];
+        let h = headlines(&c);
+        assert_eq!(
+            h,
+            ["write/write: B is 3.00 ms slower than A per op; 93% of that is the device flush \
+              (0.50 -> 3.30 ms): B's osd.1 (class consumer) waits 3.30 ms per write for its device flush"]
+        );
+        let mut text = Vec::new();
+        render(&c, false, &mut text).unwrap();
+        let text = String::from_utf8(text).unwrap();
+        assert!(
+            text.contains("device flush") && text.contains("93%"),
+            "{text}"
+        );
+        assert!(text.contains("B osd.1: device flush 3.300 ms"), "{text}");
+    }
+
+    #[test]
+    fn no_headline_without_a_share_carrying_half_the_difference() {
+        let mut a = job(&[1000, 1000, 1000], 1.0);
+        a.attribution = Some(split(
+            1.0,
+            &[(Part::OsdQueue, 0.5), (Part::DeviceFlush, 0.5)],
+        ));
+        let mut b = job(&[500, 500, 500], 2.0);
+        // Spread over two shares (40% each) and unattributed: no single cause.
+        b.attribution = Some(split(
+            2.0,
+            &[
+                (Part::OsdQueue, 0.9),
+                (Part::DeviceFlush, 0.9),
+                (Part::Unattributed, 0.2),
+            ],
+        ));
+        let c = compare(&[result_with(a), result_with(b)]);
+        assert!(headlines(&c).is_empty(), "{:?}", headlines(&c));
     }
 
     #[test]

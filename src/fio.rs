@@ -182,6 +182,8 @@ pub fn import(v: &Value) -> Result<Source, FioError> {
         label,
         jobs: rows,
         notes,
+        osds: Vec::new(),
+        per_run: Vec::new(),
     })
 }
 

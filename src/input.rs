@@ -130,11 +130,8 @@ pub fn load_source(path: &Path) -> Result<Source, LoadError> {
     if v.get("suite_schema_version").is_some() {
         let doc: crate::suite::SuiteDoc = serde_json::from_value(v)
             .map_err(|e| err(path, format!("not a suite result: {}", one_line(e))))?;
-        let r = crate::suite::as_bench_result(&doc)
-            .ok_or_else(|| err(path, "a suite result without any run"))?;
-        let mut s = Source::from(&r);
-        s.label = format!("suite {} on {}", doc.suite, doc.pool);
-        return Ok(s);
+        return crate::suite::suite_source(&doc)
+            .ok_or_else(|| err(path, "a suite result without any run"));
     }
     Ok(Source::from(&check_result(path, &bytes, &v)?))
 }

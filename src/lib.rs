@@ -19,6 +19,7 @@ pub mod historic;
 pub mod input;
 pub mod network;
 pub mod objects;
+pub mod osdbench;
 pub mod placement;
 pub mod probe;
 pub mod progress;

@@ -118,6 +118,17 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             cli.progress != Progress::Never,
         );
     }
+    if let Command::OsdBench(args) = &cli.command {
+        let cfg = args.config()?;
+        if cli.format == Format::Html {
+            return Err(UsageError(
+                "osd-bench prints text, markdown, csv or json; --format html is for benchmark results"
+                    .into(),
+            )
+            .into());
+        }
+        return osd_bench(&conn, cli.conn.telemetry_options(), &cfg, cli.format, live);
+    }
     let (rados_cfg, rbd_cfg) = match &cli.command {
         Command::Rados(a) => {
             let mut cfg = a.config(live)?;
@@ -133,7 +144,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             conn.overrides.push(("rbd_cache".into(), cache.into()));
             (None, Some(cfg))
         }
-        Command::Compare(_) | Command::Report(_) | Command::Suite(_) => {
+        Command::Compare(_) | Command::Report(_) | Command::Suite(_) | Command::OsdBench(_) => {
             unreachable!("handled above")
         }
         Command::Agent(_) => (None, None),
@@ -209,7 +220,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 let outcome = bench::run_rbd(&rados, &cfg, stop).await?;
                 finish(outcome, cli.format)
             }
-            Command::Compare(_) | Command::Report(_) | Command::Suite(_) => {
+            Command::Compare(_) | Command::Report(_) | Command::Suite(_) | Command::OsdBench(_) => {
                 unreachable!("handled above")
             }
             Command::Agent(args) => {
@@ -290,6 +301,35 @@ fn connect(
     Ok(rados)
 }
 
+/// `cephbench osd-bench`: each OSD's own bench in turn, its report on
+/// stdout; exit 3 when an OSD's bench failed (the others still reported).
+fn osd_bench(
+    conn: &cephbench::ceph::ConnectOptions,
+    telemetry: Option<cephbench::ceph::ConnectOptions>,
+    cfg: &cephbench::osdbench::OsdBenchConfig,
+    format: Format,
+    live: bool,
+) -> anyhow::Result<ExitCode> {
+    let rados = connect(conn, telemetry)?;
+    let r = cephbench::osdbench::run(&rados, cfg, |l| {
+        if live {
+            eprintln!("cephbench: {l}")
+        }
+    })?;
+    let mut out = std::io::stdout().lock();
+    cephbench::osdbench::report::render(&r, format, &mut out)?;
+    out.flush()?;
+    let failed = r.failed();
+    if failed > 0 {
+        eprintln!(
+            "cephbench: error: the bench failed on {failed} of {} OSDs (exit code 3)",
+            r.osds.len()
+        );
+        return Ok(ExitCode::from(EXIT_DATA_ERRORS));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 /// `cephbench suite`: runs the suite on each pool in turn, prints each
 /// table and, for several pools, their comparison.
 fn run_suite(
@@ -334,17 +374,12 @@ fn run_suite(
         ));
         let mut docs = Vec::new();
         let mut failure = None;
-        let mut interrupted = false;
-        for o in opts {
-            let out = cephbench::suite::run_suite(&rados, suite, o, stop.clone()).await?;
-            let stopped = out.doc.interrupted;
-            interrupted |= *stop.borrow();
+        let outcomes = cephbench::suite::run_suites(&rados, suite, opts, stop.clone()).await?;
+        let interrupted = *stop.borrow();
+        for out in outcomes {
             docs.push(out.doc);
             if let Some(e) = out.error {
                 failure = Some(e);
-            }
-            if stopped {
-                break;
             }
         }
         let mut errors = cephbench::result::DataErrors::default();

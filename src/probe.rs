@@ -289,6 +289,20 @@ pub fn perf_dumps(rados: &Rados, osds: &[i32]) -> Result<Vec<(i32, Snapshot)>, P
         .collect()
 }
 
+/// Runs an OSD's own write benchmark (`ceph tell osd.N bench BYTES BS`,
+/// see [`crate::osdbench`]): blocks until the OSD answers, bounded by the
+/// op timeout.
+pub fn osd_bench(
+    rados: &Rados,
+    osd: i32,
+    bytes: u64,
+    block_size: u64,
+) -> Result<crate::osdbench::BenchFigures, ProbeError> {
+    let q = serde_json::json!({"prefix": "bench", "count": bytes, "size": block_size, "format": "json"});
+    let out = rados.osd_command(osd, &q.to_string())?;
+    Ok(crate::osdbench::parse_bench(&json(&out.out, "osd bench")?)?)
+}
+
 /// The default `--counter-interval`.
 pub const DEFAULT_COUNTER_INTERVAL: Duration = Duration::from_secs(5);
 

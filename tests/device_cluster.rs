@@ -4,7 +4,9 @@
 //! so that a pool on each class can be compared. Checked here against the delay the
 //! test sets itself: the slow pool's QD1 write mean rises by at least the delay, the
 //! slow OSD's own BlueStore kv sync round shows it and the other OSD's does not, and
-//! each OSD's row names its class. The rig is a cluster of its own (2 bluestore OSDs
+//! each OSD's row names its class; `osd-bench` names the slow drive from the
+//! OSDs' own benches, at two delays; `compare` and `suite --pools` name the
+//! moved share and the slow pool's OSD. The rig is a cluster of its own (2 bluestore OSDs
 //! in a network namespace), started and stopped by this binary.
 
 mod common;
@@ -70,13 +72,13 @@ const PARTS: [&str; 5] = [
     "unattributed",
 ];
 
-/// 4 KiB QD1 writes on `pool` for 3 s: (client mean ms, the OSD rows, the
-/// job's shares in [`PARTS`] order).
-fn qd1(pool: &str) -> (f64, Vec<OsdRow>, Vec<f64>) {
+/// The JSON result of 4 KiB QD1 writes on `pool` (`args`: duration, ramp).
+fn qd1_json(pool: &str, args: &[&str]) -> Vec<u8> {
     let out = Command::new(CEPHBENCH)
         .args(["-c", &format!("{DIR}/ceph.conf"), "--progress", "never"])
         .args(["--format", "json", "rados", "write", "-p", pool])
-        .args(["-b", "4K", "-t", "1", "-d", "3", "--ramp", "1s"])
+        .args(["-b", "4K", "-t", "1"])
+        .args(args)
         .output()
         .unwrap();
     assert!(
@@ -84,7 +86,13 @@ fn qd1(pool: &str) -> (f64, Vec<OsdRow>, Vec<f64>) {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    out.stdout
+}
+
+/// 4 KiB QD1 writes on `pool` for 3 s: (client mean ms, the OSD rows, the
+/// job's shares in [`PARTS`] order).
+fn qd1(pool: &str) -> (f64, Vec<OsdRow>, Vec<f64>) {
+    let v: Value = serde_json::from_slice(&qd1_json(pool, &["-d", "3", "--ramp", "1s"])).unwrap();
     common::validate(&v);
     let mean = v["jobs"][0]["latency_ns"]["mean"].as_f64().unwrap() / 1e6;
     let rows = v["osds"]
@@ -108,18 +116,58 @@ fn qd1(pool: &str) -> (f64, Vec<OsdRow>, Vec<f64>) {
 
 /// The findings of a short QD1 write run on `pool`.
 fn findings(pool: &str) -> Vec<String> {
-    let out = Command::new(CEPHBENCH)
-        .args(["-c", &format!("{DIR}/ceph.conf"), "--progress", "never"])
-        .args(["--format", "json", "rados", "write", "-p", pool])
-        .args(["-b", "4K", "-t", "1", "-d", "2"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: Value = serde_json::from_slice(&qd1_json(pool, &["-d", "2"])).unwrap();
     v["findings"]
         .as_array()
         .map(|a| a.iter().map(|l| l.as_str().unwrap().to_string()).collect())
         .unwrap_or_default()
+}
+
+/// `osd-bench` (JSON, 30 single writes per OSD) with `args`: per OSD (id,
+/// median single-write commit ms, kv sync round mean ms), and the findings.
+/// Checks the bench wrote what was asked and that the text says the same.
+fn osd_bench(args: &[&str]) -> (Vec<(i64, f64, f64)>, Vec<String>) {
+    let run = |format: &str| {
+        let out = Command::new(CEPHBENCH)
+            .args(["-c", &format!("{DIR}/ceph.conf"), "--progress", "never"])
+            .args(["--format", format, "osd-bench", "--probes", "30"])
+            .args(["--writes", "500"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    let v: Value = serde_json::from_slice(&run("json")).unwrap();
+    let rows = v["osds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| {
+            assert_eq!(o["bench"]["bytes_written"], 500 * 4096, "{o}");
+            assert_eq!(o["qd1"]["samples"], 30, "{o}");
+            (
+                o["osd"].as_i64().unwrap(),
+                o["qd1"]["p50_ns"].as_f64().unwrap() / 1e6,
+                o["kv_sync_lat"]["mean_ns"].as_f64().unwrap_or(0.0) / 1e6,
+            )
+        })
+        .collect::<Vec<_>>();
+    let findings = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap().to_string())
+        .collect();
+    let text = String::from_utf8(run("text")).unwrap();
+    for (osd, ..) in &rows {
+        assert!(text.contains(&format!("\nosd.{osd} ")), "{text}");
+    }
+    (rows, findings)
 }
 
 #[test]
@@ -231,6 +279,94 @@ fn a_slow_flushing_drive_shows_in_its_pool_and_its_osd_only() {
         "{f:?}"
     );
     assert!(!f.iter().any(|l| l.starts_with("osd.0")), "{f:?}");
+    // The per-OSD check names the same drive from the OSDs' own benches:
+    // osd.1's single writes commit at least the delay slower than osd.0's.
+    let (rows, f) = osd_bench(&[]);
+    eprintln!("osd-bench, {d_ms} ms flush delay on osd.1: {rows:?}\n{f:#?}");
+    assert_eq!(rows.iter().map(|r| r.0).collect::<Vec<_>>(), [0, 1]);
+    assert!(
+        rows[1].1 >= d_ms && rows[1].1 - rows[0].1 >= d_ms,
+        "single-write commit, ms: osd.0 {:.3}, osd.1 {:.3}",
+        rows[0].1,
+        rows[1].1
+    );
+    assert!(
+        rows[1].2 >= d_ms,
+        "osd.1's kv sync round {:.3} ms",
+        rows[1].2
+    );
+    // The verdict ranks osd.1 against osd.0, never the other way round (osd.0
+    // may still get a line of its own when its file-backed "drive" flushes
+    // slowly under the machine's load: see below).
+    assert!(
+        f.iter()
+            .any(|l| l.starts_with("osd.1 (class consumer") && l.contains("x osd.0's")),
+        "{f:?}"
+    );
+    assert!(
+        !f.iter()
+            .any(|l| l.starts_with("osd.0") && l.contains("x osd.1's")),
+        "{f:?}"
+    );
+    // Comparisons keep the evidence: `compare` of the two pools' runs, and a
+    // suite on both pools (alternated, 2 runs each), name the moved share and
+    // the slow pool's OSD.
+    let tmp = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for pool in ["fast", "slow"] {
+        let f = tmp.path().join(format!("{pool}.json"));
+        std::fs::write(&f, qd1_json(pool, &["-d", "3"])).unwrap();
+        files.push(f);
+    }
+    let out = Command::new(CEPHBENCH)
+        .arg("compare")
+        .args(&files)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).replace("\n  ", " ");
+    eprintln!("{text}");
+    assert!(out.status.success());
+    assert!(
+        text.contains("write/write: B is ")
+            && text.contains("slower than A per op;")
+            && text.contains("of that is the device flush")
+            && text.contains("B's osd.1 (class consumer"),
+        "{text}"
+    );
+    let suite = tmp.path().join("qd1.toml");
+    std::fs::write(
+        &suite,
+        "name = \"qd1\"\nruns = 2\nduration = \"2s\"\nramp = \"0s\"\n[[job]]\nname = \"4k QD1\"\n\
+         command = \"rados\"\nmode = \"write\"\nblock-size = \"4K\"\nconcurrent-ios = 1\n",
+    )
+    .unwrap();
+    let out = Command::new(CEPHBENCH)
+        .args(["-c", &format!("{DIR}/ceph.conf"), "--progress", "never"])
+        .arg("suite")
+        .arg(&suite)
+        .args(["--pools", "fast,slow"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).replace("\n  ", " ");
+    eprintln!("{text}");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("4k QD1/write: B is ")
+            && text.contains("of that is the device flush")
+            && text.contains("B's osd.1 (class consumer")
+            && text.contains("Welch"),
+        "{text}"
+    );
+    // Two alternated runs a side tell a pool several times slower from noise.
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("4k QD1/write  IOPS") && l.trim_end().ends_with('*')),
+        "{text}"
+    );
     // (The fast pool's osd.0 is not checked for the absence of a finding: on
     // this shared machine a file-backed OSD's fdatasync itself reached 3 ms
     // while other tests ran — a finding that is true of that "drive".)
@@ -240,6 +376,19 @@ fn a_slow_flushing_drive_shows_in_its_pool_and_its_osd_only() {
         "cluster.sh slow-flush 0",
     );
     let (slow2, _, _) = qd1("slow");
+    // A second delay value, through `-p`: only the slow pool's OSD is benched.
+    ok(
+        cluster(&["slow-flush", "--osd", "1", "--us", "1000"]),
+        "cluster.sh slow-flush 1000",
+    );
+    let (rows, f) = osd_bench(&["-p", "slow"]);
+    eprintln!("osd-bench -p slow, 1 ms flush delay on osd.1: {rows:?}\n{f:#?}");
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert!(rows[0].0 == 1 && rows[0].1 >= 1.0, "{rows:?}");
+    ok(
+        cluster(&["slow-flush", "--osd", "1", "--us", "0"]),
+        "cluster.sh slow-flush 0",
+    );
     assert!(
         slow2 < slow1 - d_ms / 2.0,
         "slow pool did not recover: {slow1:.3} -> {slow2:.3} ms"

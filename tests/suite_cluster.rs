@@ -241,7 +241,7 @@ fn suite_cdm_end_to_end() {
 }
 
 #[test]
-fn size_1_vs_size_3_writes_differ_significantly() {
+fn size_1_vs_size_3_writes_differ_significantly_with_pools_alternated() {
     let _g = common::serial();
     let s1 = common::pool_for("cb_suite_s1", "rbd");
     let s3 = common::pool_sized("cb_suite_s3", "rbd", 3);
@@ -249,7 +249,7 @@ fn size_1_vs_size_3_writes_differ_significantly() {
     let f = dir.path().join("w.toml");
     std::fs::write(
         &f,
-        "name = \"w\"\nruns = 2\nduration = \"3s\"\nramp = \"1s\"\nimage-size = \"64M\"\n\
+        "name = \"w\"\nruns = 3\nduration = \"3s\"\nramp = \"1s\"\nimage-size = \"64M\"\n\
          [[job]]\nname = \"4k write QD16\"\ncommand = \"rbd\"\nrw = \"randwrite\"\nbs = \"4K\"\niodepth = 16\n",
     )
     .unwrap();
@@ -261,6 +261,34 @@ fn size_1_vs_size_3_writes_differ_significantly() {
         common::validate_suite(s);
     }
     assert_eq!(suites[1]["pool_settings"]["size"], 3);
+    // The pools took turns run by run: A1 B1 A2 B2 A3 B3.
+    let starts: Vec<Vec<u64>> = suites
+        .iter()
+        .map(|s| {
+            s["runs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["result"]["started_unix"].as_u64().unwrap())
+                .collect()
+        })
+        .collect();
+    assert_eq!((starts[0].len(), starts[1].len()), (3, 3), "{starts:?}");
+    for k in 0..3 {
+        assert!(starts[0][k] < starts[1][k], "{starts:?}");
+        if k + 1 < 3 {
+            assert!(starts[1][k] < starts[0][k + 1], "{starts:?}");
+        }
+    }
+    // Judged between runs (Welch over the 3 runs a side).
+    assert!(
+        v["comparison"]["method"]
+            .as_str()
+            .unwrap()
+            .contains("Welch"),
+        "{}",
+        v["comparison"]["method"]
+    );
     let rows = v["comparison"]["rows"].as_array().unwrap();
     let iops = rows
         .iter()

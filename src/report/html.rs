@@ -149,9 +149,78 @@ fn comparison(h: &mut String, results: &[(String, BenchResult)]) {
         h.push_str("</tr>");
     }
     h.push_str(&format!(
-        "</table><p class=\"note\">* = {}; ~ = within the noise.</p></section>\n",
+        "</table><p class=\"note\">* = {}; ~ = within the noise.</p>\n",
         esc(c.method)
     ));
+    evidence(h, &c);
+    h.push_str("</section>\n");
+}
+
+/// Where each job's mean moved, share by share, the headline, and the
+/// drives behind each source.
+fn evidence(h: &mut String, c: &compare::Comparison) {
+    let n = c.labels.len();
+    let ms = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.3}"));
+    for m in &c.moved {
+        h.push_str(&format!(
+            "<h3>{}: where the mean went (ms)</h3><table><tr><th>part</th>",
+            esc(&m.job)
+        ));
+        for i in 0..n {
+            h.push_str(&format!("<th>{}</th>", letter(i)));
+            if i > 0 {
+                h.push_str(&format!("<th>moved {}</th><th>% of diff</th>", letter(i)));
+            }
+        }
+        h.push_str("</tr>");
+        let mut row = |name: &str, v: &[Option<f64>], pct: Option<&[Option<f64>]>| {
+            h.push_str(&format!("<tr><td>{}</td>", esc(name)));
+            for i in 0..n {
+                h.push_str(&format!("<td class=\"n\">{}</td>", ms(v[i])));
+                if i > 0 {
+                    let moved = match (v[0], v[i]) {
+                        (Some(a), Some(b)) => format!("{:+.3}", b - a),
+                        _ => "-".into(),
+                    };
+                    let p = pct
+                        .and_then(|p| p[i])
+                        .map_or(String::new(), compare::fmt_pct);
+                    h.push_str(&format!(
+                        "<td class=\"n\">{moved}</td><td class=\"n\">{p}</td>"
+                    ));
+                }
+            }
+            h.push_str("</tr>");
+        };
+        for p in &m.parts {
+            row(p.part.label(), &p.ms, Some(&p.pct_of_diff));
+        }
+        row("= mean", &m.mean_ms, None);
+        h.push_str("</table>");
+    }
+    for l in compare::headlines(c) {
+        h.push_str(&format!("<p><b>{}</b></p>", esc(&l)));
+    }
+    if !c.osds.is_empty() {
+        h.push_str(
+            "<h3>Drives</h3><table><tr><th></th><th>OSD</th><th>device flush ms</th>\
+             <th>kv sync ms</th><th>drive</th></tr>",
+        );
+        for o in &c.osds {
+            h.push_str(&format!(
+                "<tr><td>{}</td><td>osd.{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
+                letter(o.source),
+                o.osd,
+                ms(o.device_flush_ms),
+                ms(o.kv_sync_ms),
+                esc(o.drive.as_deref().unwrap_or("-"))
+            ));
+        }
+        h.push_str(
+            "</table><p class=\"note\">device flush: the flush share of each write the OSD was \
+             primary for; kv sync: BlueStore's device flush + WAL commit round; means over the runs.</p>",
+        );
+    }
 }
 
 fn result_section(h: &mut String, i: usize, several: bool, name: &str, r: &BenchResult) {

@@ -1,7 +1,8 @@
 //! Running a suite: one job at a time, `runs` times each (run-major, as
-//! seed 002's script does), on one RBD image created and preconditioned
-//! once and removed at the end; rados jobs share one run name whose
-//! objects are removed at the end.
+//! seed 002's script does), on one RBD image per pool created and
+//! preconditioned once and removed at the end; rados jobs share one run
+//! name per pool whose objects are removed at the end. Several pools take
+//! turns run by run (A B A B), so that drift over time is shared by all.
 #![forbid(unsafe_code)]
 
 use std::time::{Duration, Instant};
@@ -213,124 +214,432 @@ pub async fn run_suite(
     opts: &SuiteOptions,
     stop: StopRx,
 ) -> Result<SuiteOutcome, BenchError> {
-    let start = Instant::now();
-    let started_unix = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let io = rados.ioctx(&opts.pool)?;
-    let mut warnings = Vec::new();
-    let pool_settings = bench::pool_settings(rados, &opts.pool, &mut warnings);
-    for w in &warnings {
-        eprintln!("cephbench: warning: {w}");
-    }
-    // On a group, each agent makes its own image (see `run_plan`).
-    let image = if suite.uses_image() && opts.group.is_none() {
-        let host: String = bench::hostname()
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' {
-                    c
-                } else {
-                    '_'
+    let mut out = run_suites(rados, suite, std::slice::from_ref(opts), stop).await?;
+    Ok(out.pop().expect("one pool in, one outcome out"))
+}
+
+/// Runs `suite` on each pool of `opts`, alternating the pools run by run
+/// (run 1 on A, run 1 on B, run 2 on A, ...), so that a drift of the
+/// machine or the cluster over time (caches warming, compaction, other
+/// load) falls on every pool alike instead of on the one that ran last.
+/// One outcome per pool, in `opts` order; a stop (interrupt or error) on
+/// one pool ends the suite on all of them, and every pool is cleaned up.
+pub async fn run_suites(
+    rados: &Rados,
+    suite: &Suite,
+    opts: &[SuiteOptions],
+    stop: StopRx,
+) -> Result<Vec<SuiteOutcome>, BenchError> {
+    let mut sessions = Vec::with_capacity(opts.len());
+    for o in opts {
+        match PoolSession::open(rados, suite, o) {
+            Ok(s) => sessions.push(s),
+            Err(e) => {
+                for s in sessions {
+                    let _ = s.close(rados, suite).await;
                 }
-            })
-            .collect();
-        let name = format!("{IMAGE_PREFIX}{host}.{}.{started_unix}", std::process::id());
-        ceph::create_image(&io, &name, suite.image_size, None).map_err(|e| match e.errno() {
-            Some(libc::EPERM | libc::EACCES) => BenchError::NoAccess {
-                entity: rados.entity().to_string(),
-                pool: opts.pool.clone(),
-                refused: Box::new(e),
-            },
-            _ => BenchError::Ceph(e),
-        })?;
-        Some(name)
-    } else {
-        None
-    };
-    let run_name = format!("suite-{}-{started_unix}", std::process::id());
-    let mut runs = Vec::new();
-    let mut group_opts = opts.clone();
-    let mut agent_images = Vec::new();
-    let res = run_plan(
-        rados,
-        suite,
-        &mut group_opts,
-        image.as_deref(),
-        &run_name,
-        stop,
-        start,
-        &mut runs,
-        &mut agent_images,
-    )
-    .await;
-    // Clean up whatever happened.
-    let mut cleanup_err = None;
-    if let Some(name) = &image {
-        if let Err(e) = ceph::remove_image(&io, name) {
-            cleanup_err = Some(e);
-        }
-    }
-    // The agents' own images (an agent that left removed its own already).
-    for name in &agent_images {
-        match ceph::remove_image(&io, name) {
-            Err(e) if e.errno() != Some(libc::ENOENT) => {
-                eprintln!(
-                    "cephbench: warning: could not remove image '{name}' ({e}); remove it with `cephbench cleanup -p {} --image {name}`",
-                    opts.pool
-                );
-                cleanup_err.get_or_insert(e);
+                return Err(e);
             }
-            _ => {}
         }
     }
-    if suite.jobs.iter().any(|j| !j.kind.is_rbd()) {
-        let mut rio = rados.ioctx(&opts.pool)?;
-        rio.set_namespace(&suite.namespace)?;
-        for name in run_names(&run_name, opts) {
-            if let Ok(Some(meta)) = read_meta(&rio, &name).await {
-                if let Err(e) = remove_run(&rio, &meta, 16).await {
+    let start = Instant::now();
+    let total = suite.plan().len() * sessions.len();
+    let mut done = 0;
+    'rounds: for round in 1..=suite.runs {
+        for s in &mut sessions {
+            let go_on = s
+                .run_round(rados, suite, round, stop.clone(), (start, &mut done, total))
+                .await;
+            if !go_on {
+                break 'rounds;
+            }
+        }
+    }
+    let mut outcomes = Vec::with_capacity(sessions.len());
+    let mut first_err = None;
+    for s in sessions {
+        match s.close(rados, suite).await {
+            Ok(o) => outcomes.push(o),
+            Err(e) => {
+                first_err.get_or_insert(e);
+            }
+        }
+    }
+    match first_err {
+        Some(e) => Err(e),
+        None => Ok(outcomes),
+    }
+}
+
+/// One pool's part of a suite: its image, its run name, the runs so far.
+struct PoolSession {
+    /// The options, with the group's agents pinned by the first job.
+    opts: SuiteOptions,
+    start: Instant,
+    started_unix: u64,
+    pool_settings: Option<crate::result::PoolSettings>,
+    /// The image the rbd jobs share (not on a group: each agent has its own).
+    image: Option<String>,
+    run_name: String,
+    image_base: String,
+    agent_images: Vec<String>,
+    agents_prepared: bool,
+    prior: Option<Precondition>,
+    runs: Vec<RunEntry>,
+    /// Interrupted, or stopped by `error`.
+    stopped: bool,
+    /// The error that stopped the runs (the report still prints).
+    error: Option<BenchError>,
+    /// A failure outside the measurement (returned after the cleanup).
+    failed: Option<BenchError>,
+}
+
+impl PoolSession {
+    /// Reads the pool's settings and creates the suite's image on it.
+    fn open(rados: &Rados, suite: &Suite, opts: &SuiteOptions) -> Result<Self, BenchError> {
+        let start = Instant::now();
+        let started_unix = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let io = rados.ioctx(&opts.pool)?;
+        let mut warnings = Vec::new();
+        let pool_settings = bench::pool_settings(rados, &opts.pool, &mut warnings);
+        for w in &warnings {
+            eprintln!("cephbench: warning: {w}");
+        }
+        // On a group, each agent makes its own image (see `run_round`).
+        let image = if suite.uses_image() && opts.group.is_none() {
+            let name = bench::new_image_name();
+            ceph::create_image(&io, &name, suite.image_size, None).map_err(|e| {
+                match e.errno() {
+                    Some(libc::EPERM | libc::EACCES) => BenchError::NoAccess {
+                        entity: rados.entity().to_string(),
+                        pool: opts.pool.clone(),
+                        refused: Box::new(e),
+                    },
+                    _ => BenchError::Ceph(e),
+                }
+            })?;
+            Some(name)
+        } else {
+            None
+        };
+        // Two pools opened in the same second get different run names.
+        let run_name = format!(
+            "suite-{}-{started_unix}-{}",
+            std::process::id(),
+            opts.pool
+                .bytes()
+                .fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(b as u32))
+                % 10_000
+        );
+        Ok(PoolSession {
+            image_base: format!("{IMAGE_PREFIX}{run_name}"),
+            opts: opts.clone(),
+            start,
+            started_unix,
+            pool_settings,
+            image,
+            run_name,
+            agent_images: Vec::new(),
+            agents_prepared: false,
+            prior: None,
+            runs: Vec::new(),
+            stopped: false,
+            error: None,
+            failed: None,
+        })
+    }
+
+    /// Runs round `round` (every job's run `round`); false when the suite
+    /// must stop (interrupt, an error that stopped a run, or a failure).
+    async fn run_round(
+        &mut self,
+        rados: &Rados,
+        suite: &Suite,
+        round: u32,
+        stop: StopRx,
+        progress: (Instant, &mut usize, usize),
+    ) -> bool {
+        if self.stopped || self.failed.is_some() {
+            return false;
+        }
+        match self.round(rados, suite, round, stop, progress).await {
+            Ok(go_on) => go_on,
+            Err(e) => {
+                self.failed = Some(e);
+                false
+            }
+        }
+    }
+
+    async fn round(
+        &mut self,
+        rados: &Rados,
+        suite: &Suite,
+        round: u32,
+        stop: StopRx,
+        (start, done, total): (Instant, &mut usize, usize),
+    ) -> Result<bool, BenchError> {
+        let opts = &mut self.opts;
+        // The rados jobs' objects live in the suite's namespace.
+        let mut io = rados.ioctx(&opts.pool)?;
+        io.set_namespace(&suite.namespace)?;
+        let io = io;
+        let image_base = self.image_base.clone();
+        if opts.group.is_some() && suite.uses_image() && !self.agents_prepared {
+            self.agents_prepared = true;
+            prepare_agent_images(
+                rados,
+                suite,
+                opts,
+                &image_base,
+                stop.clone(),
+                &mut self.agent_images,
+            )
+            .await?;
+        }
+        for j in 0..suite.jobs.len() {
+            if *stop.borrow() {
+                self.stopped = true;
+                return Ok(false);
+            }
+            let job = &suite.jobs[j];
+            let (runtime, ramp) = suite.times(j);
+            *done += 1;
+            if opts.progress {
+                eprintln!(
+                    "suite {}: job {} of {} ({} / {} expected): {} on {} (run {round} of {})",
+                    suite.name,
+                    done,
+                    total,
+                    clock(start.elapsed()),
+                    clock(suite.expected() * (total / suite.plan().len().max(1)) as u32),
+                    job.name,
+                    opts.pool,
+                    suite.runs
+                );
+            }
+            let (result, error) = match &job.kind {
+                JobKind::Rbd {
+                    rw,
+                    bs,
+                    iodepth,
+                    numjobs,
+                    rwmix_read,
+                    fsync_every,
+                } => {
+                    if self.prior.is_none() && opts.progress && opts.group.is_none() {
+                        eprintln!(
+                            "suite {}: preconditioning: writing the test area ({}) of pool {} once",
+                            suite.name,
+                            crate::units::fmt_bytes(suite.test_area),
+                            opts.pool
+                        );
+                    }
+                    let cfg = RbdConfig {
+                        pool: opts.pool.clone(),
+                        image: ImageChoice::Existing {
+                            // On a group, each agent puts its own image here.
+                            name: self.image.as_deref().unwrap_or(&image_base).to_string(),
+                            allow_write: true,
+                        },
+                        mode: *rw,
+                        rwmix_read: *rwmix_read,
+                        bs: *bs,
+                        iodepth: *iodepth,
+                        numjobs: *numjobs,
+                        duration: Some(runtime),
+                        io_total: None,
+                        ramp,
+                        test_area: Some(suite.test_area),
+                        fsync_every: *fsync_every,
+                        rbd_cache: false,
+                        precondition: true,
+                        prior_precondition: self.prior.clone(),
+                        live: false,
+                        telemetry: opts.telemetry,
+                        counter_interval: opts.counter_interval,
+                        start_at: None,
+                        rate: None,
+                    };
+                    if let Some(g) = &mut opts.group {
+                        let job = crate::group::JobSpec::RbdOwnImage {
+                            image_base: image_base.clone(),
+                            cfg,
+                        };
+                        run_on_group(rados, g, job, stop.clone(), opts.progress).await?
+                    } else {
+                        let o = run_rbd(rados, &cfg, stop.clone()).await?;
+                        if self.prior.is_none() {
+                            if let Workload::Rbd(w) = &o.result.workload {
+                                self.prior = w.precondition.clone();
+                            }
+                        }
+                        (o.result, o.error)
+                    }
+                }
+                JobKind::Rados {
+                    mode,
+                    block_size,
+                    object_size,
+                    concurrent_ios,
+                } => {
+                    if mode.is_write() {
+                        for name in run_names(&self.run_name, opts) {
+                            if let Some(meta) = read_meta(&io, &name).await? {
+                                remove_run(&io, &meta, 16).await?;
+                            }
+                        }
+                    }
+                    let cfg = RadosConfig {
+                        pool: opts.pool.clone(),
+                        mode: *mode,
+                        block_size: *block_size,
+                        object_size: *object_size,
+                        concurrency: *concurrent_ios,
+                        duration: Some(runtime),
+                        ramp,
+                        max_ops: None,
+                        max_objects: None,
+                        run_name: self.run_name.clone(),
+                        namespace: suite.namespace.clone(),
+                        no_cleanup: mode.is_write(),
+                        wrap: false,
+                        write_dest: Default::default(),
+                        verify: crate::objects::VerifyMode::default(),
+                        live: false,
+                        telemetry: opts.telemetry,
+                        counter_interval: opts.counter_interval,
+                        start_at: None,
+                        rate: None,
+                        create_pool: None,
+                    };
+                    match &mut opts.group {
+                        Some(g) => {
+                            let job = crate::group::JobSpec::Rados(cfg);
+                            run_on_group(rados, g, job, stop.clone(), opts.progress).await?
+                        }
+                        None => {
+                            let o = run_rados(rados, &cfg, stop.clone()).await?;
+                            (o.result, o.error)
+                        }
+                    }
+                }
+            };
+            if opts.progress {
+                for r in &result.jobs {
+                    eprintln!(
+                        "  {} {}: {:.0} IOPS, {:.1} MB/s, mean {:.3} ms, p99 {:.3} ms",
+                        job.name,
+                        r.op,
+                        r.iops,
+                        r.bytes_per_sec / 1e6,
+                        r.latency_ns.mean / 1e6,
+                        r.latency_ns.p99 as f64 / 1e6
+                    );
+                }
+            }
+            let interrupted = result.interrupted;
+            self.runs.push(RunEntry {
+                job: job.name.clone(),
+                run: round,
+                result,
+            });
+            if error.is_some() {
+                self.stopped = true;
+                self.error = error;
+                return Ok(false);
+            }
+            if interrupted {
+                self.stopped = true;
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Removes the image(s) and objects the suite made on this pool and
+    /// builds its document; a failure outside the measurement is returned
+    /// after the cleanup.
+    async fn close(self, rados: &Rados, suite: &Suite) -> Result<SuiteOutcome, BenchError> {
+        let opts = &self.opts;
+        let io = rados.ioctx(&opts.pool)?;
+        let mut cleanup_err = None;
+        if let Some(name) = &self.image {
+            if let Err(e) = ceph::remove_image(&io, name) {
+                cleanup_err = Some(e);
+            }
+        }
+        // The agents' own images (an agent that left removed its own already).
+        for name in &self.agent_images {
+            match ceph::remove_image(&io, name) {
+                Err(e) if e.errno() != Some(libc::ENOENT) => {
+                    eprintln!(
+                        "cephbench: warning: could not remove image '{name}' ({e}); remove it with `cephbench cleanup -p {} --image {name}`",
+                        opts.pool
+                    );
                     cleanup_err.get_or_insert(e);
                 }
+                _ => {}
             }
         }
-    }
-    let (interrupted, error) = res?;
-    if let (Some(e), None) = (cleanup_err, &error) {
-        return Err(e.into());
-    }
-    let order: Vec<String> = suite.jobs.iter().map(|j| j.name.clone()).collect();
-    let memory = pool_settings.as_ref().and_then(|p| p.memory_held_bytes);
-    let summary = summarize(&order, &runs, memory);
-    let doc = SuiteDoc {
-        suite_schema_version: SUITE_SCHEMA_VERSION,
-        suite: suite.name.clone(),
-        source: suite.source.clone(),
-        pool: opts.pool.clone(),
-        settings: SuiteSettings {
-            runs: suite.runs,
-            runtime_s: suite.runtime.as_secs_f64(),
-            ramp_s: suite.ramp.as_secs_f64(),
-            image_size: if suite.uses_image() {
-                suite.image_size
-            } else {
-                0
+        if suite.jobs.iter().any(|j| !j.kind.is_rbd()) {
+            let mut rio = rados.ioctx(&opts.pool)?;
+            rio.set_namespace(&suite.namespace)?;
+            for name in run_names(&self.run_name, opts) {
+                if let Ok(Some(meta)) = read_meta(&rio, &name).await {
+                    if let Err(e) = remove_run(&rio, &meta, 16).await {
+                        cleanup_err.get_or_insert(e);
+                    }
+                }
+            }
+        }
+        if let Some(e) = self.failed {
+            return Err(e);
+        }
+        if let (Some(e), None) = (cleanup_err, &self.error) {
+            return Err(e.into());
+        }
+        let order: Vec<String> = suite.jobs.iter().map(|j| j.name.clone()).collect();
+        let memory = self
+            .pool_settings
+            .as_ref()
+            .and_then(|p| p.memory_held_bytes);
+        let summary = summarize(&order, &self.runs, memory);
+        let doc = SuiteDoc {
+            suite_schema_version: SUITE_SCHEMA_VERSION,
+            suite: suite.name.clone(),
+            source: suite.source.clone(),
+            pool: opts.pool.clone(),
+            settings: SuiteSettings {
+                runs: suite.runs,
+                runtime_s: suite.runtime.as_secs_f64(),
+                ramp_s: suite.ramp.as_secs_f64(),
+                image_size: if suite.uses_image() {
+                    suite.image_size
+                } else {
+                    0
+                },
+                test_area: if suite.uses_image() {
+                    suite.test_area
+                } else {
+                    0
+                },
+                telemetry: opts.telemetry,
             },
-            test_area: if suite.uses_image() {
-                suite.test_area
-            } else {
-                0
-            },
-            telemetry: opts.telemetry,
-        },
-        pool_settings,
-        started_unix,
-        elapsed_s: start.elapsed().as_secs_f64(),
-        interrupted: interrupted || error.is_some(),
-        runs,
-        summary,
-    };
-    Ok(SuiteOutcome { doc, error })
+            pool_settings: self.pool_settings,
+            started_unix: self.started_unix,
+            elapsed_s: self.start.elapsed().as_secs_f64(),
+            interrupted: self.stopped,
+            runs: self.runs,
+            summary,
+        };
+        Ok(SuiteOutcome {
+            doc,
+            error: self.error,
+        })
+    }
 }
 
 /// Has each agent of the group create and precondition its own image for
@@ -389,183 +698,4 @@ async fn prepare_agent_images(
     }
     g.agents = Some(ids);
     Ok(())
-}
-
-#[allow(clippy::too_many_arguments)]
-async fn run_plan(
-    rados: &Rados,
-    suite: &Suite,
-    opts: &mut SuiteOptions,
-    image: Option<&str>,
-    run_name: &str,
-    stop: StopRx,
-    start: Instant,
-    runs: &mut Vec<RunEntry>,
-    agent_images: &mut Vec<String>,
-) -> Result<(bool, Option<BenchError>), BenchError> {
-    let plan = suite.plan();
-    let expected = suite.expected();
-    let mut prior: Option<Precondition> = None;
-    // The rados jobs' objects live in the suite's namespace.
-    let mut io = rados.ioctx(&opts.pool)?;
-    io.set_namespace(&suite.namespace)?;
-    let io = io;
-    let image_base = format!("{IMAGE_PREFIX}{run_name}");
-    if opts.group.is_some() && suite.uses_image() {
-        prepare_agent_images(rados, suite, opts, &image_base, stop.clone(), agent_images).await?;
-        if *stop.borrow() {
-            return Ok((true, None));
-        }
-    }
-    for (k, &(j, run)) in plan.iter().enumerate() {
-        if *stop.borrow() {
-            return Ok((true, None));
-        }
-        let job = &suite.jobs[j];
-        let (runtime, ramp) = suite.times(j);
-        if opts.progress {
-            eprintln!(
-                "suite {}: job {} of {} ({} / {} expected): {} (run {run} of {})",
-                suite.name,
-                k + 1,
-                plan.len(),
-                clock(start.elapsed()),
-                clock(expected),
-                job.name,
-                suite.runs
-            );
-        }
-        let (result, error) = match &job.kind {
-            JobKind::Rbd {
-                rw,
-                bs,
-                iodepth,
-                numjobs,
-                rwmix_read,
-                fsync_every,
-            } => {
-                if prior.is_none() && opts.progress && opts.group.is_none() {
-                    eprintln!(
-                        "suite {}: preconditioning: writing the test area ({}) once",
-                        suite.name,
-                        crate::units::fmt_bytes(suite.test_area)
-                    );
-                }
-                let cfg = RbdConfig {
-                    pool: opts.pool.clone(),
-                    image: ImageChoice::Existing {
-                        // On a group, each agent puts its own image here.
-                        name: image.unwrap_or(&image_base).to_string(),
-                        allow_write: true,
-                    },
-                    mode: *rw,
-                    rwmix_read: *rwmix_read,
-                    bs: *bs,
-                    iodepth: *iodepth,
-                    numjobs: *numjobs,
-                    duration: Some(runtime),
-                    io_total: None,
-                    ramp,
-                    test_area: Some(suite.test_area),
-                    fsync_every: *fsync_every,
-                    rbd_cache: false,
-                    precondition: true,
-                    prior_precondition: prior.clone(),
-                    live: false,
-                    telemetry: opts.telemetry,
-                    counter_interval: opts.counter_interval,
-                    start_at: None,
-                    rate: None,
-                };
-                if let Some(g) = &mut opts.group {
-                    let job = crate::group::JobSpec::RbdOwnImage {
-                        image_base: image_base.clone(),
-                        cfg,
-                    };
-                    run_on_group(rados, g, job, stop.clone(), opts.progress).await?
-                } else {
-                    let o = run_rbd(rados, &cfg, stop.clone()).await?;
-                    if prior.is_none() {
-                        if let Workload::Rbd(w) = &o.result.workload {
-                            prior = w.precondition.clone();
-                        }
-                    }
-                    (o.result, o.error)
-                }
-            }
-            JobKind::Rados {
-                mode,
-                block_size,
-                object_size,
-                concurrent_ios,
-            } => {
-                if mode.is_write() {
-                    for name in run_names(run_name, opts) {
-                        if let Some(meta) = read_meta(&io, &name).await? {
-                            remove_run(&io, &meta, 16).await?;
-                        }
-                    }
-                }
-                let cfg = RadosConfig {
-                    pool: opts.pool.clone(),
-                    mode: *mode,
-                    block_size: *block_size,
-                    object_size: *object_size,
-                    concurrency: *concurrent_ios,
-                    duration: Some(runtime),
-                    ramp,
-                    max_ops: None,
-                    max_objects: None,
-                    run_name: run_name.to_string(),
-                    namespace: suite.namespace.clone(),
-                    no_cleanup: mode.is_write(),
-                    wrap: false,
-                    write_dest: Default::default(),
-                    verify: crate::objects::VerifyMode::default(),
-                    live: false,
-                    telemetry: opts.telemetry,
-                    counter_interval: opts.counter_interval,
-                    start_at: None,
-                    rate: None,
-                    create_pool: None,
-                };
-                match &mut opts.group {
-                    Some(g) => {
-                        let job = crate::group::JobSpec::Rados(cfg);
-                        run_on_group(rados, g, job, stop.clone(), opts.progress).await?
-                    }
-                    None => {
-                        let o = run_rados(rados, &cfg, stop.clone()).await?;
-                        (o.result, o.error)
-                    }
-                }
-            }
-        };
-        if opts.progress {
-            for r in &result.jobs {
-                eprintln!(
-                    "  {} {}: {:.0} IOPS, {:.1} MB/s, mean {:.3} ms, p99 {:.3} ms",
-                    job.name,
-                    r.op,
-                    r.iops,
-                    r.bytes_per_sec / 1e6,
-                    r.latency_ns.mean / 1e6,
-                    r.latency_ns.p99 as f64 / 1e6
-                );
-            }
-        }
-        let interrupted = result.interrupted;
-        runs.push(RunEntry {
-            job: job.name.clone(),
-            run,
-            result,
-        });
-        if error.is_some() {
-            return Ok((true, error));
-        }
-        if interrupted {
-            return Ok((true, None));
-        }
-    }
-    Ok((false, None))
 }

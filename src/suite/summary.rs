@@ -456,7 +456,7 @@ pub fn as_bench_result(doc: &SuiteDoc) -> Option<BenchResult> {
             slow_op_s: first.slow_op_s,
             timeline,
             histogram: None,
-            attribution: None,
+            attribution: mean_attribution(&reps),
             service_latency_ns: None,
             rate: None,
         });
@@ -471,17 +471,70 @@ pub fn as_bench_result(doc: &SuiteDoc) -> Option<BenchResult> {
     })
 }
 
-/// Compares suites (the first is the baseline) with [`compare::compare`]:
-/// each figure is the median over runs, and the noise of a difference comes
-/// from the per-second samples of all runs of both sides.
-pub fn compare_suites(docs: &[SuiteDoc]) -> Comparison {
-    let results: Vec<BenchResult> = docs.iter().filter_map(as_bench_result).collect();
-    let mut c = compare::compare(&results);
-    c.labels = docs
+/// The split of the mean averaged over runs: each share the mean of the
+/// runs' shares (so they still add up to the mean of the runs' means);
+/// `None` unless every run has a split.
+fn mean_attribution(reps: &[&JobReport]) -> Option<crate::result::Attribution> {
+    let atts: Vec<&crate::result::Attribution> = reps
         .iter()
-        .map(|d| format!("suite {} on {}", d.suite, d.pool))
+        .map(|j| j.attribution.as_ref())
+        .collect::<Option<_>>()?;
+    let first = atts.first()?;
+    let n = atts.len() as f64;
+    let shares = crate::result::Part::ALL
+        .iter()
+        .filter(|p| atts.iter().any(|a| a.shares.iter().any(|s| s.part == **p)))
+        .map(|p| crate::result::Share {
+            part: *p,
+            ns: atts
+                .iter()
+                .flat_map(|a| a.shares.iter().filter(|s| s.part == *p))
+                .map(|s| s.ns)
+                .sum::<f64>()
+                / n,
+        })
         .collect();
-    c
+    Some(crate::result::Attribution {
+        mean_ns: atts.iter().map(|a| a.mean_ns).sum::<f64>() / n,
+        shares,
+        notes: first.notes.clone(),
+    })
+}
+
+/// A suite as one comparison input: its rows are the per-job medians, its
+/// `per_run` every run's report of each row (so that a difference is judged
+/// between runs), its OSDs' evidence averaged over the runs. `None` for a
+/// suite without any run.
+pub fn suite_source(doc: &SuiteDoc) -> Option<compare::Source> {
+    let r = as_bench_result(doc)?;
+    let mut s = compare::Source::from(&r);
+    s.label = format!("suite {} on {}", doc.suite, doc.pool);
+    s.per_run = doc
+        .summary
+        .rows
+        .iter()
+        .flat_map(|row| {
+            row_reports(&doc.runs, &row.job, &row.op)
+                .into_iter()
+                .map(move |j| JobReport {
+                    name: row.label.clone(),
+                    ..j.clone()
+                })
+        })
+        .collect();
+    let runs: Vec<&BenchResult> = doc.runs.iter().map(|r| &r.result).collect();
+    s.osds = compare::osd_evidence(&runs);
+    Some(s)
+}
+
+/// Compares suites (the first is the baseline) with
+/// [`compare::compare_sources`]: each figure is the median over runs, and
+/// whether a difference is real is judged from the spread between runs
+/// ([`compare::judge_between_runs`]), never from one run's per-second
+/// samples.
+pub fn compare_suites(docs: &[SuiteDoc]) -> Comparison {
+    let sources: Vec<compare::Source> = docs.iter().filter_map(suite_source).collect();
+    compare::compare_sources(&sources)
 }
 
 #[cfg(test)]
