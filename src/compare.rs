@@ -821,6 +821,7 @@ mod tests {
         let ops: u64 = iops_per_sec.iter().sum();
         let secs = iops_per_sec.len() as f64;
         JobReport {
+            per_second: None,
             name: "write".into(),
             op: "write".into(),
             ops,

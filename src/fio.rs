@@ -162,6 +162,7 @@ pub fn import(v: &Value) -> Result<Source, FioError> {
                 attribution: None,
                 service_latency_ns: None,
                 rate: None,
+                per_second: None,
             });
         }
     }

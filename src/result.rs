@@ -576,6 +576,79 @@ pub struct JobReport {
     /// Open-loop runs (`--rate`): how well the asked rate was kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<RateReport>,
+    /// rados bench's summary over the per-second samples (mean, stddev,
+    /// min, max of IOPS and bandwidth); see [`PerSecond::of`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_second: Option<PerSecond>,
+}
+
+/// Mean, sample standard deviation (n − 1, 0 for one sample), min and max
+/// of one figure over the per-second samples.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Spread {
+    /// Mean of the samples.
+    pub mean: f64,
+    /// Sample standard deviation.
+    pub stddev: f64,
+    /// Lowest sample.
+    pub min: f64,
+    /// Highest sample.
+    pub max: f64,
+}
+
+/// The per-second figures `rados bench` prints at the end (Stddev / Max /
+/// Min of bandwidth and of IOPS), from a job's timeline.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PerSecond {
+    /// How many samples: the measured window's intervals of at least 0.5 s
+    /// (ramp and the short last interval left out; seconds without a
+    /// completion count, as zeros, as in rados bench).
+    pub samples: u64,
+    /// Ops per second.
+    pub iops: Spread,
+    /// MiB per second (rados bench's "MB/sec" is MiB/s).
+    pub mib_s: Spread,
+}
+
+impl Spread {
+    fn of(v: &[f64]) -> Spread {
+        let n = v.len() as f64;
+        let mean = v.iter().sum::<f64>() / n;
+        let stddev = if v.len() < 2 {
+            0.0
+        } else {
+            (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
+        };
+        Spread {
+            mean,
+            stddev,
+            min: v.iter().copied().fold(f64::INFINITY, f64::min),
+            max: v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        }
+    }
+}
+
+impl PerSecond {
+    /// The summary of `timeline`: each sample's ops and bytes divided by its
+    /// interval. `None` without a full measured second.
+    pub fn of(timeline: &[Sample]) -> Option<PerSecond> {
+        let mut prev = 0.0;
+        let (mut iops, mut mib) = (Vec::new(), Vec::new());
+        for s in timeline {
+            let dt = s.t_s - prev;
+            prev = s.t_s;
+            if s.ramp || dt < 0.5 {
+                continue;
+            }
+            iops.push(s.ops as f64 / dt);
+            mib.push(s.bytes as f64 / f64::from(1u32 << 20) / dt);
+        }
+        (!iops.is_empty()).then(|| PerSecond {
+            samples: iops.len() as u64,
+            iops: Spread::of(&iops),
+            mib_s: Spread::of(&mib),
+        })
+    }
 }
 
 /// How an open-loop job kept its schedule.
@@ -629,7 +702,40 @@ impl RateReport {
 
 #[cfg(test)]
 mod tests {
-    use super::DataErrors;
+    use super::{DataErrors, PerSecond, Sample};
+
+    #[test]
+    fn per_second_is_rados_benchs_summary_of_the_measured_seconds() {
+        let s = |t_s: f64, ramp: bool, ops: u64| Sample {
+            t_s,
+            ramp,
+            ops,
+            bytes: ops << 20,
+            mean_latency_ns: 1e6,
+            in_flight: 1,
+            errors: 0,
+        };
+        // Ramp second, three measured seconds (one without a completion),
+        // a cut last interval of 0.3 s.
+        let p = PerSecond::of(&[
+            s(1.0, true, 500),
+            s(2.0, false, 100),
+            s(3.0, false, 0),
+            s(4.0, false, 200),
+            s(4.3, false, 90),
+        ])
+        .unwrap();
+        assert_eq!(p.samples, 3);
+        assert_eq!((p.iops.mean, p.iops.min, p.iops.max), (100.0, 0.0, 200.0));
+        assert_eq!(p.iops.stddev, 100.0);
+        assert_eq!((p.mib_s.mean, p.mib_s.stddev), (100.0, 100.0));
+        assert!(PerSecond::of(&[s(1.0, true, 5), s(1.2, false, 5)]).is_none());
+        let one = PerSecond::of(&[s(1.0, false, 7)]).unwrap();
+        assert_eq!(
+            (one.iops.stddev, one.iops.min, one.iops.max),
+            (0.0, 7.0, 7.0)
+        );
+    }
 
     #[test]
     fn data_errors_name_what_went_wrong() {

@@ -440,10 +440,52 @@ fn cephbench_write(pool: &str, secs: u32, qd: u32) -> (f64, f64) {
         "cbt_parity",
     ]);
     let j = &v["jobs"][0];
+    per_second_matches_the_timeline(j);
     (
         j["iops"].as_f64().unwrap(),
         j["latency_ns"]["mean"].as_f64().unwrap() / 1e9,
     )
+}
+
+/// rados bench's end summary (stddev / min / max of IOPS and bandwidth over
+/// the per-second samples) equals what the job's own timeline gives,
+/// recomputed here: measured intervals of at least 0.5 s, rates per interval,
+/// sample standard deviation.
+fn per_second_matches_the_timeline(j: &Value) {
+    let (mut prev, mut iops, mut mib) = (0.0, Vec::new(), Vec::new());
+    for s in j["timeline"].as_array().unwrap() {
+        let t = s["t_s"].as_f64().unwrap();
+        let dt = t - prev;
+        prev = t;
+        if s["ramp"].as_bool().unwrap() || dt < 0.5 {
+            continue;
+        }
+        iops.push(s["ops"].as_f64().unwrap() / dt);
+        mib.push(s["bytes"].as_f64().unwrap() / 1048576.0 / dt);
+    }
+    let p = &j["per_second"];
+    assert_eq!(p["samples"].as_u64().unwrap() as usize, iops.len(), "{p}");
+    for (v, key) in [(iops, "iops"), (mib, "mib_s")] {
+        let n = v.len() as f64;
+        let mean = v.iter().sum::<f64>() / n;
+        let sd = (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+        let min = v.iter().copied().fold(f64::MAX, f64::min);
+        let max = v.iter().copied().fold(0.0, f64::max);
+        for (name, want) in [("mean", mean), ("stddev", sd), ("min", min), ("max", max)] {
+            let got = p[key][name].as_f64().unwrap();
+            assert!(
+                (got - want).abs() <= 1e-9 * want.abs().max(1.0),
+                "{key}.{name}: {got} vs {want}: {p}"
+            );
+        }
+    }
+    // The per-second mean is the job's rate but for the cut last interval.
+    let iops = j["iops"].as_f64().unwrap();
+    let m = p["iops"]["mean"].as_f64().unwrap();
+    assert!(
+        (m / iops - 1.0).abs() < 0.15,
+        "per-second mean {m} vs IOPS {iops}"
+    );
 }
 
 fn median(mut v: Vec<f64>) -> f64 {

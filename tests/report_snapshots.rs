@@ -118,6 +118,21 @@ fn fixture() -> BenchResult {
             attribution: Some(attribution()),
             service_latency_ns: None,
             rate: None,
+            per_second: Some(cephbench::result::PerSecond {
+                samples: 10,
+                iops: cephbench::result::Spread {
+                    mean: 1200.5,
+                    stddev: 35.25,
+                    min: 1150.0,
+                    max: 1262.0,
+                },
+                mib_s: cephbench::result::Spread {
+                    mean: 4.689,
+                    stddev: 0.1377,
+                    min: 4.492,
+                    max: 4.930,
+                },
+            }),
         }],
         osds: vec![OsdReport {
             osd: 0,

@@ -441,6 +441,7 @@ pub fn job_report(
         }
     };
     JobReport {
+        per_second: crate::result::PerSecond::of(&timeline),
         name: name.into(),
         op: kind.as_str().into(),
         ops: k.ops,

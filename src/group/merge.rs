@@ -141,7 +141,9 @@ fn merge_job(jobs: &[(&str, &JobReport)]) -> Result<JobReport, GroupError> {
             *by_errno.entry(e.clone()).or_insert(0) += n;
         }
     }
+    let timeline = merge_timeline(jobs);
     Ok(JobReport {
+        per_second: crate::result::PerSecond::of(&timeline),
         name: first.name.clone(),
         op: first.op.clone(),
         ops: jobs.iter().map(|(_, j)| j.ops).sum(),
@@ -167,7 +169,7 @@ fn merge_job(jobs: &[(&str, &JobReport)]) -> Result<JobReport, GroupError> {
             .fold(0.0, f64::max),
         slow_ops: jobs.iter().map(|(_, j)| j.slow_ops).sum(),
         slow_op_s: first.slow_op_s,
-        timeline: merge_timeline(jobs),
+        timeline,
         histogram,
         attribution: None,
         service_latency_ns: None,
@@ -354,6 +356,7 @@ mod tests {
 
     fn job(rec: &LatencyRecorder, secs: f64) -> JobReport {
         JobReport {
+            per_second: None,
             name: "write".into(),
             op: "write".into(),
             ops: rec.count(),

@@ -614,6 +614,7 @@ mod tests {
             rec.record(*v);
         }
         JobReport {
+            per_second: None,
             name: "j".into(),
             op: "write".into(),
             ops: values.len() as u64,

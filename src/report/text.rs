@@ -211,6 +211,13 @@ fn render_job(
         j.bytes_per_sec / mib,
         j.bytes
     )?;
+    if let Some(p) = &j.per_second {
+        writeln!(
+            out,
+            "  Per second ({} s):  IOPS stddev {:.1} min {:.0} max {:.0}; MiB/s stddev {:.3} min {:.3} max {:.3}",
+            p.samples, p.iops.stddev, p.iops.min, p.iops.max, p.mib_s.stddev, p.mib_s.min, p.mib_s.max
+        )?;
+    }
     writeln!(
         out,
         "  Stopped by:          {}",

@@ -428,6 +428,7 @@ pub fn as_bench_result(doc: &SuiteDoc) -> Option<BenchResult> {
             }
         }
         jobs.push(JobReport {
+            per_second: crate::result::PerSecond::of(&timeline),
             name: row.label.clone(),
             op: row.op.clone(),
             ops: reps.iter().map(|j| j.ops).sum(),
