@@ -18,6 +18,7 @@ fn rt() -> tokio::runtime::Runtime {
 }
 
 #[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn object_ops_round_trip() {
     let _g = serial();
     let p = pool("cbt-layer");
@@ -63,6 +64,7 @@ fn object_ops_round_trip() {
 /// Futures dropped early and the ioctx dropped right after: the ioctx waits
 /// for the ops in flight, so every write lands and nothing crashes.
 #[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn dropping_an_ioctx_waits_for_ops_in_flight() {
     let _g = serial();
     let p = pool("cbt-layer");
@@ -89,6 +91,7 @@ fn dropping_an_ioctx_waits_for_ops_in_flight() {
 }
 
 #[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn commands_return_json_and_status() {
     let _g = serial();
     let rados = connect();
@@ -113,6 +116,7 @@ fn commands_return_json_and_status() {
 }
 
 #[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn image_lifecycle() {
     let _g = serial();
     let p = pool_for("cbt-rbd", "rbd");
@@ -166,6 +170,7 @@ fn image_lifecycle() {
 
 /// Connection settings come from $CEPH_CONF and $CEPH_ARGS as with the ceph CLI.
 #[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn ceph_conf_and_ceph_args_are_honoured() {
     let _g = serial();
     let p = pool("cbt-layer");
@@ -248,6 +253,7 @@ async fn reap(q: &mut ceph::CompletionQueue, n: usize) -> Vec<ceph::Reaped> {
 /// buffer, slots reused; then a queue dropped with ops in flight waits for
 /// them (their callbacks write into its slots).
 #[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn completion_queue_round_trip_and_drop_in_flight() {
     let _g = serial();
     let p = pool("cbt-layer");
@@ -304,6 +310,7 @@ fn completion_queue_round_trip_and_drop_in_flight() {
 /// dropped while its op is in flight stays alive for the op (valgrind.sh
 /// runs this test under memcheck).
 #[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn shared_payload_writes_without_copy() {
     let _g = serial();
     let p = pool("cbt-layer");
@@ -352,6 +359,7 @@ fn shared_payload_writes_without_copy() {
 /// RBD ops through the queue: writes from the slot's write buffer, reads
 /// into its read buffer, and a flush.
 #[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn completion_queue_on_an_image() {
     let _g = serial();
     let p = pool_for("cbt-rbd", "rbd");

@@ -171,6 +171,7 @@ fn osd_bench(args: &[&str]) -> (Vec<(i64, f64, f64)>, Vec<String>) {
 }
 
 #[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn a_slow_flushing_drive_shows_in_its_pool_and_its_osd_only() {
     let root = std::fs::read_to_string("/proc/self/status")
         .ok()

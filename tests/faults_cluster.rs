@@ -29,6 +29,7 @@ fn osd_pid(id: u32) -> String {
 /// restart it a few seconds later: the run goes on, reports the stall and
 /// no errors, and every op it wrote reads back intact.
 #[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn osd_killed_and_revived_mid_run() {
     let _g = serial();
     let osds: u64 = serde_json::from_str::<Value>(&common::ceph(&["osd", "stat", "-f", "json"]))

@@ -142,6 +142,7 @@ fn rbd(args: &[&str]) -> std::process::Output {
 /// Debian's fio, rbd engine, on the test cluster: its JSON file imports
 /// with the numbers fio wrote.
 #[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn fio_rbd_engine_output_imports_with_fios_numbers() {
     let _g = common::serial();
     common::pool_for(POOL, "rbd");

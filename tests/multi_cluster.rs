@@ -21,6 +21,7 @@ fn rt() -> tokio::runtime::Runtime {
 /// A watcher that acks, one that does not: the reply names both, with the
 /// gids and cookies of the watches and the acking one's payload.
 #[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn watch_notify_round_trip() {
     let _g = serial();
     let p = pool(POOL);
@@ -258,6 +259,7 @@ fn controller(args: &[&str]) -> Command {
 /// merged percentiles are those of the concatenated histograms, the group's
 /// IOPS is the sum, and the clients start together.
 #[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn three_agents_merge_into_one_result() {
     let _g = serial();
     pool(POOL);
@@ -528,6 +530,7 @@ fn three_agents_merge_into_one_result() {
 /// SIGKILL of one agent mid-run: the report names it as missing, merges the
 /// others, the command fails, and what the dead agent left is removed.
 #[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn a_killed_agent_is_named_not_waited_for() {
     let _g = serial();
     pool(POOL);
@@ -629,6 +632,7 @@ fn a_killed_agent_is_named_not_waited_for() {
 /// SIGINT at the controller: the agents stop their job early, still report,
 /// and the command exits 130 with an interrupted result.
 #[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn interrupting_the_controller_stops_the_agents() {
     let _g = serial();
     pool(POOL);
@@ -701,6 +705,7 @@ fn interrupting_the_controller_stops_the_agents() {
 
 /// Bad group arguments: one line naming the fix, exit 2, nothing sent.
 #[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn bad_group_arguments_are_usage_errors() {
     for (args, want) in [
         (&["agent", "-p", "x", "--group", "a.b"][..], "--group 'a.b'"),
@@ -749,6 +754,7 @@ fn bad_group_arguments_are_usage_errors() {
 /// `rbd --group`: each agent creates, preconditions and removes its own
 /// image, starts at the common start, and the merged ops are the sum.
 #[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn rbd_group_run_uses_one_image_per_agent() {
     let _g = serial();
     pool(POOL);
@@ -836,6 +842,7 @@ fn saved_results(a: &Agent) -> Vec<BenchResult> {
 /// read job reads what each agent's write job wrote), the suite's figures are
 /// the merged ones, and nothing is left in the pool.
 #[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn suite_runs_each_job_on_the_group() {
     let _g = serial();
     pool(POOL);
@@ -979,6 +986,7 @@ fn images(pool: &str) -> Vec<String> {
 /// every job runs on those same two, the merged figures are per job, and
 /// no image is left afterwards; the third agent is never given a job.
 #[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn rbd_suite_on_a_group_gives_each_agent_its_own_image() {
     let _g = serial();
     let pool = common::pool_for(RBD_POOL, "rbd");
@@ -1139,6 +1147,7 @@ fn user(dir: &Path, id: &str, caps: &[&str]) -> PathBuf {
 /// (watch, notify, results): `mon 'allow r' osd 'allow rw pool=POOL'`.
 /// With `osd 'allow r'` an agent cannot join and names the caps it needs.
 #[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn data_path_caps_suffice_for_a_group_run() {
     let _g = serial();
     pool(POOL);
@@ -1218,6 +1227,7 @@ fn data_path_caps_suffice_for_a_group_run() {
 /// that allows only that namespace suffices for all of it; nothing of
 /// cephbench's is left in the namespace or outside it afterwards.
 #[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn a_group_runs_in_a_namespace_under_a_namespace_only_key() {
     let _g = serial();
     pool(POOL);

@@ -247,6 +247,7 @@ fn up_rig(clients: u32) -> Down {
 }
 
 #[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn one_way_delays_on_cluster_and_public_links_raise_write_latency_by_two_d() {
     if let Some(why) = skip_reason() {
         eprintln!(
@@ -673,6 +674,7 @@ fn group_run(run: &str, secs: u32, agents: &[SwAgent]) -> cephbench::result::Ben
 /// address, and a 1 ms one-way delay on client 1's link only: agent 1's mean
 /// rises by ≈ 2 ms, the others' do not.
 #[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn three_agents_on_three_client_hosts() {
     if let Some(why) = skip_reason() {
         eprintln!(

@@ -25,6 +25,7 @@ fn ours(pool: &str) -> Vec<String> {
 }
 
 #[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn write_seq_rand_cleanup_round_trip_spares_foreign_objects() {
     let _g = serial();
     let p = pool(POOL);
@@ -155,6 +156,7 @@ fn json_run_code(args: &[&str]) -> (Option<i32>, Value, String) {
 /// middle of a block only the full check; each changes the exit code to 3
 /// with the report still printed. Damage made with the `rados` CLI.
 #[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn short_reads_and_mismatches_are_errors_with_exit_code_3() {
     let _g = serial();
     let p = pool(POOL);
@@ -261,6 +263,7 @@ fn short_reads_and_mismatches_are_errors_with_exit_code_3() {
 }
 
 #[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn write_cleans_up_by_default_and_refuses_to_overwrite_a_kept_run() {
     let _g = serial();
     let p = pool(POOL);
@@ -326,6 +329,7 @@ fn write_cleans_up_by_default_and_refuses_to_overwrite_a_kept_run() {
 }
 
 #[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn reads_without_a_write_run_say_what_to_do() {
     let _g = serial();
     let p = pool(POOL);
@@ -342,6 +346,7 @@ fn reads_without_a_write_run_say_what_to_do() {
 }
 
 #[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn wrong_pool_and_wrong_key_fail_with_one_line() {
     let _g = serial();
     let out = cephbench()
@@ -528,18 +533,21 @@ fn parity(qd: u32) {
 }
 
 #[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn parity_with_rados_bench_4k_qd16() {
     let _g = serial();
     parity(16);
 }
 
 #[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn parity_with_rados_bench_4k_qd1() {
     let _g = serial();
     parity(1);
 }
 
 #[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn sigint_during_write_stops_quickly_reports_and_cleans_up() {
     let _g = serial();
     let p = pool(POOL);
@@ -630,6 +638,7 @@ fn sigint_during_write_stops_quickly_reports_and_cleans_up() {
 }
 
 #[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn live_line_every_second_on_stderr() {
     let _g = serial();
     let p = pool(POOL);
@@ -688,6 +697,7 @@ fn live_line_every_second_on_stderr() {
 /// Two pools of one cluster, compared: each figure side by side with a Diff
 /// column, and the noise verdict from the per-second samples.
 #[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn compare_two_pools() {
     let _g = serial();
     let a = pool(POOL);
@@ -752,6 +762,7 @@ fn compare_two_pools() {
 /// finds them, stamped with the op number; bytes count every destination;
 /// seq/rand refuse such a run; cleanup removes it.
 #[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn omap_and_xattr_writes_land_and_match_the_osds_counts() {
     let _g = serial();
     let p = pool(POOL);

@@ -30,6 +30,7 @@ fn ns(j: &Value, block: &str, q: &str) -> f64 {
 }
 
 #[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn below_capacity_the_asked_rate_is_kept() {
     let _g = common::serial();
     let pool = common::pool("cephbench_rate");
@@ -62,6 +63,7 @@ fn below_capacity_the_asked_rate_is_kept() {
 }
 
 #[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn above_capacity_the_backlog_shows_in_intended_latency_only() {
     let _g = common::serial();
     let pool = common::pool("cephbench_rate");
@@ -131,6 +133,7 @@ fn with_stall(run: impl FnOnce() -> Value) -> Value {
 }
 
 #[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn a_paused_osd_shows_in_open_loop_percentiles_not_in_closed_loop_ones() {
     let _g = common::serial();
     let pool = common::pool("cephbench_rate");

@@ -22,8 +22,10 @@ if [[ -z ${CEPHBENCH_TEST_CONF:-} ]]; then
 fi
 
 # Cluster tests serialise themselves within each test binary; cargo runs the
-# binaries one after another, so one cluster serves them all.
-cargo test --workspace
+# binaries one after another, so one cluster serves them all. They are marked
+# #[ignore] (plain `cargo test` needs no cluster and lists them as ignored);
+# here they run with the rest.
+cargo test --workspace -- --include-ignored
 
 # The FFI layer's tests once more under valgrind memcheck (a short subset).
 bash tests/valgrind.sh

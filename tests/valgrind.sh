@@ -22,7 +22,7 @@ start=$(date +%s)
 valgrind --tool=memcheck --error-exitcode=1 --errors-for-leak-kinds=definite \
     --leak-check=full --show-leak-kinds=definite --num-callers=40 \
     --suppressions=tests/valgrind.supp \
-    "$bin" --test-threads=1 --exact \
+    "$bin" --test-threads=1 --include-ignored --exact \
     object_ops_round_trip dropping_an_ioctx_waits_for_ops_in_flight image_lifecycle \
     completion_queue_round_trip_and_drop_in_flight completion_queue_on_an_image \
     shared_payload_writes_without_copy
