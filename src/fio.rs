@@ -4,10 +4,12 @@
 //! Each fio job's `read` and `write` sections (those that did I/O) become one
 //! row each, named `jobname/read` and `jobname/write`: fio's `total_ios`,
 //! `io_bytes`, `runtime`, `iops` and `bw_bytes`, and as latency fio's
-//! **clat** (`clat_ns`: submission to completion), the analogue of
-//! cephbench's completion latency. fio's `lat` (clat plus submission) mean is
-//! reported in a note. fio has no per-second samples here, so its rows get
-//! no noise verdict.
+//! **lat** (`lat_ns`: from before the I/O is submitted to its completion,
+//! clat plus the submission): cephbench's timer starts before the aio call,
+//! so its completion latency is fio's lat, not its clat. fio prints lat
+//! percentiles only with `lat_percentiles=1`; otherwise the percentiles are
+//! clat's (a note says which rows). fio has no per-second samples here, so
+//! its rows get no noise verdict.
 #![forbid(unsafe_code)]
 
 use std::collections::BTreeMap;
@@ -19,8 +21,9 @@ use crate::result::JobReport;
 use crate::stats::LatencySummary;
 
 /// What the compare output says about fio rows.
-pub const CLAT_NOTE: &str = "fio rows: latency is fio's clat (submission -> completion), \
-the analogue of cephbench's completion latency; fio's lat adds the submission time";
+pub const LAT_NOTE: &str = "fio rows: latency is fio's lat (submission + completion), the \
+figure cephbench's completion latency matches (its timer starts before the aio call); fio's \
+clat leaves the submission out";
 
 /// fio output that cannot be imported.
 #[derive(Debug, thiserror::Error)]
@@ -91,7 +94,7 @@ pub fn import(v: &Value) -> Result<Source, FioError> {
         .ok_or_else(|| FioError("fio output without a 'jobs' array".into()))?;
     let global = v.get("global options").cloned().unwrap_or(Value::Null);
     let mut rows: Vec<JobReport> = Vec::new();
-    let mut lat_notes = Vec::new();
+    let (mut clat_pcts, mut no_lat) = (Vec::new(), Vec::new());
     let mut first_label = None;
     for (i, job) in jobs.iter().enumerate() {
         let name = job
@@ -114,30 +117,40 @@ pub fn import(v: &Value) -> Result<Source, FioError> {
             let clat = s
                 .get("clat_ns")
                 .ok_or_else(|| FioError(format!("{what}: no 'clat_ns'")))?;
+            // fio always prints lat's min/mean/max; its percentiles only
+            // with lat_percentiles=1, else clat's stand in.
+            let lat = s.get("lat_ns").filter(|l| l.get("mean").is_some());
+            let whole = lat.unwrap_or(clat);
+            let (pcts, kind) = match lat {
+                Some(l) if l.get("percentile").is_some() => (l, "lat"),
+                _ => (clat, "clat"),
+            };
             let pct = |p: f64| {
-                percentile(clat, p).ok_or_else(|| {
+                percentile(pcts, p).ok_or_else(|| {
                     FioError(format!(
-                        "{what}: no clat percentile {p} (fio ran with clat_percentiles=0 or \
-                         lat_percentiles=1; rerun with fio's defaults)"
+                        "{what}: no {kind} percentile {p} (fio ran with clat_percentiles=0; \
+                         rerun with fio's defaults or lat_percentiles=1)"
                     ))
                 })
             };
             let latency_ns = LatencySummary {
-                min: u64_of(clat, "min", &what)?,
-                mean: f64_of(clat, "mean", &what)?,
-                stddev: f64_of(clat, "stddev", &what)?,
+                min: u64_of(whole, "min", &what)?,
+                mean: f64_of(whole, "mean", &what)?,
+                stddev: f64_of(whole, "stddev", &what)?,
                 p50: pct(50.0)?,
                 p90: pct(90.0)?,
                 p99: pct(99.0)?,
                 p99_9: pct(99.9)?,
-                max: u64_of(clat, "max", &what)?,
+                max: u64_of(whole, "max", &what)?,
             };
             let mut row_name = name.to_string();
             if rows.iter().any(|r| r.name == row_name && r.op == op) {
                 row_name = format!("{name}#{i}");
             }
-            if let Some(m) = s.get("lat_ns").and_then(|l| l.get("mean")?.as_f64()) {
-                lat_notes.push(format!("{row_name}/{op} {:.3} ms", m / 1e6));
+            if lat.is_none() {
+                no_lat.push(format!("{row_name}/{op}"));
+            } else if kind == "clat" {
+                clat_pcts.push(format!("{row_name}/{op}"));
             }
             rows.push(JobReport {
                 name: row_name,
@@ -175,9 +188,19 @@ pub fn import(v: &Value) -> Result<Source, FioError> {
     if jobs.len() > 1 {
         label.push_str(&format!(" (+{} more fio jobs)", jobs.len() - 1));
     }
-    let mut notes = vec![CLAT_NOTE.to_string()];
-    if !lat_notes.is_empty() {
-        notes.push(format!("{label}: fio lat mean {}", lat_notes.join(", ")));
+    let mut notes = vec![LAT_NOTE.to_string()];
+    if !clat_pcts.is_empty() {
+        notes.push(format!(
+            "{label}: percentiles of {} are fio's clat (fio prints lat percentiles only with \
+             lat_percentiles=1): short of lat by the submission time",
+            clat_pcts.join(", ")
+        ));
+    }
+    if !no_lat.is_empty() {
+        notes.push(format!(
+            "{label}: {} have no lat in fio's output: their latency is clat",
+            no_lat.join(", ")
+        ));
     }
     Ok(Source {
         label,

@@ -88,7 +88,8 @@ struct Job {
     qd: u32,
 }
 
-/// (IOPS, mean clat in ns) of fio's rbd engine.
+/// (IOPS, mean lat in ns: fio's submission + completion, which cephbench's
+/// timer matches) of fio's rbd engine.
 fn fio(conf: &std::path::Path, image: &str, j: &Job, secs: u32) -> (f64, f64) {
     let out = run(Command::new("timeout")
         .arg("120")
@@ -125,7 +126,7 @@ fn fio(conf: &std::path::Path, image: &str, j: &Job, secs: u32) -> (f64, f64) {
     let s = &v["jobs"][0][side];
     (
         s["iops"].as_f64().unwrap(),
-        s["clat_ns"]["mean"].as_f64().unwrap(),
+        s["lat_ns"]["mean"].as_f64().unwrap(),
     )
 }
 
@@ -240,7 +241,7 @@ fn parity_with_fio_rbd_engine_on_seed_002_jobs() {
                 (fio(&fconf, image, j, secs), c)
             };
             eprintln!(
-                "{} {} QD{}: fio {fi:.0} IOPS clat {:.3} ms; cephbench {ci:.0} IOPS {:.3} ms",
+                "{} {} QD{}: fio {fi:.0} IOPS lat {:.3} ms; cephbench {ci:.0} IOPS {:.3} ms",
                 j.rw,
                 j.bs,
                 j.qd,
