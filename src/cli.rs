@@ -496,6 +496,10 @@ pub struct RbdArgs {
     /// Skip writing the test area once before the jobs (the report flags it).
     #[arg(long)]
     pub no_precondition: bool,
+    /// Random offsets uniform with repeats, as fio's norandommap [default: each block once
+    /// per pass, fio's default random map].
+    #[arg(long)]
+    pub norandommap: bool,
     /// Open loop: issue ops at this rate (ops/s, e.g. 1000 or 2k), at most
     /// the queue depth in flight; latency counts from each op's intended start.
     #[arg(long, value_parser = rate_arg, value_name = "OPS/S")]
@@ -631,6 +635,7 @@ impl RbdArgs {
             test_area: self.test_area,
             fsync_every: self.fsync_every,
             rbd_cache: self.rbd_cache == OnOff::On,
+            norandommap: self.norandommap,
             precondition: !self.no_precondition,
             prior_precondition: None,
             live,

@@ -460,6 +460,11 @@ pub struct RbdWorkload {
     pub fsync_every: Option<u64>,
     /// Whether librbd's client cache was on (off: every write is acknowledged by the OSDs).
     pub rbd_cache: bool,
+    /// Random offsets: each block once per pass (true, fio's default random
+    /// map) or uniform with repeats (false, `--norandommap`); null for
+    /// sequential jobs and results from before the choice existed (uniform).
+    #[serde(default)]
+    pub random_map: Option<bool>,
     /// Whether the test area was written once before the jobs.
     pub preconditioned: bool,
     /// The preconditioning pass, if any.

@@ -669,3 +669,70 @@ fn cleanup_removes_kept_and_crashed_run_images_only() {
     );
     rbd(&["rm", "-p", POOL, "cbt-bystander"]);
 }
+
+/// Random offsets: one pass of a random-map randwrite writes every block of
+/// the test area once (fio's default random map); `--norandommap` draws
+/// with repeats and leaves about 1/e of the blocks unwritten. Counted from
+/// the image itself (`rbd export`: a never-written block reads as zeros).
+#[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
+fn a_random_map_writes_each_block_once_per_pass() {
+    let _g = serial();
+    pool();
+    let dir = tempfile::tempdir().unwrap();
+    let mut covered = Vec::new();
+    for (name, extra) in [("map", None), ("nomap", Some("--norandommap"))] {
+        let image = format!("cbt-randmap-{name}");
+        assert!(rbd(&["create", "-p", POOL, "--size", "4M", &image])
+            .status
+            .success());
+        let mut args = vec![
+            "rbd",
+            "-p",
+            POOL,
+            "--image",
+            &image,
+            "--allow-write",
+            "--rw",
+            "randwrite",
+            "--bs",
+            "4K",
+            "--iodepth",
+            "4",
+            "--io-total",
+            "4M",
+            "--no-precondition",
+            "--no-telemetry",
+        ];
+        args.extend(extra);
+        let v = ok_json(&args);
+        assert_eq!(v["jobs"][0]["ops"], 1024, "{}", v["jobs"][0]);
+        assert_eq!(
+            v["workload"]["random_map"],
+            extra.is_none(),
+            "{}",
+            v["workload"]
+        );
+        let file = dir.path().join(&image);
+        let out = rbd(&["export", "-p", POOL, &image, file.to_str().unwrap()]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(rbd(&["rm", "-p", POOL, &image]).status.success());
+        let data = std::fs::read(&file).unwrap();
+        covered.push(
+            data.chunks(4096)
+                .filter(|b| b.iter().any(|x| *x != 0))
+                .count(),
+        );
+    }
+    eprintln!(
+        "4 KiB blocks written of 1024: random map {}, norandommap {}",
+        covered[0], covered[1]
+    );
+    assert_eq!(covered[0], 1024);
+    // 1024 draws with repeats: 1024 (1 - 1/e) = 647 expected, sd ~ 9.
+    assert!((600..700).contains(&covered[1]), "{covered:?}");
+}

@@ -113,6 +113,7 @@ fn result(jobs: Vec<JobReport>, rw: &str, bs: u64, qd: u64, fsync: Option<u64>) 
             ramp_s: 1.0,
             fsync_every: fsync,
             rbd_cache: false,
+            random_map: Some(true),
             preconditioned: true,
             precondition: Some(Precondition {
                 bytes: 2 << 30,

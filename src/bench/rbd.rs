@@ -75,6 +75,10 @@ pub struct RbdConfig {
     pub fsync_every: Option<u64>,
     /// `--rbd-cache on` (the caller configured the connection accordingly).
     pub rbd_cache: bool,
+    /// `--norandommap`: random offsets uniform with repeats instead of each
+    /// block once per pass (fio's option and default).
+    #[serde(default)]
+    pub norandommap: bool,
     /// Precondition the test area (unless `--no-precondition`).
     pub precondition: bool,
     /// The test area was already written by an earlier run on the same image
@@ -423,7 +427,7 @@ async fn run_on_image(
             .collect();
         let mut sources: Vec<RbdSource> = (0..cfg.numjobs)
             .map(|j| {
-                RbdSource::new(
+                let s = RbdSource::new(
                     cfg.mode,
                     cfg.rwmix_read,
                     cfg.bs,
@@ -431,7 +435,12 @@ async fn run_on_image(
                     per_job,
                     cfg.fsync_every,
                     started_unix.wrapping_add(j as u64 * 0x9E37_79B9),
-                )
+                );
+                if cfg.norandommap {
+                    s
+                } else {
+                    s.with_random_map()
+                }
             })
             .collect();
         measured_start = Some(std::time::SystemTime::now());
@@ -508,6 +517,7 @@ async fn run_on_image(
             ramp_s: cfg.ramp.as_secs_f64(),
             fsync_every: cfg.fsync_every,
             rbd_cache: cfg.rbd_cache,
+            random_map: cfg.mode.is_random().then_some(!cfg.norandommap),
             preconditioned: precondition.is_some(),
             precondition,
         }),

@@ -71,10 +71,17 @@ impl Text {
                     ),
                     None => "NOT preconditioned".into(),
                 };
-                let sync = w
+                let mut sync = w
                     .fsync_every
                     .map(|n| format!(", flush after every {n} write(s)"))
                     .unwrap_or_default();
+                match w.random_map {
+                    Some(true) => sync.push_str(", random offsets: each block once per pass"),
+                    Some(false) => {
+                        sync.push_str(", random offsets: uniform, blocks repeat (norandommap)")
+                    }
+                    None => {}
+                }
                 writeln!(
                     out,
                     "rbd cache {}, {pre}{sync}",

@@ -455,6 +455,7 @@ impl PoolSession {
                         test_area: Some(suite.test_area),
                         fsync_every: *fsync_every,
                         rbd_cache: false,
+                        norandommap: false,
                         precondition: true,
                         prior_precondition: self.prior.clone(),
                         live: false,
