@@ -2,8 +2,9 @@
 //! into the parts of an op's path, from what the probes measured.
 //!
 //! For a client op on its primary OSD (see `PrimaryLogPG::do_op`,
-//! `log_op_stats`, `ReplicatedBackend::submit_transaction` and
-//! `OSD::ms_fast_dispatch` for where each timer starts and stops):
+//! `log_op_stats`, `ReplicatedBackend::submit_transaction`,
+//! `ReplicatedBackend::repop_commit` and `OSD::ms_fast_dispatch` for where
+//! each timer starts and stops):
 //!
 //! ```text
 //! client submit ─┬─ client share: librados/librbd, messenger threads (not measured
@@ -28,10 +29,36 @@
 //!                │   a mean over every transaction of the OSD (its replica
 //!                │   writes too), capped at the local share
 //!                ├─ replication = time the primary still waited for its replicas
-//!                │   after its own commit: process − prepare − local commit
-//!                │   (cluster-network RTT + replica's repop time − local commit)
+//!                │   after its own commit: R = process − prepare − commit_lat
+//!                │   (≥ 0), split in two:
+//!                ├─ replica = max(0, S − commit_lat), at most R, where S is the
+//!                │   slowest replica's subop_w_latency (measured on the replica:
+//!                │   repop received → its commit; its queue, objectstore and
+//!                │   device flush), averaged over the primary's PGs
+//!                ├─ cluster network = R − replica = process − prepare −
+//!                │   max(S, commit_lat): the primary's wait beyond both its own
+//!                │   commit and the replica's own time — the repop and its reply
+//!                │   on the back network, and both OSDs' messengers
 //!   reply sent ──┘
 //! ```
+//!
+//! The cluster-network share is not a ping of the back network: it is what
+//! the primary's wait has on top of its replica's own timer, so its biases
+//! are the counters'. It holds, besides the wire both ways, both OSDs'
+//! messenger threads and the primary's handling of the repop reply (it goes
+//! through the primary's op queue): on an idle loopback it is a few tenths of
+//! a ms, where a TCP round trip is tens of µs. S is a mean of means (the
+//! slowest replica's mean, not the mean of each op's slower replica), so
+//! replica jitter that makes a different replica the slower one per op lands
+//! in the cluster network: low with one slow replica, up to the replicas'
+//! spread with equal ones. A repop payload's transfer is after the replica's
+//! receive stamp (msgr2 stamps the frame preamble), so for large writes it
+//! lands in `replica`, not in the cluster network. The OSDs' back-interface
+//! heartbeat pings (`dump_osd_network`) are not used for the share: they are
+//! a one-minute average, sampled every few seconds, so a short run's delay
+//! change hardly moves them (they include both OSDs' userspace too). Without
+//! the replicas' counters (their `subop_w` unread, or a result made before the
+//! split) the wait stays one `replication` share, with a note.
 //!
 //! Reads have no replication share (`op_r_latency`, `op_r_process_latency`).
 //! Every share is an OSD-reported or probe-measured mean over the run window;
@@ -40,7 +67,7 @@
 #![forbid(unsafe_code)]
 
 use crate::counters::OsdCounters;
-use crate::result::{Attribution, BenchResult, Part, Share};
+use crate::result::{Attribution, BenchResult, Part, ReplicaSet, Share};
 
 /// What is known about one op kind on one primary OSD.
 #[derive(Debug, Clone, Copy)]
@@ -59,6 +86,32 @@ pub struct OsdInputs<'a> {
     pub bandwidth: Option<f64>,
     /// Copies the pool keeps (1: no replication).
     pub pool_size: u32,
+    /// The slowest replica's mean repop time (`subop_w_latency`, receive →
+    /// commit on the replica), averaged over this primary's PGs, ns
+    /// ([`slowest_replica_ns`]); `None`: not known, the replication wait is
+    /// not split.
+    pub replica_ns: Option<f64>,
+}
+
+/// The mean over a primary's PGs (weighted by PG count) of the slowest
+/// replica's mean repop time, from each replica OSD's `subop_w` mean (ns;
+/// `None` for a replica whose counters were not read or saw no repop).
+/// `None` when any replica is unknown or there are no replica sets.
+pub fn slowest_replica_ns(
+    sets: &[ReplicaSet],
+    subop_ns: impl Fn(i32) -> Option<f64>,
+) -> Option<f64> {
+    let (mut sum, mut pgs) = (0.0, 0u64);
+    for s in sets.iter().filter(|s| s.pgs > 0) {
+        let mut slowest: Option<f64> = None;
+        for o in &s.osds {
+            let v = subop_ns(*o)?;
+            slowest = Some(slowest.map_or(v, |x: f64| x.max(v)));
+        }
+        sum += slowest? * f64::from(s.pgs);
+        pgs += u64::from(s.pgs);
+    }
+    (pgs > 0).then(|| sum / pgs as f64)
 }
 
 /// Splits one primary OSD's mean for one op kind.
@@ -145,7 +198,8 @@ pub fn split_osd(i: &OsdInputs<'_>) -> Attribution {
                 let (local, f) = process.map(split).unzip();
                 push(Part::OsdLocal, local);
                 push(Part::DeviceFlush, f.flatten());
-                push(Part::Replication, Some(0.0));
+                push(Part::ClusterNetwork, Some(0.0));
+                push(Part::Replica, Some(0.0));
                 notes.push("size-1 pool: no replication share".into());
             } else {
                 let prepare = mean(c.op_w_prepare_latency);
@@ -164,7 +218,30 @@ pub fn split_osd(i: &OsdInputs<'_>) -> Attribution {
                         let (local, f) = split(p - repl);
                         push(Part::OsdLocal, Some(local));
                         push(Part::DeviceFlush, f);
-                        push(Part::Replication, Some(repl));
+                        match i.replica_ns {
+                            Some(s) => {
+                                let replica = (s - commit.unwrap_or(0.0)).clamp(0.0, repl);
+                                push(Part::Replica, Some(replica));
+                                push(Part::ClusterNetwork, Some(repl - replica));
+                                notes.push(
+                                    "cluster network = the primary's wait for its replicas beyond \
+                                     its own commit, less the slowest replica's own repop time \
+                                     (subop_w): the back network both ways and both OSDs' \
+                                     messengers; replica = that repop time beyond the primary's \
+                                     own commit"
+                                        .into(),
+                                );
+                            }
+                            None => {
+                                push(Part::Replication, Some(repl));
+                                notes.push(
+                                    "replication not split into cluster network and replica: \
+                                     the replicas' subop_w counters were not read (they need \
+                                     osd 'allow *' on every replica OSD)"
+                                        .into(),
+                                );
+                            }
+                        }
                     }
                     None => {
                         let (local, f) = process.map(split).unzip();
@@ -178,7 +255,8 @@ pub fn split_osd(i: &OsdInputs<'_>) -> Attribution {
             let (op, process) = (mean(c.op_r_latency), mean(c.op_r_process_latency));
             push(Part::OsdQueue, op.zip(process).map(|(o, p)| o - p));
             push(Part::OsdLocal, process);
-            push(Part::Replication, Some(0.0));
+            push(Part::ClusterNetwork, Some(0.0));
+            push(Part::Replica, Some(0.0));
         }
         _ => {}
     }
@@ -360,8 +438,20 @@ pub fn attribute(result: &mut BenchResult) {
             0.0
         }
     };
+    // Each OSD's mean repop time as a replica, over the run window.
+    let subop = |osd: i32| {
+        result
+            .osds
+            .iter()
+            .find(|o| o.osd == osd)
+            .and_then(|o| o.counters.as_ref())
+            .filter(|c| !c.reset)
+            .and_then(|c| c.subop_w_latency)
+            .and_then(|d| d.mean_ns)
+    };
     let mut per_osd = Vec::new();
     for o in &result.osds {
+        let replica_ns = slowest_replica_ns(&o.replica_sets, subop);
         for (ix, row) in o.client.iter().enumerate() {
             if row.op == "flush" {
                 continue;
@@ -374,6 +464,7 @@ pub fn attribute(result: &mut BenchResult) {
                 op_bytes: op_bytes(&row.op),
                 bandwidth: bandwidth(o.osd),
                 pool_size: size,
+                replica_ns,
             });
             per_osd.push((o.osd, ix, a));
         }
@@ -454,6 +545,7 @@ mod tests {
             op_bytes: 4096.0,
             bandwidth: None,
             pool_size: 3,
+            replica_ns: None,
         });
         assert_eq!(get(&a, Part::PublicNetwork), Some(0.25));
         assert_eq!(get(&a, Part::OsdQueue), Some(1.0));
@@ -477,6 +569,103 @@ mod tests {
     }
 
     #[test]
+    fn the_replication_wait_splits_into_cluster_network_and_replica() {
+        let c = counters();
+        let mk = |replica_ns: Option<f64>| {
+            split_osd(&OsdInputs {
+                op: "write",
+                client_mean_ns: 6e6,
+                counters: Some(&c),
+                rtt_ns: Some(0.25e6),
+                op_bytes: 4096.0,
+                bandwidth: None,
+                pool_size: 3,
+                replica_ns,
+            })
+        };
+        // wait 3.5 beyond prepare; commit 2.0: replication 1.5. The slowest
+        // replica took 2.8 from receive to commit: 0.8 longer than the
+        // primary's commit; the remaining 0.7 is the round trip.
+        let a = mk(Some(2.8e6));
+        assert_eq!(get(&a, Part::Replication), None);
+        assert!((get(&a, Part::Replica).unwrap() - 0.8).abs() < 1e-9);
+        assert!((get(&a, Part::ClusterNetwork).unwrap() - 0.7).abs() < 1e-9);
+        assert_eq!(get(&a, Part::OsdLocal), Some(2.5), "unchanged by the split");
+        assert!((sum(&a) - 6e6).abs() < 1e-6);
+        let order: Vec<Part> = a.shares.iter().map(|s| s.part).collect();
+        assert_eq!(
+            order,
+            [
+                Part::PublicNetwork,
+                Part::OsdQueue,
+                Part::OsdLocal,
+                Part::ClusterNetwork,
+                Part::Replica,
+                Part::Unattributed
+            ]
+        );
+        assert!(a.notes.iter().any(|n| n.contains("subop_w")));
+        // A replica faster than the primary's own commit: all of it is the network.
+        let a = mk(Some(1.0e6));
+        assert_eq!(get(&a, Part::Replica), Some(0.0));
+        assert_eq!(get(&a, Part::ClusterNetwork), Some(1.5));
+        // A replica slower than the whole wait (its mean over other primaries'
+        // repops too): capped, the network gets 0.
+        let a = mk(Some(9.0e6));
+        assert_eq!(get(&a, Part::Replica), Some(1.5));
+        assert_eq!(get(&a, Part::ClusterNetwork), Some(0.0));
+        // A one-way delay D on the back network: the wait grows by 2D, the
+        // replica's own timer does not; all of it lands in the network share.
+        let mut slow = counters();
+        slow.op_w_process_latency = avg(6.0);
+        let d = split_osd(&OsdInputs {
+            op: "write",
+            client_mean_ns: 8e6,
+            counters: Some(&slow),
+            rtt_ns: Some(0.25e6),
+            op_bytes: 4096.0,
+            bandwidth: None,
+            pool_size: 3,
+            replica_ns: Some(2.8e6),
+        });
+        assert!((get(&d, Part::ClusterNetwork).unwrap() - 2.7).abs() < 1e-9);
+        assert!((get(&d, Part::Replica).unwrap() - 0.8).abs() < 1e-9);
+        // Unknown replicas: one unsplit share, and a note says why.
+        let a = mk(None);
+        assert_eq!(get(&a, Part::Replication), Some(1.5));
+        assert_eq!(get(&a, Part::ClusterNetwork), None);
+        assert!(a.notes.iter().any(|n| n.contains("not split")));
+    }
+
+    #[test]
+    fn the_slowest_replica_is_averaged_over_the_primarys_pgs() {
+        let sets = [
+            ReplicaSet {
+                osds: vec![1, 2],
+                pgs: 3,
+            },
+            ReplicaSet {
+                osds: vec![3, 1],
+                pgs: 1,
+            },
+        ];
+        let subop = |o: i32| match o {
+            1 => Some(1.0),
+            2 => Some(3.0),
+            3 => Some(0.5),
+            _ => None,
+        };
+        // (3 × max(1, 3) + 1 × max(0.5, 1)) / 4 = 2.5.
+        assert_eq!(slowest_replica_ns(&sets, subop), Some(2.5));
+        assert_eq!(slowest_replica_ns(&[], subop), None);
+        let unknown = [ReplicaSet {
+            osds: vec![1, 7],
+            pgs: 2,
+        }];
+        assert_eq!(slowest_replica_ns(&unknown, subop), None);
+    }
+
+    #[test]
     fn the_device_flush_comes_out_of_the_local_share() {
         let mut c = counters();
         c.state_kv_queued_lat = avg(0.5);
@@ -490,6 +679,7 @@ mod tests {
                 op_bytes: 4096.0,
                 bandwidth: None,
                 pool_size: size,
+                replica_ns: None,
             })
         };
         // size 1: process 4 = local 2.5 + flush 1.5.
@@ -525,8 +715,11 @@ mod tests {
             op_bytes: 4096.0,
             bandwidth: None,
             pool_size: 1,
+            replica_ns: None,
         });
-        assert_eq!(get(&w, Part::Replication), Some(0.0));
+        assert_eq!(get(&w, Part::ClusterNetwork), Some(0.0));
+        assert_eq!(get(&w, Part::Replica), Some(0.0));
+        assert_eq!(get(&w, Part::Replication), None);
         assert_eq!(get(&w, Part::OsdLocal), Some(4.0));
         assert_eq!(get(&w, Part::PublicNetwork), None);
         assert_eq!(get(&w, Part::Unattributed), Some(1.0));
@@ -538,10 +731,12 @@ mod tests {
             op_bytes: 4096.0,
             bandwidth: None,
             pool_size: 3,
+            replica_ns: None,
         });
         assert_eq!(get(&r, Part::OsdQueue), Some(0.25));
         assert_eq!(get(&r, Part::OsdLocal), Some(0.75));
-        assert_eq!(get(&r, Part::Replication), Some(0.0));
+        assert_eq!(get(&r, Part::ClusterNetwork), Some(0.0));
+        assert_eq!(get(&r, Part::Replica), Some(0.0));
         assert!((get(&r, Part::Unattributed).unwrap() - 0.4).abs() < 1e-9);
     }
 
@@ -558,6 +753,7 @@ mod tests {
                 op_bytes: 4096.0,
                 bandwidth: None,
                 pool_size: 3,
+                replica_ns: None,
             });
             assert_eq!(get(&a, Part::OsdQueue), None);
             assert_eq!(get(&a, Part::Unattributed), Some(2.0));
@@ -577,6 +773,7 @@ mod tests {
             op_bytes: 4096.0,
             bandwidth: None,
             pool_size: 2,
+            replica_ns: None,
         });
         assert_eq!(get(&a, Part::Replication), Some(0.0));
         assert_eq!(get(&a, Part::OsdLocal), Some(4.0));
@@ -590,6 +787,7 @@ mod tests {
             op_bytes: 4096.0,
             bandwidth: None,
             pool_size: 2,
+            replica_ns: None,
         });
         assert_eq!(get(&a, Part::Replication), Some(3.5));
     }
@@ -607,6 +805,7 @@ mod tests {
                 op_bytes: 1e6,
                 bandwidth,
                 pool_size: 1,
+                replica_ns: None,
             })
         };
         let w = mk("write", Some(1e9), Some(0.25e6));
@@ -657,6 +856,7 @@ mod tests {
                 op_bytes: 4096.0,
                 bandwidth: None,
                 pool_size: 3,
+                replica_ns: None,
             })
         };
         let (a, b) = (mk(6e6, 0.2e6), mk(8e6, 0.6e6));

@@ -4,7 +4,7 @@
 
 use std::io;
 
-use super::{share_ns, workload_label, Reporter, SHARE_COLUMNS};
+use super::{share_columns, share_ns, workload_label, Reporter};
 use crate::result::BenchResult;
 
 /// The Markdown reporter.
@@ -68,11 +68,12 @@ impl Reporter for Markdown {
             writeln!(out)?;
             writeln!(out, "Where the mean went (ms; `-`: not measured):")?;
             writeln!(out)?;
-            let heads: Vec<&str> = SHARE_COLUMNS.iter().map(|p| p.label()).collect();
+            let columns = share_columns(attributed.iter().map(|(_, a)| *a));
+            let heads: Vec<&str> = columns.iter().map(|p| p.label()).collect();
             writeln!(out, "| job | mean | {} |", heads.join(" | "))?;
             writeln!(out, "|---|---:|{}", "---:|".repeat(heads.len()))?;
             for (j, a) in &attributed {
-                let cells: Vec<String> = SHARE_COLUMNS
+                let cells: Vec<String> = columns
                     .iter()
                     .map(|p| share_ns(a, *p).map_or_else(|| "-".into(), ms))
                     .collect();
