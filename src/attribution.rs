@@ -325,10 +325,170 @@ pub fn combine(rows: &[(u64, &Attribution)], job_mean_ns: f64) -> Attribution {
 /// seen here), so a finding means a drive, not a busy host.
 pub const SLOW_FLUSH_NS: f64 = 2e6;
 
-/// What the per-OSD device-flush shares say about the drives, each line
-/// naming its evidence; with no BlueStore kv timers, one line saying why
-/// there is no verdict. Empty when no OSD row has write attributions.
+/// A write whose replicas took at least this much longer than its primary's
+/// own commit (the `replica` share) gets a replication verdict: above what
+/// this project's loaded test machine shows between equal file-backed OSDs
+/// (0.2–0.3 ms), below one extra cache flush of a drive without power-loss
+/// protection (milliseconds).
+pub const SLOW_REPLICA_NS: f64 = 1e6;
+
+/// A write that waited at least this much on the cluster network (the
+/// `cluster_network` share) gets a replication verdict: a data-centre
+/// round trip is 0.05–0.2 ms on the wire; both OSDs' messengers add a few
+/// tenths (0.3–0.9 ms seen here through the delay switch on a loaded
+/// 2-core host).
+pub const SLOW_CLUSTER_NETWORK_NS: f64 = 1e6;
+
+/// What the per-OSD device-flush shares say about the drives, and what the
+/// cluster-network and replica shares say about replication, each line
+/// naming its evidence; with no BlueStore kv timers or no replica counters,
+/// one line saying why there is no verdict. Empty when no OSD row has write
+/// attributions.
 pub fn findings(result: &BenchResult) -> Vec<String> {
+    let mut out = flush_findings(result);
+    out.extend(replication_findings(result));
+    out
+}
+
+/// The mean over a run of one counter of one OSD, ns.
+fn counter_ns(
+    result: &BenchResult,
+    osd: i32,
+    pick: impl Fn(&OsdCounters) -> Option<crate::counters::AvgDelta>,
+) -> Option<f64> {
+    result
+        .osds
+        .iter()
+        .find(|o| o.osd == osd)
+        .and_then(|o| o.counters.as_ref())
+        .filter(|c| !c.reset)
+        .and_then(pick)
+        .and_then(|d| d.mean_ns)
+}
+
+/// The pool's replication verdict from its write job's `cluster_network` and
+/// `replica` shares: which of the two makes writes wait, naming the slowest
+/// replica and its device flush as evidence (and the back-interface
+/// heartbeats when the OSDs reported them). Nothing below the thresholds.
+fn replication_findings(result: &BenchResult) -> Vec<String> {
+    let pool = match &result.workload {
+        crate::result::Workload::Rados(w) => w.pool.as_str(),
+        crate::result::Workload::Rbd(w) => w.pool.as_str(),
+    };
+    let Some(a) = result
+        .jobs
+        .iter()
+        .find(|j| j.op == "write" && j.ops >= 20)
+        .and_then(|j| j.attribution.as_ref())
+    else {
+        return Vec::new();
+    };
+    let share = |p: Part| a.shares.iter().find(|s| s.part == p).map(|s| s.ns);
+    if share(Part::Replication).is_some_and(|r| r > 0.0) {
+        return vec![format!(
+            "pool '{pool}': no replication verdict: the wait for the replicas is not split into \
+             cluster network and replica, the replicas' subop_w counters were not read (needs osd \
+             'allow *' on every replica OSD, e.g. through --telemetry-id)"
+        )];
+    }
+    let (Some(net), Some(replica)) = (share(Part::ClusterNetwork), share(Part::Replica)) else {
+        if result.placement.as_ref().is_some_and(|p| p.size >= 2) {
+            return vec![format!(
+                "pool '{pool}': no replication verdict: the OSDs' counters were not read (needs \
+                 osd 'allow *', e.g. through --telemetry-id)"
+            )];
+        }
+        return Vec::new();
+    };
+    // The replicas this pool's primaries wrote to, slowest repop first.
+    let mut replicas: Vec<i32> = result
+        .osds
+        .iter()
+        .flat_map(|o| o.replica_sets.iter().flat_map(|s| s.osds.iter().copied()))
+        .collect();
+    replicas.sort_unstable();
+    replicas.dedup();
+    let mut by_subop: Vec<(i32, f64)> = replicas
+        .iter()
+        .filter_map(|o| counter_ns(result, *o, |c| c.subop_w_latency).map(|v| (*o, v)))
+        .collect();
+    by_subop.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let hb: Vec<f64> = result
+        .network
+        .iter()
+        .flat_map(|n| &n.heartbeat)
+        .filter(|h| h.interface == "back")
+        .map(|h| h.avg_1min_ms)
+        .collect();
+    let heartbeat = (!hb.is_empty()).then(|| {
+        format!(
+            "; the OSDs' back-interface heartbeats took {:.2} ms (mean of their 1-min averages, \
+             both OSDs' userspace included)",
+            hb.iter().sum::<f64>() / hb.len() as f64
+        )
+    });
+    let ms = |ns: f64| ns / 1e6;
+    let mut out = Vec::new();
+    if replica >= SLOW_REPLICA_NS && replica >= 2.0 * net {
+        let slowest = by_subop.first().map(|(o, v)| {
+            let others = by_subop
+                .iter()
+                .skip(1)
+                .map(|(_, v)| *v)
+                .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
+            let flush = counter_ns(result, *o, |c| c.state_kv_queued_lat)
+                .zip(counter_ns(result, *o, |c| c.state_kv_commiting_lat))
+                .map(|(q, k)| q + k);
+            let drive = result
+                .osds
+                .iter()
+                .find(|x| x.osd == *o)
+                .and_then(|x| x.device.as_ref())
+                .map(|d| format!(" ({})", d.summary()))
+                .unwrap_or_default();
+            format!(
+                "; slowest replica osd.{o}{drive}: {:.2} ms per repop (receive → commit){}{}",
+                ms(*v),
+                others
+                    .map(|x| format!(", the other replicas at most {:.2} ms", ms(x)))
+                    .unwrap_or_default(),
+                flush
+                    .map(|f| format!(", its device flush {:.2} ms per transaction", ms(f)))
+                    .unwrap_or_default()
+            )
+        });
+        let flush_slow = by_subop.first().is_some_and(|(o, _)| {
+            counter_ns(result, *o, |c| c.state_kv_queued_lat)
+                .zip(counter_ns(result, *o, |c| c.state_kv_commiting_lat))
+                .is_some_and(|(q, k)| q + k >= SLOW_FLUSH_NS)
+        });
+        out.push(format!(
+            "pool '{pool}': each write waited {:.2} ms for its replicas beyond its own commit, \
+             {:.2} ms of it on the cluster network: {}, not the cable{}",
+            ms(net + replica),
+            ms(net),
+            if flush_slow {
+                "the replicas' drives"
+            } else {
+                "the replicas' own work (their queue and objectstore)"
+            },
+            slowest.unwrap_or_default()
+        ));
+    } else if net >= SLOW_CLUSTER_NETWORK_NS && net >= 2.0 * replica {
+        out.push(format!(
+            "pool '{pool}': each write waited {:.2} ms on the cluster network (the primary↔replica \
+             round trip, both OSDs' messengers included) beyond its replicas' own {:.2} ms: the \
+             back network or the hosts' network stack, not the replicas' drives{}",
+            ms(net),
+            ms(replica),
+            heartbeat.unwrap_or_default()
+        ));
+    }
+    out
+}
+
+/// The per-OSD device-flush verdicts (see [`findings`]).
+fn flush_findings(result: &BenchResult) -> Vec<String> {
     let pool = match &result.workload {
         crate::result::Workload::Rados(w) => w.pool.as_str(),
         crate::result::Workload::Rbd(w) => w.pool.as_str(),
@@ -842,6 +1002,213 @@ mod tests {
         for a in [&w, &w2, &r] {
             assert!((sum(a) - 6e6).abs() < 1e-6);
         }
+    }
+
+    /// A 3-OSD size-3 pool's result: every OSD primary for 4 PGs with the
+    /// other two as replicas; per OSD: `wait` ms after prepare, `subop` ms
+    /// per repop, `commit` ms local commit, `flush` ms kv queue + sync.
+    fn pool_result(
+        wait: [f64; 3],
+        subop: [f64; 3],
+        commit: [f64; 3],
+        flush: [f64; 3],
+    ) -> BenchResult {
+        use crate::result::*;
+        let mean = 1.0 + wait.iter().sum::<f64>() / 3.0 + 0.5;
+        let osds = (0..3)
+            .map(|o: i32| {
+                let (wait, i) = (wait[o as usize], o as usize);
+                let mut c = counters();
+                c.osd = o;
+                c.op_w_latency = avg(0.5 + wait + 0.1);
+                c.op_w_process_latency = avg(0.5 + wait);
+                c.op_w_prepare_latency = avg(0.5);
+                c.commit_lat = avg(commit[i]);
+                c.subop_w_latency = avg(subop[o as usize]);
+                c.state_kv_queued_lat = avg(0.0);
+                c.state_kv_commiting_lat = avg(flush[o as usize]);
+                OsdReport {
+                    osd: o,
+                    client: vec![OsdClientRow {
+                        op: "write".into(),
+                        ops: 100,
+                        mean_ns: (1.5 + wait) * 1e6,
+                        p99_ns: 0,
+                        histogram: None,
+                        attribution: None,
+                    }],
+                    counters: Some(c),
+                    timeline: Vec::new(),
+                    mgr_perf: None,
+                    device: None,
+                    replica_sets: vec![ReplicaSet {
+                        osds: (0..3).filter(|x| *x != o).collect(),
+                        pgs: 4,
+                    }],
+                }
+            })
+            .collect();
+        BenchResult {
+            schema_version: SCHEMA_VERSION,
+            tool: ToolInfo {
+                name: "cephbench".into(),
+                version: "t".into(),
+            },
+            cluster: ClusterInfo {
+                fsid: "f".into(),
+                ceph_version: None,
+                librados_version: "3.0.0".into(),
+                client_host: "h".into(),
+                entity: "client.admin".into(),
+            },
+            started_unix: 0,
+            workload: Workload::Rados(RadosWorkload {
+                mode: "write".into(),
+                pool: "p3".into(),
+                block_size: 4096,
+                object_size: 4096,
+                concurrent_ios: 1,
+                duration_s: Some(5.0),
+                ramp_s: 0.0,
+                max_ops: None,
+                run_name: "default".into(),
+                namespace: String::new(),
+                write_to: None,
+                verify: crate::objects::VerifyMode::None,
+                no_cleanup: false,
+                pool_created: false,
+            }),
+            latency_kind: "completion".into(),
+            latency_definition: String::new(),
+            jobs: vec![JobReport {
+                name: "write".into(),
+                op: "write".into(),
+                ops: 300,
+                errors: 0,
+                bytes: 300 * 4096,
+                elapsed_s: 5.0,
+                iops: 60.0,
+                bytes_per_sec: 60.0 * 4096.0,
+                latency_ns: crate::stats::LatencySummary {
+                    mean: mean * 1e6,
+                    ..Default::default()
+                },
+                stop_reason: "duration".into(),
+                verify_mismatches: None,
+                short_reads: 0,
+                first_error: None,
+                errors_by_errno: Default::default(),
+                longest_gap_s: 0.0,
+                slow_ops: 0,
+                slow_op_s: 1.0,
+                timeline: Vec::new(),
+                histogram: None,
+                attribution: None,
+                service_latency_ns: None,
+                rate: None,
+            }],
+            osds,
+            placement: Some(PlacementInfo {
+                pool_id: 1,
+                pg_num: 12,
+                epoch: 1,
+                size: 3,
+                refreshes: Vec::new(),
+            }),
+            network: None,
+            tail: Vec::new(),
+            interrupted: false,
+            warnings: vec![],
+            findings: Vec::new(),
+            pool: None,
+            clients: None,
+        }
+    }
+
+    #[test]
+    fn replication_verdicts_name_the_replica_or_the_cable() {
+        let job = |r: &BenchResult, p: Part| {
+            get(r.jobs[0].attribution.as_ref().unwrap(), p).unwrap_or(f64::NAN)
+        };
+        // Equal replicas, a 0.3 ms round trip: no verdict.
+        let mut r = pool_result([1.8; 3], [1.5; 3], [1.2; 3], [0.5; 3]);
+        attribute(&mut r);
+        assert!((job(&r, Part::ClusterNetwork) - 0.3).abs() < 1e-9);
+        assert!((job(&r, Part::Replica) - 0.3).abs() < 1e-9);
+        let sum: f64 = r.jobs[0]
+            .attribution
+            .as_ref()
+            .unwrap()
+            .shares
+            .iter()
+            .map(|s| s.ns)
+            .sum();
+        assert!((sum - r.jobs[0].latency_ns.mean).abs() < 1e-3);
+        assert!(r.findings.is_empty(), "{:?}", r.findings);
+        // 1 ms one way on the back network: 2 ms more wait, same replicas.
+        let mut r = pool_result([3.8; 3], [1.5; 3], [1.2; 3], [0.5; 3]);
+        attribute(&mut r);
+        assert!((job(&r, Part::ClusterNetwork) - 2.3).abs() < 1e-9);
+        assert_eq!(r.findings.len(), 1, "{:?}", r.findings);
+        assert!(
+            r.findings[0].contains("waited 2.30 ms on the cluster network")
+                && r.findings[0].contains("not the replicas' drives"),
+            "{:?}",
+            r.findings
+        );
+        // osd.2's drive flushes 3 ms slower: its repops take 4.5 ms; osd.0
+        // and osd.1 (its primaries for 2/3 of the writes) wait for it; as a
+        // primary it waits for its own commit.
+        let slow = ([4.8, 4.8, 4.2], [1.5, 1.5, 4.5], [1.2, 1.2, 4.2]);
+        let mut r = pool_result(slow.0, slow.1, slow.2, [0.5, 0.5, 3.5]);
+        attribute(&mut r);
+        // (3.3 + 3.3 + 0) / 3 and (0.3 + 0.3 + 0) / 3.
+        assert!((job(&r, Part::Replica) - 2.2).abs() < 1e-9);
+        assert!((job(&r, Part::ClusterNetwork) - 0.2).abs() < 1e-9);
+        let f = r
+            .findings
+            .iter()
+            .find(|f| f.contains("for its replicas"))
+            .unwrap();
+        assert!(
+            f.contains("the replicas' drives, not the cable")
+                && f.contains("slowest replica osd.2")
+                && f.contains("its device flush 3.50 ms"),
+            "{f}"
+        );
+        // No replica counters (a replica's subop_w unread): no verdict, and why.
+        let mut r = pool_result(slow.0, slow.1, slow.2, [0.5; 3]);
+        for o in &mut r.osds {
+            o.counters.as_mut().unwrap().subop_w_latency = None;
+        }
+        attribute(&mut r);
+        assert!((job(&r, Part::Replication) - 2.4).abs() < 1e-9);
+        assert!(
+            r.findings
+                .iter()
+                .any(|f| f.contains("no replication verdict")
+                    && f.contains("subop_w")
+                    && f.contains("osd 'allow *'")),
+            "{:?}",
+            r.findings
+        );
+        // No counters at all: no verdict either, and the cap is named.
+        let mut r = pool_result(slow.0, slow.1, slow.2, [0.5; 3]);
+        for o in &mut r.osds {
+            o.counters = None;
+        }
+        r.network = Some(crate::result::NetworkReport {
+            client_rtt: Vec::new(),
+            heartbeat: Vec::new(),
+        });
+        attribute(&mut r);
+        assert!(
+            r.findings
+                .iter()
+                .any(|f| f.contains("no replication verdict: the OSDs' counters were not read")),
+            "{:?}",
+            r.findings
+        );
     }
 
     #[test]
