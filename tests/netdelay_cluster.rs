@@ -477,6 +477,26 @@ fn one_way_delays_on_cluster_and_public_links_raise_write_latency_by_two_d() {
         shares[1].1,
         fl_net,
     );
+    // The verdict names the replica, not the cable.
+    let verdict = flushed
+        .iter()
+        .flat_map(|l| &l.findings)
+        .find(|f| f.contains(&format!("slowest replica osd.{SLOW_OSD}")))
+        .unwrap_or_else(|| {
+            panic!(
+                "no replica verdict naming osd.{SLOW_OSD}: {:?}",
+                flushed.iter().map(|l| &l.findings).collect::<Vec<_>>()
+            )
+        });
+    assert!(verdict.contains("not the cable"), "{verdict}");
+    let cable = clu
+        .iter()
+        .flat_map(|l| &l.findings)
+        .find(|f| f.contains("on the cluster network"));
+    eprintln!(
+        "verdicts:\n  {verdict}\n  {}",
+        cable.map_or("-", |f| f.as_str())
+    );
 
     // The ICMP echo goes over the same links as the client's TCP: only the
     // client link's delay may move it, by 2D.
@@ -511,13 +531,15 @@ fn one_way_delays_on_cluster_and_public_links_raise_write_latency_by_two_d() {
         rise(&flushed, p50)
     );
     // The client-observed latency rises by 2D plus the slower wake-ups after longer idle
-    // waits on each side (0.2-1 ms here, more under load; that remainder shows up as
-    // `unattributed`, not in the shares checked above): at least 0.7 × 2D, at most 2D + 1.5 ms.
+    // waits on each side (0.2-1 ms here on memstore, up to 1.5 ms on bluestore, whose
+    // kv-sync and finisher threads add wake-ups to each op, more under load; that
+    // remainder shows up as `unattributed`, not in the shares checked above): at least
+    // 0.7 × 2D, at most 2D + 2 ms.
     for (what, two_d, p50, mean) in [
         ("cluster", two_d, clu_p50, clu_mean),
         ("client", 2.0, pub_p50, pub_mean),
     ] {
-        let want = 0.7 * two_d..=two_d + 1.5;
+        let want = 0.7 * two_d..=two_d + 2.0;
         assert!(
             want.contains(&p50),
             "{what} delay: median rose by {p50:.3} ms, want {want:?}"

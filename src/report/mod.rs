@@ -109,6 +109,28 @@ pub fn share_columns<'a>(atts: impl IntoIterator<Item = &'a Attribution>) -> Vec
         .collect()
 }
 
+/// The per-OSD table's rows: each OSD with each of its client rows (op
+/// kinds), or once with `None` when the client sent it no op (a replica
+/// only), so every OSD's drive is listed.
+pub fn osd_rows(
+    r: &BenchResult,
+) -> Vec<(
+    &crate::result::OsdReport,
+    Option<&crate::result::OsdClientRow>,
+)> {
+    r.osds
+        .iter()
+        .flat_map(|o| {
+            let rows: Vec<_> = if o.client.is_empty() {
+                vec![(o, None)]
+            } else {
+                o.client.iter().map(|c| (o, Some(c))).collect()
+            };
+            rows
+        })
+        .collect()
+}
+
 /// One part's share of an attribution, ns, if it was measured.
 pub fn share_ns(a: &Attribution, part: Part) -> Option<f64> {
     a.shares.iter().find(|s| s.part == part).map(|s| s.ns)
