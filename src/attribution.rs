@@ -366,15 +366,28 @@ fn counter_ns(
         .and_then(|d| d.mean_ns)
 }
 
+/// The run's pool.
+fn pool_name(result: &BenchResult) -> &str {
+    match &result.workload {
+        crate::result::Workload::Rados(w) => &w.pool,
+        crate::result::Workload::Rbd(w) => &w.pool,
+    }
+}
+
+/// One OSD's mean device flush per transaction (BlueStore's kv queue +
+/// sync round), ns.
+fn device_flush_ns(result: &BenchResult, osd: i32) -> Option<f64> {
+    counter_ns(result, osd, |c| c.state_kv_queued_lat)
+        .zip(counter_ns(result, osd, |c| c.state_kv_commiting_lat))
+        .map(|(q, k)| q + k)
+}
+
 /// The pool's replication verdict from its write job's `cluster_network` and
 /// `replica` shares: which of the two makes writes wait, naming the slowest
 /// replica and its device flush as evidence (and the back-interface
 /// heartbeats when the OSDs reported them). Nothing below the thresholds.
 fn replication_findings(result: &BenchResult) -> Vec<String> {
-    let pool = match &result.workload {
-        crate::result::Workload::Rados(w) => w.pool.as_str(),
-        crate::result::Workload::Rbd(w) => w.pool.as_str(),
-    };
+    let pool = pool_name(result);
     let Some(a) = result
         .jobs
         .iter()
@@ -436,9 +449,7 @@ fn replication_findings(result: &BenchResult) -> Vec<String> {
                 .skip(1)
                 .map(|(_, v)| *v)
                 .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
-            let flush = counter_ns(result, *o, |c| c.state_kv_queued_lat)
-                .zip(counter_ns(result, *o, |c| c.state_kv_commiting_lat))
-                .map(|(q, k)| q + k);
+            let flush = device_flush_ns(result, *o);
             let drive = result
                 .osds
                 .iter()
@@ -457,11 +468,10 @@ fn replication_findings(result: &BenchResult) -> Vec<String> {
                     .unwrap_or_default()
             )
         });
-        let flush_slow = by_subop.first().is_some_and(|(o, _)| {
-            counter_ns(result, *o, |c| c.state_kv_queued_lat)
-                .zip(counter_ns(result, *o, |c| c.state_kv_commiting_lat))
-                .is_some_and(|(q, k)| q + k >= SLOW_FLUSH_NS)
-        });
+        let flush_slow = by_subop
+            .first()
+            .and_then(|(o, _)| device_flush_ns(result, *o))
+            .is_some_and(|f| f >= SLOW_FLUSH_NS);
         out.push(format!(
             "pool '{pool}': each write waited {:.2} ms for its replicas beyond its own commit, \
              {:.2} ms of it on the cluster network: {}, not the cable{}",
@@ -489,10 +499,7 @@ fn replication_findings(result: &BenchResult) -> Vec<String> {
 
 /// The per-OSD device-flush verdicts (see [`findings`]).
 fn flush_findings(result: &BenchResult) -> Vec<String> {
-    let pool = match &result.workload {
-        crate::result::Workload::Rados(w) => w.pool.as_str(),
-        crate::result::Workload::Rbd(w) => w.pool.as_str(),
-    };
+    let pool = pool_name(result);
     let mut out = Vec::new();
     let mut with_writes = 0;
     let mut slow: Vec<(i32, f64)> = Vec::new();
@@ -599,16 +606,7 @@ pub fn attribute(result: &mut BenchResult) {
         }
     };
     // Each OSD's mean repop time as a replica, over the run window.
-    let subop = |osd: i32| {
-        result
-            .osds
-            .iter()
-            .find(|o| o.osd == osd)
-            .and_then(|o| o.counters.as_ref())
-            .filter(|c| !c.reset)
-            .and_then(|c| c.subop_w_latency)
-            .and_then(|d| d.mean_ns)
-    };
+    let subop = |osd: i32| counter_ns(result, osd, |c| c.subop_w_latency);
     let mut per_osd = Vec::new();
     for o in &result.osds {
         let replica_ns = slowest_replica_ns(&o.replica_sets, subop);
@@ -694,55 +692,24 @@ mod tests {
         a.shares.iter().map(|s| s.ns).sum()
     }
 
-    #[test]
-    fn replicated_write_splits_the_wait_beyond_the_local_commit() {
-        let c = counters();
-        let a = split_osd(&OsdInputs {
+    /// A size-3 write on an OSD with counters `c`, 0.25 ms from the client.
+    fn size3_write(c: &OsdCounters, client_mean_ns: f64, replica_ns: Option<f64>) -> Attribution {
+        split_osd(&OsdInputs {
             op: "write",
-            client_mean_ns: 6e6,
-            counters: Some(&c),
+            client_mean_ns,
+            counters: Some(c),
             rtt_ns: Some(0.25e6),
             op_bytes: 4096.0,
             bandwidth: None,
             pool_size: 3,
-            replica_ns: None,
-        });
-        assert_eq!(get(&a, Part::PublicNetwork), Some(0.25));
-        assert_eq!(get(&a, Part::OsdQueue), Some(1.0));
-        // process 4 = prepare 0.5 + wait 3.5; wait beyond commit 2.0 = 1.5.
-        assert_eq!(get(&a, Part::Replication), Some(1.5));
-        assert_eq!(get(&a, Part::OsdLocal), Some(2.5));
-        assert_eq!(get(&a, Part::Unattributed), Some(0.75));
-        assert_eq!(get(&a, Part::Client), None);
-        assert!((sum(&a) - 6e6).abs() < 1e-6);
-        let order: Vec<Part> = a.shares.iter().map(|s| s.part).collect();
-        assert_eq!(
-            order,
-            [
-                Part::PublicNetwork,
-                Part::OsdQueue,
-                Part::OsdLocal,
-                Part::Replication,
-                Part::Unattributed
-            ]
-        );
+            replica_ns,
+        })
     }
 
     #[test]
     fn the_replication_wait_splits_into_cluster_network_and_replica() {
         let c = counters();
-        let mk = |replica_ns: Option<f64>| {
-            split_osd(&OsdInputs {
-                op: "write",
-                client_mean_ns: 6e6,
-                counters: Some(&c),
-                rtt_ns: Some(0.25e6),
-                op_bytes: 4096.0,
-                bandwidth: None,
-                pool_size: 3,
-                replica_ns,
-            })
-        };
+        let mk = |replica_ns| size3_write(&c, 6e6, replica_ns);
         // wait 3.5 beyond prepare; commit 2.0: replication 1.5. The slowest
         // replica took 2.8 from receive to commit: 0.8 longer than the
         // primary's commit; the remaining 0.7 is the round trip.
@@ -778,21 +745,18 @@ mod tests {
         // replica's own timer does not; all of it lands in the network share.
         let mut slow = counters();
         slow.op_w_process_latency = avg(6.0);
-        let d = split_osd(&OsdInputs {
-            op: "write",
-            client_mean_ns: 8e6,
-            counters: Some(&slow),
-            rtt_ns: Some(0.25e6),
-            op_bytes: 4096.0,
-            bandwidth: None,
-            pool_size: 3,
-            replica_ns: Some(2.8e6),
-        });
+        let d = size3_write(&slow, 8e6, Some(2.8e6));
         assert!((get(&d, Part::ClusterNetwork).unwrap() - 2.7).abs() < 1e-9);
         assert!((get(&d, Part::Replica).unwrap() - 0.8).abs() < 1e-9);
         // Unknown replicas: one unsplit share, and a note says why.
         let a = mk(None);
+        assert_eq!(get(&a, Part::PublicNetwork), Some(0.25));
+        assert_eq!(get(&a, Part::OsdQueue), Some(1.0));
         assert_eq!(get(&a, Part::Replication), Some(1.5));
+        assert_eq!(get(&a, Part::OsdLocal), Some(2.5));
+        assert_eq!(get(&a, Part::Unattributed), Some(0.75));
+        assert_eq!(get(&a, Part::Client), None);
+        assert!((sum(&a) - 6e6).abs() < 1e-6);
         assert_eq!(get(&a, Part::ClusterNetwork), None);
         assert!(a.notes.iter().any(|n| n.contains("not split")));
     }
@@ -1048,65 +1012,17 @@ mod tests {
                 }
             })
             .collect();
+        let job = JobReport {
+            name: "write".into(),
+            op: "write".into(),
+            ops: 300,
+            latency_ns: crate::stats::LatencySummary {
+                mean: mean * 1e6,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
         BenchResult {
-            schema_version: SCHEMA_VERSION,
-            tool: ToolInfo {
-                name: "cephbench".into(),
-                version: "t".into(),
-            },
-            cluster: ClusterInfo {
-                fsid: "f".into(),
-                ceph_version: None,
-                librados_version: "3.0.0".into(),
-                client_host: "h".into(),
-                entity: "client.admin".into(),
-            },
-            started_unix: 0,
-            workload: Workload::Rados(RadosWorkload {
-                mode: "write".into(),
-                pool: "p3".into(),
-                block_size: 4096,
-                object_size: 4096,
-                concurrent_ios: 1,
-                duration_s: Some(5.0),
-                ramp_s: 0.0,
-                max_ops: None,
-                run_name: "default".into(),
-                namespace: String::new(),
-                write_to: None,
-                verify: crate::objects::VerifyMode::None,
-                no_cleanup: false,
-                pool_created: false,
-            }),
-            latency_kind: "completion".into(),
-            latency_definition: String::new(),
-            jobs: vec![JobReport {
-                name: "write".into(),
-                op: "write".into(),
-                ops: 300,
-                errors: 0,
-                bytes: 300 * 4096,
-                elapsed_s: 5.0,
-                iops: 60.0,
-                bytes_per_sec: 60.0 * 4096.0,
-                latency_ns: crate::stats::LatencySummary {
-                    mean: mean * 1e6,
-                    ..Default::default()
-                },
-                stop_reason: "duration".into(),
-                verify_mismatches: None,
-                short_reads: 0,
-                first_error: None,
-                errors_by_errno: Default::default(),
-                longest_gap_s: 0.0,
-                slow_ops: 0,
-                slow_op_s: 1.0,
-                timeline: Vec::new(),
-                histogram: None,
-                attribution: None,
-                service_latency_ns: None,
-                rate: None,
-            }],
             osds,
             placement: Some(PlacementInfo {
                 pool_id: 1,
@@ -1115,13 +1031,7 @@ mod tests {
                 size: 3,
                 refreshes: Vec::new(),
             }),
-            network: None,
-            tail: Vec::new(),
-            interrupted: false,
-            warnings: vec![],
-            findings: Vec::new(),
-            pool: None,
-            clients: None,
+            ..test_result("p3", vec![job])
         }
     }
 

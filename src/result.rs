@@ -552,7 +552,7 @@ pub struct RadosWorkload {
 }
 
 /// Results of one job (one op type).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct JobReport {
     /// Job name, e.g. `write`.
     pub name: String,
@@ -674,5 +674,54 @@ mod tests {
         assert_eq!(e.to_string(), "1 short read, 3 mismatches");
         assert!(!e.is_clean());
         assert_eq!(DataErrors::default().to_string(), "no errors");
+    }
+}
+
+/// A result for unit tests: `rados write` on pool `pool` (4 KiB, QD16, 5 s)
+/// holding `jobs`, with nothing probed.
+#[cfg(test)]
+pub(crate) fn test_result(pool: &str, jobs: Vec<JobReport>) -> BenchResult {
+    BenchResult {
+        schema_version: SCHEMA_VERSION,
+        tool: ToolInfo {
+            name: "cephbench".into(),
+            version: "t".into(),
+        },
+        cluster: ClusterInfo {
+            fsid: "f".into(),
+            ceph_version: None,
+            librados_version: "3.0.0".into(),
+            client_host: "h".into(),
+            entity: "client.admin".into(),
+        },
+        started_unix: 0,
+        workload: Workload::Rados(RadosWorkload {
+            mode: "write".into(),
+            pool: pool.into(),
+            block_size: 4096,
+            object_size: 4096,
+            concurrent_ios: 16,
+            duration_s: Some(5.0),
+            ramp_s: 0.0,
+            max_ops: None,
+            run_name: "default".into(),
+            namespace: String::new(),
+            write_to: None,
+            verify: crate::objects::VerifyMode::None,
+            no_cleanup: false,
+            pool_created: false,
+        }),
+        latency_kind: "completion".into(),
+        latency_definition: String::new(),
+        jobs,
+        osds: vec![],
+        placement: None,
+        network: None,
+        tail: Vec::new(),
+        interrupted: false,
+        warnings: vec![],
+        findings: Vec::new(),
+        pool: None,
+        clients: None,
     }
 }

@@ -233,14 +233,8 @@ fn slow_flush(osd: u32, us: u32) {
     );
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
+fn median(v: Vec<f64>) -> f64 {
+    cephbench::suite::median(&v)
 }
 
 /// A share's run-to-run noise: its range over the undelayed runs, ms.

@@ -20,7 +20,7 @@ use crate::workload::rbd::RbdMode;
 pub use file::{load, parse, SuiteFileError};
 pub use run::{clock, run_suite, SuiteOptions, SuiteOutcome};
 pub use summary::{
-    as_bench_result, compare_suites, render_table, summarize, Figure, RunEntry, SuiteDoc,
+    as_bench_result, compare_suites, median, render_table, summarize, Figure, RunEntry, SuiteDoc,
     SuiteSettings, Summary, SummaryRow, SPREAD_LIMIT_PCT, SUITE_SCHEMA_VERSION,
 };
 
