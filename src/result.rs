@@ -660,23 +660,6 @@ impl RateReport {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::DataErrors;
-
-    #[test]
-    fn data_errors_name_what_went_wrong() {
-        let e = DataErrors {
-            failed: 0,
-            short_reads: 1,
-            mismatches: 3,
-        };
-        assert_eq!(e.to_string(), "1 short read, 3 mismatches");
-        assert!(!e.is_clean());
-        assert_eq!(DataErrors::default().to_string(), "no errors");
-    }
-}
-
 /// A result for unit tests: `rados write` on pool `pool` (4 KiB, QD16, 5 s)
 /// holding `jobs`, with nothing probed.
 #[cfg(test)]
@@ -723,5 +706,22 @@ pub(crate) fn test_result(pool: &str, jobs: Vec<JobReport>) -> BenchResult {
         findings: Vec::new(),
         pool: None,
         clients: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DataErrors;
+
+    #[test]
+    fn data_errors_name_what_went_wrong() {
+        let e = DataErrors {
+            failed: 0,
+            short_reads: 1,
+            mismatches: 3,
+        };
+        assert_eq!(e.to_string(), "1 short read, 3 mismatches");
+        assert!(!e.is_clean());
+        assert_eq!(DataErrors::default().to_string(), "no errors");
     }
 }
