@@ -377,6 +377,7 @@ fn one_way_delays_on_cluster_and_public_links_raise_write_latency_by_two_d() {
         publ.push(write_run(&format!("pub{i}")));
         delay("all", 0);
     }
+    base.push(write_run("base3"));
     // A drive whose flushes take FLUSH_US longer under the replica osd.2,
     // alternated with an undelayed run.
     let mut flushed = Vec::new();
@@ -390,8 +391,13 @@ fn one_way_delays_on_cluster_and_public_links_raise_write_latency_by_two_d() {
     }
     let t_runs = t_all.elapsed().as_secs_f64();
 
-    // Each share's noise: its range over the four undelayed runs (+ 0.1 ms,
-    // the floor below which a median of few runs says nothing).
+    // Each share's noise: its range over the five undelayed runs (+ 0.1 ms,
+    // the floor below which a median of few runs says nothing). A delayed
+    // run is compared with the undelayed run next to it (the machine's load
+    // drifts by more than a delay within a minute), and the median of those
+    // differences is the rise: cluster-delayed run i with base i before it,
+    // client-delayed run i with base i + 1 after it, slow-flush run i with
+    // base 3 + i before it.
     type Pick = fn(&Lat) -> f64;
     let shares: [(&str, Pick); 4] = [
         ("public network", |l| l.public_ms),
@@ -400,7 +406,15 @@ fn one_way_delays_on_cluster_and_public_links_raise_write_latency_by_two_d() {
         ("device flush", |l| l.flush_ms),
     ];
     let med = |runs: &[Lat], f: Pick| median(runs.iter().map(f).collect());
-    let rise = |runs: &[Lat], f: Pick| med(runs, f) - med(&base, f);
+    let pairs = |runs: &[Lat], refs: &[&Lat], f: Pick| {
+        median(runs.iter().zip(refs).map(|(r, b)| f(r) - f(b)).collect())
+    };
+    // The rise of `runs` over the undelayed runs from base[first] on.
+    let rise = |runs: &[Lat], first: usize, f: Pick| {
+        pairs(runs, &base[first..].iter().collect::<Vec<_>>(), f)
+    };
+    // Cluster-delayed against client-delayed run i, next to each other.
+    let clu_vs_pub = |f: Pick| pairs(&clu, &publ.iter().collect::<Vec<_>>(), f);
     let d_us = DELAY_US;
     let mut table = Vec::new();
     for (name, f) in shares {
@@ -409,15 +423,26 @@ fn one_way_delays_on_cluster_and_public_links_raise_write_latency_by_two_d() {
              flush {FLUSH_US}us on osd.{SLOW_OSD} {:+.3}",
             med(&base, f),
             noise(&base, f),
-            rise(&clu, f),
-            rise(&publ, f),
-            rise(&flushed, f)
+            rise(&clu, 0, f),
+            rise(&publ, 1, f),
+            rise(&flushed, 3, f)
         ));
     }
     eprintln!(
         "shares, ms (medians; {} runs in {t_runs:.0} s since the rig's start):\n  {}",
         base.len() + clu.len() + publ.len() + flushed.len() + 1,
         table.join("\n  ")
+    );
+    let each = |runs: &[Lat]| -> Vec<String> {
+        runs.iter()
+            .map(|l| format!("{:.2}", l.cluster_ms))
+            .collect()
+    };
+    eprintln!(
+        "cluster-network share per run, ms: base {:?}, cluster-delayed {:?}, client-delayed {:?}",
+        each(&base),
+        each(&clu),
+        each(&publ)
     );
     let noise_of = |f: Pick| noise(&base, f) + 0.1;
     let within = |what: &str, name: &str, d: f64, n: f64| {
@@ -432,13 +457,13 @@ fn one_way_delays_on_cluster_and_public_links_raise_write_latency_by_two_d() {
     // longer cycle through the client link put them; the public share
     // within its noise of the undelayed runs.
     let two_d = 2.0 * f64::from(DELAY_US) / 1e3;
-    let clu_net = rise(&clu, |l| l.cluster_ms);
+    let clu_net = rise(&clu, 0, |l| l.cluster_ms);
     assert!(
         (0.8 * two_d..=1.2 * two_d).contains(&clu_net),
         "cluster delay: cluster-network share {clu_net:+.3} ms, want {two_d:.1} ± 20%"
     );
     for (name, f) in [shares[2], shares[3]] {
-        let d = med(&clu, f) - med(&publ, f);
+        let d = clu_vs_pub(f);
         within(
             "the cluster delay (against the client delay)",
             name,
@@ -447,7 +472,7 @@ fn one_way_delays_on_cluster_and_public_links_raise_write_latency_by_two_d() {
         );
     }
     let (public, f) = shares[0];
-    within("the cluster delay", public, rise(&clu, f), noise_of(f));
+    within("the cluster delay", public, rise(&clu, 0, f), noise_of(f));
     // The verdict names the cable.
     assert!(
         clu.iter().any(|l| l.findings.iter().any(
@@ -460,21 +485,26 @@ fn one_way_delays_on_cluster_and_public_links_raise_write_latency_by_two_d() {
     // The client delay: the public share rises by 2D; the replication
     // shares move far less (the longer cycle slows the messengers' wake-ups
     // too: 0.1-0.6 ms here).
-    let pub_pub = rise(&publ, |l| l.public_ms);
+    let pub_pub = rise(&publ, 1, |l| l.public_ms);
     assert!(
         (0.8 * two_d..=1.2 * two_d).contains(&pub_pub),
         "client delay: public share {pub_pub:+.3} ms, want {two_d:.1} ± 20%"
     );
     for (name, f) in [shares[1], shares[2]] {
-        within("the client delay", name, rise(&publ, f), noise_of(f) + 0.6);
+        within(
+            "the client delay",
+            name,
+            rise(&publ, 1, f),
+            noise_of(f) + 0.6,
+        );
     }
 
     // A slow flush on a replica: the replica share rises (a replica's commit
     // waits on at least one flush of its drive), the cluster network does
     // not (it may fall: with one replica always the slower, the replicas'
     // jitter no longer lands in it).
-    let fl_rep = rise(&flushed, |l| l.replica_ms);
-    let fl_net = rise(&flushed, |l| l.cluster_ms);
+    let fl_rep = rise(&flushed, 3, |l| l.replica_ms);
+    let fl_net = rise(&flushed, 3, |l| l.cluster_ms);
     let flush_ms = f64::from(FLUSH_US) / 1e3;
     assert!(
         fl_rep >= 0.5 * flush_ms && fl_rep > noise(&base, |l| l.replica_ms),
@@ -509,7 +539,7 @@ fn one_way_delays_on_cluster_and_public_links_raise_write_latency_by_two_d() {
     // The ICMP echo goes over the same links as the client's TCP: only the
     // client link's delay may move it, by 2D.
     let base_icmp = med(&base, |l| l.icmp_ms);
-    let (clu_icmp, pub_icmp) = (rise(&clu, |l| l.icmp_ms), rise(&publ, |l| l.icmp_ms));
+    let (clu_icmp, pub_icmp) = (rise(&clu, 0, |l| l.icmp_ms), rise(&publ, 1, |l| l.icmp_ms));
     eprintln!(
         "ICMP echo, ms: base {base_icmp:.3}, cluster {d_us}us {clu_icmp:+.3}, client {d_us}us {pub_icmp:+.3}"
     );
@@ -528,29 +558,29 @@ fn one_way_delays_on_cluster_and_public_links_raise_write_latency_by_two_d() {
          client {d_us}us {:+.3} / {:+.3}; flush {FLUSH_US}us on osd.{SLOW_OSD} {:+.3} / {:+.3}",
         med(&base, mean),
         med(&base, p50),
-        rise(&clu, mean),
-        rise(&clu, p50),
-        rise(&publ, mean),
-        rise(&publ, p50),
-        rise(&flushed, mean),
-        rise(&flushed, p50)
+        rise(&clu, 0, mean),
+        rise(&clu, 0, p50),
+        rise(&publ, 1, mean),
+        rise(&publ, 1, p50),
+        rise(&flushed, 3, mean),
+        rise(&flushed, 3, p50)
     );
     // The client-observed latency rises by 2D plus the slower wake-ups after longer idle
     // waits on each side (0.2-1 ms here on memstore, up to 1.5 ms on bluestore, whose
     // kv-sync and finisher threads add wake-ups to each op, more under load; that
     // remainder shows up as `unattributed` and in the OSDs' timers, not in the shares
     // checked above): at least 0.7 × 2D, at most 2D + 2 ms.
-    for (what, runs) in [("cluster", &clu), ("client", &publ)] {
+    for (what, runs, first) in [("cluster", &clu, 0), ("client", &publ, 1)] {
         let want = 0.7 * two_d..=two_d + 2.0;
         for (stat, f) in [("median", p50), ("mean", mean)] {
-            let r = rise(runs, f);
+            let r = rise(runs, first, f);
             assert!(
                 want.contains(&r),
                 "{what} delay: {stat} rose by {r:.3} ms, want {want:?}"
             );
         }
     }
-    let (again, before) = (&base[3], median(base[..3].iter().map(p50).collect()));
+    let (again, before) = (&base[4], median(base[..3].iter().map(p50).collect()));
     assert!(
         again.p50_ms < before + 0.6,
         "delay 0 did not restore the latency: {:.3} ms, {before:.3} before the delays",
