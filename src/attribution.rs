@@ -2,8 +2,9 @@
 //! into the parts of an op's path, from what the probes measured.
 //!
 //! For a client op on its primary OSD (see `PrimaryLogPG::do_op`,
-//! `log_op_stats`, `ReplicatedBackend::submit_transaction` and
-//! `OSD::ms_fast_dispatch` for where each timer starts and stops):
+//! `log_op_stats`, `ReplicatedBackend::submit_transaction`,
+//! `ReplicatedBackend::repop_commit` and `OSD::ms_fast_dispatch` for where
+//! each timer starts and stops):
 //!
 //! ```text
 //! client submit ─┬─ client share: librados/librbd, messenger threads (not measured
@@ -28,10 +29,36 @@
 //!                │   a mean over every transaction of the OSD (its replica
 //!                │   writes too), capped at the local share
 //!                ├─ replication = time the primary still waited for its replicas
-//!                │   after its own commit: process − prepare − local commit
-//!                │   (cluster-network RTT + replica's repop time − local commit)
+//!                │   after its own commit: R = process − prepare − commit_lat
+//!                │   (≥ 0), split in two:
+//!                ├─ replica = max(0, S − commit_lat), at most R, where S is the
+//!                │   slowest replica's subop_w_latency (measured on the replica:
+//!                │   repop received → its commit; its queue, objectstore and
+//!                │   device flush), averaged over the primary's PGs
+//!                ├─ cluster network = R − replica = process − prepare −
+//!                │   max(S, commit_lat): the primary's wait beyond both its own
+//!                │   commit and the replica's own time — the repop and its reply
+//!                │   on the back network, and both OSDs' messengers
 //!   reply sent ──┘
 //! ```
+//!
+//! The cluster-network share is not a ping of the back network: it is what
+//! the primary's wait has on top of its replica's own timer, so its biases
+//! are the counters'. It holds, besides the wire both ways, both OSDs'
+//! messenger threads and the primary's handling of the repop reply (it goes
+//! through the primary's op queue): on an idle loopback it is a few tenths of
+//! a ms, where a TCP round trip is tens of µs. S is a mean of means (the
+//! slowest replica's mean, not the mean of each op's slower replica), so
+//! replica jitter that makes a different replica the slower one per op lands
+//! in the cluster network: low with one slow replica, up to the replicas'
+//! spread with equal ones. A repop payload's transfer is after the replica's
+//! receive stamp (msgr2 stamps the frame preamble), so for large writes it
+//! lands in `replica`, not in the cluster network. The OSDs' back-interface
+//! heartbeat pings (`dump_osd_network`) are not used for the share: they are
+//! a one-minute average, sampled every few seconds, so a short run's delay
+//! change hardly moves them (they include both OSDs' userspace too). Without
+//! the replicas' counters (their `subop_w` unread, or a result made before the
+//! split) the wait stays one `replication` share, with a note.
 //!
 //! Reads have no replication share (`op_r_latency`, `op_r_process_latency`).
 //! Every share is an OSD-reported or probe-measured mean over the run window;
@@ -40,7 +67,7 @@
 #![forbid(unsafe_code)]
 
 use crate::counters::OsdCounters;
-use crate::result::{Attribution, BenchResult, Part, Share};
+use crate::result::{Attribution, BenchResult, Part, ReplicaSet, Share};
 
 /// What is known about one op kind on one primary OSD.
 #[derive(Debug, Clone, Copy)]
@@ -59,6 +86,32 @@ pub struct OsdInputs<'a> {
     pub bandwidth: Option<f64>,
     /// Copies the pool keeps (1: no replication).
     pub pool_size: u32,
+    /// The slowest replica's mean repop time (`subop_w_latency`, receive →
+    /// commit on the replica), averaged over this primary's PGs, ns
+    /// ([`slowest_replica_ns`]); `None`: not known, the replication wait is
+    /// not split.
+    pub replica_ns: Option<f64>,
+}
+
+/// The mean over a primary's PGs (weighted by PG count) of the slowest
+/// replica's mean repop time, from each replica OSD's `subop_w` mean (ns;
+/// `None` for a replica whose counters were not read or saw no repop).
+/// `None` when any replica is unknown or there are no replica sets.
+pub fn slowest_replica_ns(
+    sets: &[ReplicaSet],
+    subop_ns: impl Fn(i32) -> Option<f64>,
+) -> Option<f64> {
+    let (mut sum, mut pgs) = (0.0, 0u64);
+    for s in sets.iter().filter(|s| s.pgs > 0) {
+        let mut slowest: Option<f64> = None;
+        for o in &s.osds {
+            let v = subop_ns(*o)?;
+            slowest = Some(slowest.map_or(v, |x: f64| x.max(v)));
+        }
+        sum += slowest? * f64::from(s.pgs);
+        pgs += u64::from(s.pgs);
+    }
+    (pgs > 0).then(|| sum / pgs as f64)
 }
 
 /// Splits one primary OSD's mean for one op kind.
@@ -145,7 +198,8 @@ pub fn split_osd(i: &OsdInputs<'_>) -> Attribution {
                 let (local, f) = process.map(split).unzip();
                 push(Part::OsdLocal, local);
                 push(Part::DeviceFlush, f.flatten());
-                push(Part::Replication, Some(0.0));
+                push(Part::ClusterNetwork, Some(0.0));
+                push(Part::Replica, Some(0.0));
                 notes.push("size-1 pool: no replication share".into());
             } else {
                 let prepare = mean(c.op_w_prepare_latency);
@@ -164,7 +218,30 @@ pub fn split_osd(i: &OsdInputs<'_>) -> Attribution {
                         let (local, f) = split(p - repl);
                         push(Part::OsdLocal, Some(local));
                         push(Part::DeviceFlush, f);
-                        push(Part::Replication, Some(repl));
+                        match i.replica_ns {
+                            Some(s) => {
+                                let replica = (s - commit.unwrap_or(0.0)).clamp(0.0, repl);
+                                push(Part::Replica, Some(replica));
+                                push(Part::ClusterNetwork, Some(repl - replica));
+                                notes.push(
+                                    "cluster network = the primary's wait for its replicas beyond \
+                                     its own commit, less the slowest replica's own repop time \
+                                     (subop_w): the back network both ways and both OSDs' \
+                                     messengers; replica = that repop time beyond the primary's \
+                                     own commit"
+                                        .into(),
+                                );
+                            }
+                            None => {
+                                push(Part::Replication, Some(repl));
+                                notes.push(
+                                    "replication not split into cluster network and replica: \
+                                     the replicas' subop_w counters were not read (they need \
+                                     osd 'allow *' on every replica OSD)"
+                                        .into(),
+                                );
+                            }
+                        }
                     }
                     None => {
                         let (local, f) = process.map(split).unzip();
@@ -178,7 +255,8 @@ pub fn split_osd(i: &OsdInputs<'_>) -> Attribution {
             let (op, process) = (mean(c.op_r_latency), mean(c.op_r_process_latency));
             push(Part::OsdQueue, op.zip(process).map(|(o, p)| o - p));
             push(Part::OsdLocal, process);
-            push(Part::Replication, Some(0.0));
+            push(Part::ClusterNetwork, Some(0.0));
+            push(Part::Replica, Some(0.0));
         }
         _ => {}
     }
@@ -247,14 +325,181 @@ pub fn combine(rows: &[(u64, &Attribution)], job_mean_ns: f64) -> Attribution {
 /// seen here), so a finding means a drive, not a busy host.
 pub const SLOW_FLUSH_NS: f64 = 2e6;
 
-/// What the per-OSD device-flush shares say about the drives, each line
-/// naming its evidence; with no BlueStore kv timers, one line saying why
-/// there is no verdict. Empty when no OSD row has write attributions.
+/// A write whose replicas took at least this much longer than its primary's
+/// own commit (the `replica` share) gets a replication verdict: above what
+/// this project's loaded test machine shows between equal file-backed OSDs
+/// (0.2–0.3 ms), below one extra cache flush of a drive without power-loss
+/// protection (milliseconds).
+pub const SLOW_REPLICA_NS: f64 = 1e6;
+
+/// A write that waited at least this much on the cluster network (the
+/// `cluster_network` share) gets a replication verdict: a data-centre
+/// round trip is 0.05–0.2 ms on the wire; both OSDs' messengers add a few
+/// tenths (0.3–0.9 ms seen here through the delay switch on a loaded
+/// 2-core host).
+pub const SLOW_CLUSTER_NETWORK_NS: f64 = 1e6;
+
+/// What the per-OSD device-flush shares say about the drives, and what the
+/// cluster-network and replica shares say about replication, each line
+/// naming its evidence; with no BlueStore kv timers or no replica counters,
+/// one line saying why there is no verdict. Empty when no OSD row has write
+/// attributions.
 pub fn findings(result: &BenchResult) -> Vec<String> {
-    let pool = match &result.workload {
-        crate::result::Workload::Rados(w) => w.pool.as_str(),
-        crate::result::Workload::Rbd(w) => w.pool.as_str(),
+    let mut out = flush_findings(result);
+    out.extend(replication_findings(result));
+    out
+}
+
+/// The mean over a run of one counter of one OSD, ns.
+fn counter_ns(
+    result: &BenchResult,
+    osd: i32,
+    pick: impl Fn(&OsdCounters) -> Option<crate::counters::AvgDelta>,
+) -> Option<f64> {
+    result
+        .osds
+        .iter()
+        .find(|o| o.osd == osd)
+        .and_then(|o| o.counters.as_ref())
+        .filter(|c| !c.reset)
+        .and_then(pick)
+        .and_then(|d| d.mean_ns)
+}
+
+/// The run's pool.
+fn pool_name(result: &BenchResult) -> &str {
+    match &result.workload {
+        crate::result::Workload::Rados(w) => &w.pool,
+        crate::result::Workload::Rbd(w) => &w.pool,
+    }
+}
+
+/// One OSD's mean device flush per transaction (BlueStore's kv queue +
+/// sync round), ns.
+fn device_flush_ns(result: &BenchResult, osd: i32) -> Option<f64> {
+    counter_ns(result, osd, |c| c.state_kv_queued_lat)
+        .zip(counter_ns(result, osd, |c| c.state_kv_commiting_lat))
+        .map(|(q, k)| q + k)
+}
+
+/// The pool's replication verdict from its write job's `cluster_network` and
+/// `replica` shares: which of the two makes writes wait, naming the slowest
+/// replica and its device flush as evidence (and the back-interface
+/// heartbeats when the OSDs reported them). Nothing below the thresholds.
+fn replication_findings(result: &BenchResult) -> Vec<String> {
+    let pool = pool_name(result);
+    let Some(a) = result
+        .jobs
+        .iter()
+        .find(|j| j.op == "write" && j.ops >= 20)
+        .and_then(|j| j.attribution.as_ref())
+    else {
+        return Vec::new();
     };
+    let share = |p: Part| a.shares.iter().find(|s| s.part == p).map(|s| s.ns);
+    if share(Part::Replication).is_some_and(|r| r > 0.0) {
+        return vec![format!(
+            "pool '{pool}': no replication verdict: the wait for the replicas is not split into \
+             cluster network and replica, the replicas' subop_w counters were not read (needs osd \
+             'allow *' on every replica OSD, e.g. through --telemetry-id)"
+        )];
+    }
+    let (Some(net), Some(replica)) = (share(Part::ClusterNetwork), share(Part::Replica)) else {
+        if result.placement.as_ref().is_some_and(|p| p.size >= 2) {
+            return vec![format!(
+                "pool '{pool}': no replication verdict: the OSDs' counters were not read (needs \
+                 osd 'allow *', e.g. through --telemetry-id)"
+            )];
+        }
+        return Vec::new();
+    };
+    // The replicas this pool's primaries wrote to, slowest repop first.
+    let mut replicas: Vec<i32> = result
+        .osds
+        .iter()
+        .flat_map(|o| o.replica_sets.iter().flat_map(|s| s.osds.iter().copied()))
+        .collect();
+    replicas.sort_unstable();
+    replicas.dedup();
+    let mut by_subop: Vec<(i32, f64)> = replicas
+        .iter()
+        .filter_map(|o| counter_ns(result, *o, |c| c.subop_w_latency).map(|v| (*o, v)))
+        .collect();
+    by_subop.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let hb: Vec<f64> = result
+        .network
+        .iter()
+        .flat_map(|n| &n.heartbeat)
+        .filter(|h| h.interface == "back")
+        .map(|h| h.avg_1min_ms)
+        .collect();
+    let heartbeat = (!hb.is_empty()).then(|| {
+        format!(
+            "; the OSDs' back-interface heartbeats took {:.2} ms (mean of their 1-min averages, \
+             both OSDs' userspace included)",
+            hb.iter().sum::<f64>() / hb.len() as f64
+        )
+    });
+    let ms = |ns: f64| ns / 1e6;
+    let mut out = Vec::new();
+    if replica >= SLOW_REPLICA_NS && replica >= 2.0 * net {
+        let slowest = by_subop.first().map(|(o, v)| {
+            let others = by_subop
+                .iter()
+                .skip(1)
+                .map(|(_, v)| *v)
+                .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
+            let flush = device_flush_ns(result, *o);
+            let drive = result
+                .osds
+                .iter()
+                .find(|x| x.osd == *o)
+                .and_then(|x| x.device.as_ref())
+                .map(|d| format!(" ({})", d.summary()))
+                .unwrap_or_default();
+            format!(
+                "; slowest replica osd.{o}{drive}: {:.2} ms per repop (receive → commit){}{}",
+                ms(*v),
+                others
+                    .map(|x| format!(", the other replicas at most {:.2} ms", ms(x)))
+                    .unwrap_or_default(),
+                flush
+                    .map(|f| format!(", its device flush {:.2} ms per transaction", ms(f)))
+                    .unwrap_or_default()
+            )
+        });
+        let flush_slow = by_subop
+            .first()
+            .and_then(|(o, _)| device_flush_ns(result, *o))
+            .is_some_and(|f| f >= SLOW_FLUSH_NS);
+        out.push(format!(
+            "pool '{pool}': each write waited {:.2} ms for its replicas beyond its own commit, \
+             {:.2} ms of it on the cluster network: {}, not the cable{}",
+            ms(net + replica),
+            ms(net),
+            if flush_slow {
+                "the replicas' drives"
+            } else {
+                "the replicas' own work (their queue and objectstore)"
+            },
+            slowest.unwrap_or_default()
+        ));
+    } else if net >= SLOW_CLUSTER_NETWORK_NS && net >= 2.0 * replica {
+        out.push(format!(
+            "pool '{pool}': each write waited {:.2} ms on the cluster network (the primary↔replica \
+             round trip, both OSDs' messengers included) beyond its replicas' own {:.2} ms: the \
+             back network or the hosts' network stack, not the replicas' drives{}",
+            ms(net),
+            ms(replica),
+            heartbeat.unwrap_or_default()
+        ));
+    }
+    out
+}
+
+/// The per-OSD device-flush verdicts (see [`findings`]).
+fn flush_findings(result: &BenchResult) -> Vec<String> {
+    let pool = pool_name(result);
     let mut out = Vec::new();
     let mut with_writes = 0;
     let mut slow: Vec<(i32, f64)> = Vec::new();
@@ -360,8 +605,11 @@ pub fn attribute(result: &mut BenchResult) {
             0.0
         }
     };
+    // Each OSD's mean repop time as a replica, over the run window.
+    let subop = |osd: i32| counter_ns(result, osd, |c| c.subop_w_latency);
     let mut per_osd = Vec::new();
     for o in &result.osds {
+        let replica_ns = slowest_replica_ns(&o.replica_sets, subop);
         for (ix, row) in o.client.iter().enumerate() {
             if row.op == "flush" {
                 continue;
@@ -374,6 +622,7 @@ pub fn attribute(result: &mut BenchResult) {
                 op_bytes: op_bytes(&row.op),
                 bandwidth: bandwidth(o.osd),
                 pool_size: size,
+                replica_ns,
             });
             per_osd.push((o.osd, ix, a));
         }
@@ -443,25 +692,32 @@ mod tests {
         a.shares.iter().map(|s| s.ns).sum()
     }
 
-    #[test]
-    fn replicated_write_splits_the_wait_beyond_the_local_commit() {
-        let c = counters();
-        let a = split_osd(&OsdInputs {
+    /// A size-3 write on an OSD with counters `c`, 0.25 ms from the client.
+    fn size3_write(c: &OsdCounters, client_mean_ns: f64, replica_ns: Option<f64>) -> Attribution {
+        split_osd(&OsdInputs {
             op: "write",
-            client_mean_ns: 6e6,
-            counters: Some(&c),
+            client_mean_ns,
+            counters: Some(c),
             rtt_ns: Some(0.25e6),
             op_bytes: 4096.0,
             bandwidth: None,
             pool_size: 3,
-        });
-        assert_eq!(get(&a, Part::PublicNetwork), Some(0.25));
-        assert_eq!(get(&a, Part::OsdQueue), Some(1.0));
-        // process 4 = prepare 0.5 + wait 3.5; wait beyond commit 2.0 = 1.5.
-        assert_eq!(get(&a, Part::Replication), Some(1.5));
-        assert_eq!(get(&a, Part::OsdLocal), Some(2.5));
-        assert_eq!(get(&a, Part::Unattributed), Some(0.75));
-        assert_eq!(get(&a, Part::Client), None);
+            replica_ns,
+        })
+    }
+
+    #[test]
+    fn the_replication_wait_splits_into_cluster_network_and_replica() {
+        let c = counters();
+        let mk = |replica_ns| size3_write(&c, 6e6, replica_ns);
+        // wait 3.5 beyond prepare; commit 2.0: replication 1.5. The slowest
+        // replica took 2.8 from receive to commit: 0.8 longer than the
+        // primary's commit; the remaining 0.7 is the round trip.
+        let a = mk(Some(2.8e6));
+        assert_eq!(get(&a, Part::Replication), None);
+        assert!((get(&a, Part::Replica).unwrap() - 0.8).abs() < 1e-9);
+        assert!((get(&a, Part::ClusterNetwork).unwrap() - 0.7).abs() < 1e-9);
+        assert_eq!(get(&a, Part::OsdLocal), Some(2.5), "unchanged by the split");
         assert!((sum(&a) - 6e6).abs() < 1e-6);
         let order: Vec<Part> = a.shares.iter().map(|s| s.part).collect();
         assert_eq!(
@@ -470,10 +726,67 @@ mod tests {
                 Part::PublicNetwork,
                 Part::OsdQueue,
                 Part::OsdLocal,
-                Part::Replication,
+                Part::ClusterNetwork,
+                Part::Replica,
                 Part::Unattributed
             ]
         );
+        assert!(a.notes.iter().any(|n| n.contains("subop_w")));
+        // A replica faster than the primary's own commit: all of it is the network.
+        let a = mk(Some(1.0e6));
+        assert_eq!(get(&a, Part::Replica), Some(0.0));
+        assert_eq!(get(&a, Part::ClusterNetwork), Some(1.5));
+        // A replica slower than the whole wait (its mean over other primaries'
+        // repops too): capped, the network gets 0.
+        let a = mk(Some(9.0e6));
+        assert_eq!(get(&a, Part::Replica), Some(1.5));
+        assert_eq!(get(&a, Part::ClusterNetwork), Some(0.0));
+        // A one-way delay D on the back network: the wait grows by 2D, the
+        // replica's own timer does not; all of it lands in the network share.
+        let mut slow = counters();
+        slow.op_w_process_latency = avg(6.0);
+        let d = size3_write(&slow, 8e6, Some(2.8e6));
+        assert!((get(&d, Part::ClusterNetwork).unwrap() - 2.7).abs() < 1e-9);
+        assert!((get(&d, Part::Replica).unwrap() - 0.8).abs() < 1e-9);
+        // Unknown replicas: one unsplit share, and a note says why.
+        let a = mk(None);
+        assert_eq!(get(&a, Part::PublicNetwork), Some(0.25));
+        assert_eq!(get(&a, Part::OsdQueue), Some(1.0));
+        assert_eq!(get(&a, Part::Replication), Some(1.5));
+        assert_eq!(get(&a, Part::OsdLocal), Some(2.5));
+        assert_eq!(get(&a, Part::Unattributed), Some(0.75));
+        assert_eq!(get(&a, Part::Client), None);
+        assert!((sum(&a) - 6e6).abs() < 1e-6);
+        assert_eq!(get(&a, Part::ClusterNetwork), None);
+        assert!(a.notes.iter().any(|n| n.contains("not split")));
+    }
+
+    #[test]
+    fn the_slowest_replica_is_averaged_over_the_primarys_pgs() {
+        let sets = [
+            ReplicaSet {
+                osds: vec![1, 2],
+                pgs: 3,
+            },
+            ReplicaSet {
+                osds: vec![3, 1],
+                pgs: 1,
+            },
+        ];
+        let subop = |o: i32| match o {
+            1 => Some(1.0),
+            2 => Some(3.0),
+            3 => Some(0.5),
+            _ => None,
+        };
+        // (3 × max(1, 3) + 1 × max(0.5, 1)) / 4 = 2.5.
+        assert_eq!(slowest_replica_ns(&sets, subop), Some(2.5));
+        assert_eq!(slowest_replica_ns(&[], subop), None);
+        let unknown = [ReplicaSet {
+            osds: vec![1, 7],
+            pgs: 2,
+        }];
+        assert_eq!(slowest_replica_ns(&unknown, subop), None);
     }
 
     #[test]
@@ -490,6 +803,7 @@ mod tests {
                 op_bytes: 4096.0,
                 bandwidth: None,
                 pool_size: size,
+                replica_ns: None,
             })
         };
         // size 1: process 4 = local 2.5 + flush 1.5.
@@ -525,8 +839,11 @@ mod tests {
             op_bytes: 4096.0,
             bandwidth: None,
             pool_size: 1,
+            replica_ns: None,
         });
-        assert_eq!(get(&w, Part::Replication), Some(0.0));
+        assert_eq!(get(&w, Part::ClusterNetwork), Some(0.0));
+        assert_eq!(get(&w, Part::Replica), Some(0.0));
+        assert_eq!(get(&w, Part::Replication), None);
         assert_eq!(get(&w, Part::OsdLocal), Some(4.0));
         assert_eq!(get(&w, Part::PublicNetwork), None);
         assert_eq!(get(&w, Part::Unattributed), Some(1.0));
@@ -538,10 +855,12 @@ mod tests {
             op_bytes: 4096.0,
             bandwidth: None,
             pool_size: 3,
+            replica_ns: None,
         });
         assert_eq!(get(&r, Part::OsdQueue), Some(0.25));
         assert_eq!(get(&r, Part::OsdLocal), Some(0.75));
-        assert_eq!(get(&r, Part::Replication), Some(0.0));
+        assert_eq!(get(&r, Part::ClusterNetwork), Some(0.0));
+        assert_eq!(get(&r, Part::Replica), Some(0.0));
         assert!((get(&r, Part::Unattributed).unwrap() - 0.4).abs() < 1e-9);
     }
 
@@ -558,6 +877,7 @@ mod tests {
                 op_bytes: 4096.0,
                 bandwidth: None,
                 pool_size: 3,
+                replica_ns: None,
             });
             assert_eq!(get(&a, Part::OsdQueue), None);
             assert_eq!(get(&a, Part::Unattributed), Some(2.0));
@@ -577,6 +897,7 @@ mod tests {
             op_bytes: 4096.0,
             bandwidth: None,
             pool_size: 2,
+            replica_ns: None,
         });
         assert_eq!(get(&a, Part::Replication), Some(0.0));
         assert_eq!(get(&a, Part::OsdLocal), Some(4.0));
@@ -590,6 +911,7 @@ mod tests {
             op_bytes: 4096.0,
             bandwidth: None,
             pool_size: 2,
+            replica_ns: None,
         });
         assert_eq!(get(&a, Part::Replication), Some(3.5));
     }
@@ -607,6 +929,7 @@ mod tests {
                 op_bytes: 1e6,
                 bandwidth,
                 pool_size: 1,
+                replica_ns: None,
             })
         };
         let w = mk("write", Some(1e9), Some(0.25e6));
@@ -645,6 +968,159 @@ mod tests {
         }
     }
 
+    /// A 3-OSD size-3 pool's result: every OSD primary for 4 PGs with the
+    /// other two as replicas; per OSD: `wait` ms after prepare, `subop` ms
+    /// per repop, `commit` ms local commit, `flush` ms kv queue + sync.
+    fn pool_result(
+        wait: [f64; 3],
+        subop: [f64; 3],
+        commit: [f64; 3],
+        flush: [f64; 3],
+    ) -> BenchResult {
+        use crate::result::*;
+        let mean = 1.0 + wait.iter().sum::<f64>() / 3.0 + 0.5;
+        let osds = (0..3)
+            .map(|o: i32| {
+                let (wait, i) = (wait[o as usize], o as usize);
+                let mut c = counters();
+                c.osd = o;
+                c.op_w_latency = avg(0.5 + wait + 0.1);
+                c.op_w_process_latency = avg(0.5 + wait);
+                c.op_w_prepare_latency = avg(0.5);
+                c.commit_lat = avg(commit[i]);
+                c.subop_w_latency = avg(subop[o as usize]);
+                c.state_kv_queued_lat = avg(0.0);
+                c.state_kv_commiting_lat = avg(flush[o as usize]);
+                OsdReport {
+                    osd: o,
+                    client: vec![OsdClientRow {
+                        op: "write".into(),
+                        ops: 100,
+                        mean_ns: (1.5 + wait) * 1e6,
+                        p99_ns: 0,
+                        histogram: None,
+                        attribution: None,
+                    }],
+                    counters: Some(c),
+                    timeline: Vec::new(),
+                    mgr_perf: None,
+                    device: None,
+                    replica_sets: vec![ReplicaSet {
+                        osds: (0..3).filter(|x| *x != o).collect(),
+                        pgs: 4,
+                    }],
+                }
+            })
+            .collect();
+        let job = JobReport {
+            name: "write".into(),
+            op: "write".into(),
+            ops: 300,
+            latency_ns: crate::stats::LatencySummary {
+                mean: mean * 1e6,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        BenchResult {
+            osds,
+            placement: Some(PlacementInfo {
+                pool_id: 1,
+                pg_num: 12,
+                epoch: 1,
+                size: 3,
+                refreshes: Vec::new(),
+            }),
+            ..test_result("p3", vec![job])
+        }
+    }
+
+    #[test]
+    fn replication_verdicts_name_the_replica_or_the_cable() {
+        let job = |r: &BenchResult, p: Part| {
+            get(r.jobs[0].attribution.as_ref().unwrap(), p).unwrap_or(f64::NAN)
+        };
+        // Equal replicas, a 0.3 ms round trip: no verdict.
+        let mut r = pool_result([1.8; 3], [1.5; 3], [1.2; 3], [0.5; 3]);
+        attribute(&mut r);
+        assert!((job(&r, Part::ClusterNetwork) - 0.3).abs() < 1e-9);
+        assert!((job(&r, Part::Replica) - 0.3).abs() < 1e-9);
+        let sum: f64 = r.jobs[0]
+            .attribution
+            .as_ref()
+            .unwrap()
+            .shares
+            .iter()
+            .map(|s| s.ns)
+            .sum();
+        assert!((sum - r.jobs[0].latency_ns.mean).abs() < 1e-3);
+        assert!(r.findings.is_empty(), "{:?}", r.findings);
+        // 1 ms one way on the back network: 2 ms more wait, same replicas.
+        let mut r = pool_result([3.8; 3], [1.5; 3], [1.2; 3], [0.5; 3]);
+        attribute(&mut r);
+        assert!((job(&r, Part::ClusterNetwork) - 2.3).abs() < 1e-9);
+        assert_eq!(r.findings.len(), 1, "{:?}", r.findings);
+        assert!(
+            r.findings[0].contains("waited 2.30 ms on the cluster network")
+                && r.findings[0].contains("not the replicas' drives"),
+            "{:?}",
+            r.findings
+        );
+        // osd.2's drive flushes 3 ms slower: its repops take 4.5 ms; osd.0
+        // and osd.1 (its primaries for 2/3 of the writes) wait for it; as a
+        // primary it waits for its own commit.
+        let slow = ([4.8, 4.8, 4.2], [1.5, 1.5, 4.5], [1.2, 1.2, 4.2]);
+        let mut r = pool_result(slow.0, slow.1, slow.2, [0.5, 0.5, 3.5]);
+        attribute(&mut r);
+        // (3.3 + 3.3 + 0) / 3 and (0.3 + 0.3 + 0) / 3.
+        assert!((job(&r, Part::Replica) - 2.2).abs() < 1e-9);
+        assert!((job(&r, Part::ClusterNetwork) - 0.2).abs() < 1e-9);
+        let f = r
+            .findings
+            .iter()
+            .find(|f| f.contains("for its replicas"))
+            .unwrap();
+        assert!(
+            f.contains("the replicas' drives, not the cable")
+                && f.contains("slowest replica osd.2")
+                && f.contains("its device flush 3.50 ms"),
+            "{f}"
+        );
+        // No replica counters (a replica's subop_w unread): no verdict, and why.
+        let mut r = pool_result(slow.0, slow.1, slow.2, [0.5; 3]);
+        for o in &mut r.osds {
+            o.counters.as_mut().unwrap().subop_w_latency = None;
+        }
+        attribute(&mut r);
+        assert!((job(&r, Part::Replication) - 2.4).abs() < 1e-9);
+        assert!(
+            r.findings
+                .iter()
+                .any(|f| f.contains("no replication verdict")
+                    && f.contains("subop_w")
+                    && f.contains("osd 'allow *'")),
+            "{:?}",
+            r.findings
+        );
+        // No counters at all: no verdict either, and the cap is named.
+        let mut r = pool_result(slow.0, slow.1, slow.2, [0.5; 3]);
+        for o in &mut r.osds {
+            o.counters = None;
+        }
+        r.network = Some(crate::result::NetworkReport {
+            client_rtt: Vec::new(),
+            heartbeat: Vec::new(),
+        });
+        attribute(&mut r);
+        assert!(
+            r.findings
+                .iter()
+                .any(|f| f.contains("no replication verdict: the OSDs' counters were not read")),
+            "{:?}",
+            r.findings
+        );
+    }
+
     #[test]
     fn combine_weights_by_ops_and_closes_to_the_job_mean() {
         let c = counters();
@@ -657,6 +1133,7 @@ mod tests {
                 op_bytes: 4096.0,
                 bandwidth: None,
                 pool_size: 3,
+                replica_ns: None,
             })
         };
         let (a, b) = (mk(6e6, 0.2e6), mk(8e6, 0.6e6));

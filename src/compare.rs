@@ -864,50 +864,7 @@ mod tests {
     }
 
     fn result_with(j: JobReport) -> BenchResult {
-        use crate::result::*;
-        BenchResult {
-            schema_version: SCHEMA_VERSION,
-            tool: ToolInfo {
-                name: "cephbench".into(),
-                version: "t".into(),
-            },
-            cluster: ClusterInfo {
-                fsid: "f".into(),
-                ceph_version: None,
-                librados_version: "3.0.0".into(),
-                client_host: "h".into(),
-                entity: "client.admin".into(),
-            },
-            started_unix: 0,
-            workload: Workload::Rados(RadosWorkload {
-                mode: "write".into(),
-                pool: "p".into(),
-                block_size: 4096,
-                object_size: 4096,
-                concurrent_ios: 16,
-                duration_s: Some(5.0),
-                ramp_s: 0.0,
-                max_ops: None,
-                run_name: "default".into(),
-                namespace: String::new(),
-                write_to: None,
-                verify: crate::objects::VerifyMode::None,
-                no_cleanup: false,
-                pool_created: false,
-            }),
-            latency_kind: "completion".into(),
-            latency_definition: String::new(),
-            jobs: vec![j],
-            osds: vec![],
-            placement: None,
-            network: None,
-            tail: Vec::new(),
-            interrupted: false,
-            warnings: vec![],
-            findings: Vec::new(),
-            pool: None,
-            clients: None,
-        }
+        crate::result::test_result("p", vec![j])
     }
 
     #[test]

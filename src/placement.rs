@@ -145,6 +145,31 @@ impl PoolPlacement {
             .and_then(|a| a.first().copied())
     }
 
+    /// The replicas of the PGs `primary` is primary for: each distinct
+    /// set (acting set but the primary, in order) with how many PGs have it,
+    /// most PGs first. Empty when it is primary for none or the pool keeps
+    /// one copy.
+    pub fn replica_sets(&self, primary: i32) -> Vec<crate::result::ReplicaSet> {
+        let mut out: Vec<crate::result::ReplicaSet> = Vec::new();
+        for a in &self.acting {
+            let (Some(&p), Some(rest)) = (a.first(), a.get(1..)) else {
+                continue;
+            };
+            if p != primary || rest.is_empty() {
+                continue;
+            }
+            match out.iter_mut().find(|s| s.osds == rest) {
+                Some(s) => s.pgs += 1,
+                None => out.push(crate::result::ReplicaSet {
+                    osds: rest.to_vec(),
+                    pgs: 1,
+                }),
+            }
+        }
+        out.sort_by(|a, b| b.pgs.cmp(&a.pgs).then_with(|| a.osds.cmp(&b.osds)));
+        out
+    }
+
     /// Every OSD that serves the pool, sorted.
     pub fn osds(&self) -> Vec<i32> {
         let mut v: Vec<i32> = self.acting.iter().flatten().copied().collect();
@@ -514,6 +539,33 @@ mod tests {
         );
         assert!(parse_pgs_brief(&serde_json::json!({"x": 1}), 3, 1, 1).is_err());
         assert!(parse_pgs_brief(&serde_json::json!([{"pgid": "zz"}]), 3, 1, 1).is_err());
+    }
+
+    #[test]
+    fn replica_sets_group_a_primarys_pgs_by_their_replicas() {
+        let p = PoolPlacement {
+            pool: 1,
+            pg_num: 5,
+            acting: vec![
+                vec![0, 1, 2],
+                vec![0, 2, 1],
+                vec![0, 1, 2],
+                vec![1, 0, 2],
+                vec![],
+            ],
+            epoch: 1,
+        };
+        let s = p.replica_sets(0);
+        let got: Vec<(Vec<i32>, u32)> = s.into_iter().map(|r| (r.osds, r.pgs)).collect();
+        assert_eq!(got, vec![(vec![1, 2], 2), (vec![2, 1], 1)]);
+        assert_eq!(p.replica_sets(1).len(), 1);
+        assert!(p.replica_sets(2).is_empty(), "primary for none");
+        let single = PoolPlacement {
+            acting: vec![vec![0]],
+            pg_num: 1,
+            ..p
+        };
+        assert!(single.replica_sets(0).is_empty(), "size 1");
     }
 
     fn placement(pg_num: u32, primaries: &[i32], epoch: u64) -> PoolPlacement {

@@ -246,6 +246,21 @@ pub struct OsdReport {
     /// tree`), read before the run; null if it could not be read.
     #[serde(default)]
     pub device: Option<crate::device::DeviceInfo>,
+    /// The replicas of the PGs this OSD is primary for in the run's pool, as
+    /// placed at the start: one row per distinct replica set (empty for
+    /// size-1 pools, OSDs that are no primary, and results made before it
+    /// was recorded).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replica_sets: Vec<ReplicaSet>,
+}
+
+/// The replicas (acting set but the primary) of some of a primary's PGs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplicaSet {
+    /// The replica OSDs, in acting-set order.
+    pub osds: Vec<i32>,
+    /// How many of the primary's PGs have exactly these replicas.
+    pub pgs: u32,
 }
 
 /// Client-side figures of one op kind on one primary OSD.
@@ -297,7 +312,8 @@ pub struct TailOp {
 pub struct Attribution {
     /// The client-observed mean completion latency the shares split, ns.
     pub mean_ns: f64,
-    /// The shares, in path order (client, network, OSD, replication), then
+    /// The shares, in path order (client, network, OSD, cluster network,
+    /// replica), then
     /// `unattributed`.
     pub shares: Vec<Share>,
     /// What each share rests on and what could not be measured.
@@ -329,7 +345,20 @@ pub enum Part {
     /// The primary's objectstore waiting for its device to make the op's
     /// transaction durable: BlueStore's kv queue and kv sync round.
     DeviceFlush,
-    /// The primary waiting for its replicas (cluster network + replica commit).
+    /// The primary↔replica round trip on the cluster (back) network, as far
+    /// as the primary waited for it: the primary's wait after its own prepare
+    /// minus the slowest replica's own receive → commit time (`subop_w`) —
+    /// the wire both ways plus both sides' messengers (see
+    /// [`crate::attribution`]).
+    ClusterNetwork,
+    /// The rest of the wait for the replicas: how much longer the slowest
+    /// replica took from receiving the repop to its commit (`subop_w`: its
+    /// queue, its objectstore, its device flush) than the primary's own
+    /// commit.
+    Replica,
+    /// The whole wait for the replicas, not split into `cluster_network` and
+    /// `replica`: results made before the split, or when the replicas'
+    /// counters could not be read.
     Replication,
     /// What the measurements do not explain.
     Unattributed,
@@ -337,12 +366,14 @@ pub enum Part {
 
 impl Part {
     /// Every part, in report order.
-    pub const ALL: [Part; 7] = [
+    pub const ALL: [Part; 9] = [
         Part::Client,
         Part::PublicNetwork,
         Part::OsdQueue,
         Part::OsdLocal,
         Part::DeviceFlush,
+        Part::ClusterNetwork,
+        Part::Replica,
         Part::Replication,
         Part::Unattributed,
     ];
@@ -355,6 +386,8 @@ impl Part {
             Part::OsdQueue => "OSD queue",
             Part::OsdLocal => "OSD local",
             Part::DeviceFlush => "device flush",
+            Part::ClusterNetwork => "cluster network",
+            Part::Replica => "replica",
             Part::Replication => "replication",
             Part::Unattributed => "unattributed",
         }
@@ -524,7 +557,7 @@ pub struct RadosWorkload {
 }
 
 /// Results of one job (one op type).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct JobReport {
     /// Job name, e.g. `write`.
     pub name: String,
@@ -702,6 +735,55 @@ impl RateReport {
                 self.achieved, self.asked, self.late_ops, self.max_backlog
             )
         })
+    }
+}
+
+/// A result for unit tests: `rados write` on pool `pool` (4 KiB, QD16, 5 s)
+/// holding `jobs`, with nothing probed.
+#[cfg(test)]
+pub(crate) fn test_result(pool: &str, jobs: Vec<JobReport>) -> BenchResult {
+    BenchResult {
+        schema_version: SCHEMA_VERSION,
+        tool: ToolInfo {
+            name: "cephbench".into(),
+            version: "t".into(),
+        },
+        cluster: ClusterInfo {
+            fsid: "f".into(),
+            ceph_version: None,
+            librados_version: "3.0.0".into(),
+            client_host: "h".into(),
+            entity: "client.admin".into(),
+        },
+        started_unix: 0,
+        workload: Workload::Rados(RadosWorkload {
+            mode: "write".into(),
+            pool: pool.into(),
+            block_size: 4096,
+            object_size: 4096,
+            concurrent_ios: 16,
+            duration_s: Some(5.0),
+            ramp_s: 0.0,
+            max_ops: None,
+            run_name: "default".into(),
+            namespace: String::new(),
+            write_to: None,
+            verify: crate::objects::VerifyMode::None,
+            no_cleanup: false,
+            pool_created: false,
+        }),
+        latency_kind: "completion".into(),
+        latency_definition: String::new(),
+        jobs,
+        osds: vec![],
+        placement: None,
+        network: None,
+        tail: Vec::new(),
+        interrupted: false,
+        warnings: vec![],
+        findings: Vec::new(),
+        pool: None,
+        clients: None,
     }
 }
 

@@ -100,6 +100,7 @@ cap osd_pool_get_all.json osd pool get "$pool" all -f json
 cap osd_crush_rule_dump.json osd crush rule dump -f json
 cap osd_crush_tree.json osd crush tree --show-shadow -f json
 cap config_get_osd_memory_target.json config get osd.0 osd_memory_target -f json
+cap osd_metadata.json osd metadata -f json
 cap version.json version -f json
 c version >"$tmp/version.txt"
 c config get osd.0 osd_memory_target >"$tmp/memtarget.txt"

@@ -321,7 +321,9 @@ fn osd_rows(v: &Value) -> Vec<(i64, f64, Value)> {
 }
 
 /// The split of a replicated write: every part the tool names is there,
-/// replication is a real share on a size-3 pool and none on size 1, and
+/// the wait for the replicas is a real share on a size-3 pool (split into
+/// cluster network and replica, never the unsplit `replication`) and none
+/// on size 1, and
 /// the shares plus `unattributed` add up to the client's mean in the JSON
 /// and in the text report.
 #[test]
@@ -346,12 +348,14 @@ fn shares_add_up_to_the_client_mean() {
         "osd_queue",
         "osd_local",
         "device_flush",
-        "replication",
+        "cluster_network",
+        "replica",
     ] {
         let s = share(a, part).unwrap_or_else(|| panic!("no {part} share in {a}"));
         assert!(s >= 0.0 && s < mean, "{part} = {s} ms of {mean} ms");
     }
-    let repl = share(a, "replication").unwrap();
+    assert_eq!(share(a, "replication"), None, "the wait is split: {a}");
+    let repl = share(a, "cluster_network").unwrap() + share(a, "replica").unwrap();
     assert!(repl > 0.01, "size-3 write with no replication share: {a}");
     // Per OSD: the same identity row by row.
     for (osd, m, a) in osd_rows(&v) {
@@ -395,7 +399,8 @@ fn shares_add_up_to_the_client_mean() {
 
     let v1 = write_run(pool(POOL), "3");
     let a1 = &v1["jobs"][0]["attribution"];
-    assert_eq!(share(a1, "replication"), Some(0.0), "{a1}");
+    assert_eq!(share(a1, "cluster_network"), Some(0.0), "{a1}");
+    assert_eq!(share(a1, "replica"), Some(0.0), "{a1}");
 }
 
 /// A delay injected inside one OSD, after its messenger's receive stamp and

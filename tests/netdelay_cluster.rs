@@ -1,9 +1,12 @@
-//! The delay-switch rig end to end: a 3-OSD memstore cluster started by
+//! The delay-switch rig end to end: a 3-OSD bluestore cluster started by
 //! `cluster.sh up --switch` (every daemon and the client in a netns of its own, joined by
-//! cephbench-netdelay), `ceph -s` and a cephbench `rados write` from the client namespace on a
-//! size-3 pool, then 1 ms one-way on the cluster network only and on the client's public path
-//! only: each raises the write latency by about 2 ms (a round trip over the delayed link:
-//! primary -> replicas -> primary, replicas in parallel; or client -> primary -> client).
+//! cephbench-netdelay; osd.2 with the slow-flush shim, at 0), `ceph -s` and a cephbench
+//! `rados write` from the client namespace on a size-3 pool, then a one-way delay on the
+//! cluster network only and 1 ms on the client's public path only: each raises the write
+//! latency by about two delays (a round trip over the delayed link: primary -> replicas ->
+//! primary, replicas in parallel; or client -> primary -> client), and the split puts it in
+//! the cluster-network or the public-network share; then a slow flush on the replica osd.2
+//! lands in the replica share, not in the cluster network.
 //!
 //! A second test starts the rig with three client namespaces ("hosts" of their own, each
 //! with its own switch port and address) and runs a group: three `cephbench agent`s, one
@@ -24,6 +27,11 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 const POOL: &str = "ndtest";
+/// The one-way delay put on the cluster network, and on the client link, µs.
+const DELAY_US: u32 = 2000;
+/// The replica whose drive gets slow flushes, and by how much, µs.
+const SLOW_OSD: u32 = 2;
+const FLUSH_US: u32 = 2000;
 const CEPHBENCH: &str = env!("CARGO_BIN_EXE_cephbench");
 
 fn env_or(var: &str, default: &str) -> &'static str {
@@ -128,11 +136,14 @@ impl Drop for Down {
 struct Lat {
     mean_ms: f64,
     p50_ms: f64,
-    /// The attribution's public-network and replication shares, ms.
+    /// The attribution's shares, ms.
     public_ms: f64,
-    replication_ms: f64,
+    cluster_ms: f64,
+    replica_ms: f64,
+    flush_ms: f64,
     /// The client's ICMP echo round trip to the OSDs' hosts (mean over OSDs), ms.
     icmp_ms: f64,
+    findings: Vec<String>,
 }
 
 /// `cephbench rados MODE` at QD1 for 4 s (1 s ramp) from the client namespace: its JSON.
@@ -187,13 +198,49 @@ fn write_run(tag: &str) -> Lat {
         "no ICMP round trips as root: {}",
         v["network"]
     );
+    common::validate(&v);
     Lat {
         icmp_ms: icmp.iter().sum::<f64>() / icmp.len() as f64,
         mean_ms: l["mean"].as_f64().unwrap() / 1e6,
         p50_ms: l["p50"].as_f64().unwrap() / 1e6,
         public_ms: share(job, "public_network"),
-        replication_ms: share(job, "replication"),
+        cluster_ms: share(job, "cluster_network"),
+        replica_ms: share(job, "replica"),
+        flush_ms: share(job, "device_flush"),
+        findings: v["findings"]
+            .as_array()
+            .map(|f| {
+                f.iter()
+                    .filter_map(|x| x.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default(),
     }
+}
+
+fn slow_flush(osd: u32, us: u32) {
+    ok(
+        cluster(&[
+            "slow-flush",
+            "--dir",
+            dir(),
+            "--osd",
+            &osd.to_string(),
+            "--us",
+            &us.to_string(),
+        ]),
+        "cluster.sh slow-flush",
+    );
+}
+
+fn median(v: Vec<f64>) -> f64 {
+    cephbench::suite::median(&v)
+}
+
+/// A share's run-to-run noise: its range over the undelayed runs, ms.
+fn noise(runs: &[Lat], f: impl Fn(&Lat) -> f64) -> f64 {
+    let v: Vec<f64> = runs.iter().map(f).collect();
+    v.iter().copied().fold(f64::MIN, f64::max) - v.iter().copied().fold(f64::MAX, f64::min)
 }
 
 fn delay(link: &str, us: u32) {
@@ -211,14 +258,20 @@ fn delay(link: &str, us: u32) {
     );
 }
 
-/// Starts the rig (3 memstore OSDs, `clients` client namespaces) and a size-3
-/// pool; the guard stops it again.
-fn up_rig(clients: u32) -> Down {
+/// Starts the rig (3 OSDs, `clients` client namespaces) and a size-3 pool;
+/// the guard stops it again. Bluestore with `slow_osd` started under the
+/// slow-flush shim (at 0), or memstore.
+fn up_rig(clients: u32, slow_osd: Option<u32>) -> Down {
     let _ = cluster(&["down", "--dir", dir()]);
     let down = Down;
     let t = Instant::now();
     let n = clients.to_string();
-    let mut args = vec!["up", "--switch", "--osds", "3", "--objectstore", "memstore"];
+    let mut args = vec!["up", "--switch", "--osds", "3"];
+    let slow = slow_osd.map(|o| format!("osd.{o}=0"));
+    match &slow {
+        Some(spec) => args.extend(["--objectstore", "bluestore", "--slow-flush", spec]),
+        None => args.extend(["--objectstore", "memstore"]),
+    }
     if clients > 1 {
         args.extend(["--clients", &n]);
     }
@@ -256,7 +309,8 @@ fn one_way_delays_on_cluster_and_public_links_raise_write_latency_by_two_d() {
         return;
     }
     let _serial = common::serial();
-    let _down = up_rig(1);
+    let t_all = Instant::now();
+    let _down = up_rig(1, Some(SLOW_OSD));
     // The cluster is only reachable from the client namespace.
     let s = ok(
         cluster(&["exec", "--dir", dir(), "--", "ceph", "-s"]),
@@ -297,102 +351,249 @@ fn one_way_delays_on_cluster_and_public_links_raise_write_latency_by_two_d() {
 
     // The first run on a fresh pool pays for PG creation and cold caches: not a baseline.
     write_run("warm");
-    let base = write_run("base");
-    delay("cluster", 1000);
-    let show = ok(
-        cluster(&["switchctl", "--dir", dir(), "show"]),
-        "switchctl show",
-    );
-    assert!(
-        show.contains("osd0c osd1c 1000") && show.contains("cli osd0 0"),
-        "{show}"
-    );
-    let clu = write_run("clu");
-    delay("cluster", 0);
-    delay("client", 1000);
-    let publ = write_run("pub");
-    delay("all", 0);
-    let again = write_run("again");
+    // Undelayed, cluster-delayed and client-delayed runs alternate, so the
+    // machine's drift (2 shared cores) hits all alike; each comparison is a
+    // median. Both delays are D one way: the client delay lengthens each
+    // op's cycle as much as the cluster delay does without touching the
+    // cluster network, so it is the control for what a longer cycle alone
+    // does to the OSDs' timers (slower wake-ups of idle threads and of the
+    // virtual disk: +0.1-0.5 ms of device flush here).
+    let (mut base, mut clu, mut publ) = (Vec::new(), Vec::new(), Vec::new());
+    for i in 0..3 {
+        base.push(write_run(&format!("base{i}")));
+        delay("cluster", DELAY_US);
+        if i == 0 {
+            let show = ok(
+                cluster(&["switchctl", "--dir", dir(), "show"]),
+                "switchctl show",
+            );
+            assert!(
+                show.contains(&format!("osd0c osd1c {DELAY_US}")) && show.contains("cli osd0 0"),
+                "{show}"
+            );
+        }
+        clu.push(write_run(&format!("clu{i}")));
+        delay("cluster", 0);
+        delay("client", DELAY_US);
+        publ.push(write_run(&format!("pub{i}")));
+        delay("all", 0);
+    }
+    base.push(write_run("base3"));
+    // A drive whose flushes take FLUSH_US longer under the replica osd.2,
+    // alternated with an undelayed run.
+    let mut flushed = Vec::new();
+    for i in 0..2 {
+        slow_flush(SLOW_OSD, FLUSH_US);
+        flushed.push(write_run(&format!("flush{i}")));
+        slow_flush(SLOW_OSD, 0);
+        if i == 0 {
+            base.push(write_run("again"));
+        }
+    }
+    let t_runs = t_all.elapsed().as_secs_f64();
 
-    // The split: a delay on the cluster link only must land in the
-    // replication share, one on the client's public path only in the
-    // public-network share — each ≈ 2D — and leave the other share alone.
-    let (clu_repl, clu_pub) = (
-        clu.replication_ms - base.replication_ms,
-        clu.public_ms - base.public_ms,
-    );
-    let (pub_pub, pub_repl) = (
-        publ.public_ms - base.public_ms,
-        publ.replication_ms - base.replication_ms,
-    );
+    // Each share's noise: its range over the five undelayed runs (+ 0.1 ms,
+    // the floor below which a median of few runs says nothing). A delayed
+    // run is compared with the undelayed run next to it (the machine's load
+    // drifts by more than a delay within a minute), and the median of those
+    // differences is the rise: cluster-delayed run i with base i before it,
+    // client-delayed run i with base i + 1 after it, slow-flush run i with
+    // base 3 + i before it.
+    type Pick = fn(&Lat) -> f64;
+    let shares: [(&str, Pick); 4] = [
+        ("public network", |l| l.public_ms),
+        ("cluster network", |l| l.cluster_ms),
+        ("replica", |l| l.replica_ms),
+        ("device flush", |l| l.flush_ms),
+    ];
+    let med = |runs: &[Lat], f: Pick| median(runs.iter().map(f).collect());
+    let pairs = |runs: &[Lat], refs: &[&Lat], f: Pick| {
+        median(runs.iter().zip(refs).map(|(r, b)| f(r) - f(b)).collect())
+    };
+    // The rise of `runs` over the undelayed runs from base[first] on.
+    let rise = |runs: &[Lat], first: usize, f: Pick| {
+        pairs(runs, &base[first..].iter().collect::<Vec<_>>(), f)
+    };
+    // Cluster-delayed against client-delayed run i, next to each other.
+    let clu_vs_pub = |f: Pick| pairs(&clu, &publ.iter().collect::<Vec<_>>(), f);
+    let d_us = DELAY_US;
+    let mut table = Vec::new();
+    for (name, f) in shares {
+        table.push(format!(
+            "{name}: base {:.3} (noise {:.3}), cluster {d_us}us {:+.3}, client {d_us}us {:+.3}, \
+             flush {FLUSH_US}us on osd.{SLOW_OSD} {:+.3}",
+            med(&base, f),
+            noise(&base, f),
+            rise(&clu, 0, f),
+            rise(&publ, 1, f),
+            rise(&flushed, 3, f)
+        ));
+    }
     eprintln!(
-        "shares, ms: cluster 1 ms: replication +{clu_repl:.3}, public {clu_pub:+.3}; \
-         client 1 ms: public +{pub_pub:.3}, replication {pub_repl:+.3}"
+        "shares, ms (medians; {} runs in {t_runs:.0} s since the rig's start):\n  {}",
+        base.len() + clu.len() + publ.len() + flushed.len() + 1,
+        table.join("\n  ")
+    );
+    let each = |runs: &[Lat]| -> Vec<String> {
+        runs.iter()
+            .map(|l| format!("{:.2}", l.cluster_ms))
+            .collect()
+    };
+    eprintln!(
+        "cluster-network share per run, ms: base {:?}, cluster-delayed {:?}, client-delayed {:?}",
+        each(&base),
+        each(&clu),
+        each(&publ)
+    );
+    let noise_of = |f: Pick| noise(&base, f) + 0.1;
+    let within = |what: &str, name: &str, d: f64, n: f64| {
+        assert!(
+            d.abs() <= n,
+            "{what} moved the {name} share by {d:+.3} ms, more than its noise {n:.3} ms"
+        );
+    };
+
+    // The cluster delay: the cluster-network share rises by 2D (± 20 %);
+    // replica and device flush stay within their noise of where the same
+    // longer cycle through the client link put them; the public share
+    // within its noise of the undelayed runs.
+    let two_d = 2.0 * f64::from(DELAY_US) / 1e3;
+    let clu_net = rise(&clu, 0, |l| l.cluster_ms);
+    assert!(
+        (0.8 * two_d..=1.2 * two_d).contains(&clu_net),
+        "cluster delay: cluster-network share {clu_net:+.3} ms, want {two_d:.1} ± 20%"
+    );
+    for (name, f) in [shares[2], shares[3]] {
+        let d = clu_vs_pub(f);
+        within(
+            "the cluster delay (against the client delay)",
+            name,
+            d,
+            noise_of(f),
+        );
+    }
+    let (public, f) = shares[0];
+    within("the cluster delay", public, rise(&clu, 0, f), noise_of(f));
+    // The verdict names the cable.
+    assert!(
+        clu.iter().any(|l| l.findings.iter().any(
+            |f| f.contains("on the cluster network") && f.contains("not the replicas' drives")
+        )),
+        "no cluster-network verdict: {:?}",
+        clu.iter().map(|l| &l.findings).collect::<Vec<_>>()
+    );
+
+    // The client delay: the public share rises by 2D; the replication
+    // shares move far less (the longer cycle slows the messengers' wake-ups
+    // too: 0.1-0.6 ms here).
+    let pub_pub = rise(&publ, 1, |l| l.public_ms);
+    assert!(
+        (0.8 * two_d..=1.2 * two_d).contains(&pub_pub),
+        "client delay: public share {pub_pub:+.3} ms, want {two_d:.1} ± 20%"
+    );
+    for (name, f) in [shares[1], shares[2]] {
+        within(
+            "the client delay",
+            name,
+            rise(&publ, 1, f),
+            noise_of(f) + 0.6,
+        );
+    }
+
+    // A slow flush on a replica: the replica share rises (a replica's commit
+    // waits on at least one flush of its drive), the cluster network does
+    // not (it may fall: with one replica always the slower, the replicas'
+    // jitter no longer lands in it).
+    let fl_rep = rise(&flushed, 3, |l| l.replica_ms);
+    let fl_net = rise(&flushed, 3, |l| l.cluster_ms);
+    let flush_ms = f64::from(FLUSH_US) / 1e3;
+    assert!(
+        fl_rep >= 0.5 * flush_ms && fl_rep > noise(&base, |l| l.replica_ms),
+        "slow flush on osd.{SLOW_OSD}: replica share {fl_rep:+.3} ms, want ≥ {:.1}",
+        0.5 * flush_ms
     );
     assert!(
-        (1.6..=2.4).contains(&clu_repl),
-        "cluster delay: replication share +{clu_repl:.3} ms, want 2 ± 20%"
+        fl_net <= noise_of(|l| l.cluster_ms),
+        "the replica's slow flush raised the cluster-network share by {fl_net:+.3} ms"
     );
-    assert!(
-        clu_pub.abs() < 0.3,
-        "cluster delay moved the public share by {clu_pub:.3} ms"
-    );
-    assert!(
-        (1.6..=2.4).contains(&pub_pub),
-        "client delay: public share +{pub_pub:.3} ms, want 2 ± 20%"
-    );
-    assert!(
-        pub_repl.abs() < 0.6,
-        "client delay moved the replication share by {pub_repl:.3} ms"
+    // The verdict names the replica, not the cable.
+    let verdict = flushed
+        .iter()
+        .flat_map(|l| &l.findings)
+        .find(|f| f.contains(&format!("slowest replica osd.{SLOW_OSD}")))
+        .unwrap_or_else(|| {
+            panic!(
+                "no replica verdict naming osd.{SLOW_OSD}: {:?}",
+                flushed.iter().map(|l| &l.findings).collect::<Vec<_>>()
+            )
+        });
+    assert!(verdict.contains("not the cable"), "{verdict}");
+    let cable = clu
+        .iter()
+        .flat_map(|l| &l.findings)
+        .find(|f| f.contains("on the cluster network"));
+    eprintln!(
+        "verdicts:\n  {verdict}\n  {}",
+        cable.map_or("-", |f| f.as_str())
     );
 
     // The ICMP echo goes over the same links as the client's TCP: only the
     // client link's delay may move it, by 2D.
-    let (clu_icmp, pub_icmp) = (clu.icmp_ms - base.icmp_ms, publ.icmp_ms - base.icmp_ms);
+    let base_icmp = med(&base, |l| l.icmp_ms);
+    let (clu_icmp, pub_icmp) = (rise(&clu, 0, |l| l.icmp_ms), rise(&publ, 1, |l| l.icmp_ms));
     eprintln!(
-        "ICMP echo, ms: base {:.3}, cluster 1 ms {clu_icmp:+.3}, client 1 ms {pub_icmp:+.3}",
-        base.icmp_ms
+        "ICMP echo, ms: base {base_icmp:.3}, cluster {d_us}us {clu_icmp:+.3}, client {d_us}us {pub_icmp:+.3}"
     );
     assert!(
-        (1.6..=2.4).contains(&pub_icmp),
-        "client delay: ICMP round trip +{pub_icmp:.3} ms, want 2 ± 20%"
+        (0.8 * two_d..=1.2 * two_d).contains(&pub_icmp),
+        "client delay: ICMP round trip {pub_icmp:+.3} ms, want {two_d:.1} ± 20%"
     );
     assert!(
         clu_icmp.abs() < 0.3,
         "cluster delay moved the ICMP round trip by {clu_icmp:.3} ms"
     );
 
-    let d = |x: &Lat, b: &Lat| (x.mean_ms - b.mean_ms, x.p50_ms - b.p50_ms);
-    let (clu_mean, clu_p50) = d(&clu, &base);
-    let (pub_mean, pub_p50) = d(&publ, &base);
+    let (mean, p50): (Pick, Pick) = (|l| l.mean_ms, |l| l.p50_ms);
     eprintln!(
-        "4 KiB QD1 write latency, mean / p50 ms: base {:.3} / {:.3}; cluster 1 ms {:.3} / {:.3} (+{clu_mean:.3} / +{clu_p50:.3}); \
-         client 1 ms {:.3} / {:.3} (+{pub_mean:.3} / +{pub_p50:.3}); base again {:.3} / {:.3}",
-        base.mean_ms, base.p50_ms, clu.mean_ms, clu.p50_ms, publ.mean_ms, publ.p50_ms, again.mean_ms, again.p50_ms
+        "4 KiB QD1 write latency, mean / p50 ms: base {:.3} / {:.3}; cluster {d_us}us {:+.3} / {:+.3}; \
+         client {d_us}us {:+.3} / {:+.3}; flush {FLUSH_US}us on osd.{SLOW_OSD} {:+.3} / {:+.3}",
+        med(&base, mean),
+        med(&base, p50),
+        rise(&clu, 0, mean),
+        rise(&clu, 0, p50),
+        rise(&publ, 1, mean),
+        rise(&publ, 1, p50),
+        rise(&flushed, 3, mean),
+        rise(&flushed, 3, p50)
     );
     // The client-observed latency rises by 2D plus the slower wake-ups after longer idle
-    // waits on each side (0.2-1 ms here, more under load; that remainder shows up as
-    // `unattributed`, not in the shares checked above): at least 1.4 ms, at most 2D + 1.5 ms.
-    for (what, p50, mean) in [
-        ("cluster", clu_p50, clu_mean),
-        ("client", pub_p50, pub_mean),
-    ] {
-        assert!(
-            (1.4..=3.5).contains(&p50),
-            "{what} 1 ms one-way: median rose by {p50:.3} ms, want 1.4..3.5"
-        );
-        assert!(
-            (1.4..=3.5).contains(&mean),
-            "{what} 1 ms one-way: mean rose by {mean:.3} ms, want 1.4..3.5"
-        );
+    // waits on each side (0.2-1 ms here on memstore, up to 1.5 ms on bluestore, whose
+    // kv-sync and finisher threads add wake-ups to each op, more under load; that
+    // remainder shows up as `unattributed` and in the OSDs' timers, not in the shares
+    // checked above): at least 0.7 × 2D, at most 2D + 2 ms.
+    for (what, runs, first) in [("cluster", &clu, 0), ("client", &publ, 1)] {
+        let want = 0.7 * two_d..=two_d + 2.0;
+        for (stat, f) in [("median", p50), ("mean", mean)] {
+            let r = rise(runs, first, f);
+            assert!(
+                want.contains(&r),
+                "{what} delay: {stat} rose by {r:.3} ms, want {want:?}"
+            );
+        }
     }
+    let (again, before) = (&base[4], median(base[..3].iter().map(p50).collect()));
     assert!(
-        again.p50_ms < base.p50_ms + 0.6,
-        "delay 0 did not restore the latency: {:.3} ms",
+        again.p50_ms < before + 0.6,
+        "delay 0 did not restore the latency: {:.3} ms, {before:.3} before the delays",
         again.p50_ms
     );
 
+    let t = Instant::now();
     payload_transfer_follows_a_bandwidth_limit();
+    eprintln!(
+        "wall time: rig and split runs {t_runs:.0} s, bandwidth runs {:.0} s",
+        t.elapsed().as_secs_f64()
+    );
 
     ok(cluster(&["down", "--dir", dir()]), "down");
     let ns = String::from_utf8(
@@ -683,7 +884,7 @@ fn three_agents_on_three_client_hosts() {
         return;
     }
     let _serial = common::serial();
-    let _down = up_rig(3);
+    let _down = up_rig(3, None);
     // Each client namespace has its own address on the switch, and no other.
     for i in 0..3u32 {
         let c = i.to_string();

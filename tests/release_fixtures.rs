@@ -12,6 +12,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use cephbench::counters::parse_perf_dump;
+use cephbench::device::parse_devices;
 use cephbench::historic::parse_historic_ops;
 use cephbench::network::{parse_osd_addrs, parse_osd_network};
 use cephbench::placement::{parse_osd_dump_pool, parse_osd_states, parse_pgs_brief};
@@ -297,4 +298,61 @@ fn pool_settings_and_memory_target() {
         let raw = std::fs::read(d.join("config_get_osd_memory_target.json")).unwrap();
         assert_eq!(parse_config_u64(&raw), Some(u(exp, "osd_memory_target")));
     });
+}
+
+/// `osd metadata` of every release that has it (captured since the drive
+/// identity was added; pacific's and reef's at least): each OSD's device
+/// parses, with what a file-backed bluestore OSD reports.
+#[test]
+fn osd_metadata_gives_each_osds_device() {
+    let mut seen = Vec::new();
+    for d in fixture_dirs() {
+        let p = d.join("osd_metadata.json");
+        if !p.exists() {
+            continue;
+        }
+        let name = d.file_name().unwrap().to_string_lossy().into_owned();
+        let doc = load(&d, "osd_metadata.json");
+        let n = doc.as_array().map_or(0, Vec::len);
+        let classes = vec![(0, "hdd".to_string())];
+        let devs = parse_devices(&doc, &classes);
+        assert!(
+            n > 0 && devs.len() == n,
+            "{name}: {n} entries, {} parsed",
+            devs.len()
+        );
+        for (id, o) in &devs {
+            assert_eq!(
+                o.objectstore.as_deref(),
+                Some("bluestore"),
+                "{name} osd.{id}"
+            );
+            assert_eq!(
+                o.bdev_type.as_deref(),
+                Some("hdd"),
+                "{name} osd.{id}: a file"
+            );
+            assert_eq!(o.rotational, Some(true), "{name} osd.{id}");
+            assert_eq!(o.model, None, "{name} osd.{id}: a file has no model");
+            assert_eq!(
+                (o.dedicated_db, o.dedicated_wal),
+                (Some(false), Some(false)),
+                "{name} osd.{id}"
+            );
+            assert!(
+                o.summary()
+                    .contains("bluestore on hdd, DB/WAL on the main device"),
+                "{name} osd.{id}: {}",
+                o.summary()
+            );
+        }
+        assert_eq!(devs[0].1.class.as_deref(), Some("hdd"));
+        seen.push(name);
+    }
+    for want in ["pacific", "reef"] {
+        assert!(
+            seen.iter().any(|s| s == want),
+            "no {want} osd_metadata.json: {seen:?}"
+        );
+    }
 }

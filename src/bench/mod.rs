@@ -722,6 +722,7 @@ impl Probes {
                         .iter()
                         .find(|(o, _)| *o == osd)
                         .map(|(_, d)| d.clone()),
+                    replica_sets: slots.placement().replica_sets(osd),
                 }
             })
             .collect()

@@ -201,6 +201,7 @@ fn merge_osds(results: &[(&str, &[OsdReport])]) -> Result<(Vec<OsdReport>, bool)
                         timeline: o.timeline.clone(),
                         mgr_perf: o.mgr_perf.clone(),
                         device: o.device.clone(),
+                        replica_sets: o.replica_sets.clone(),
                     });
                     out.len() - 1
                 }
@@ -463,6 +464,7 @@ mod tests {
                 timeline: Vec::new(),
                 mgr_perf: None,
                 device: None,
+                replica_sets: Vec::new(),
             }]
         };
         let (a, b) = (result(&parts[0], true), result(&parts[1], true));

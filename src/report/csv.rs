@@ -10,10 +10,15 @@ use crate::result::BenchResult;
 /// The CSV reporter.
 pub struct Csv;
 
-/// The columns, in order.
+/// The columns, in order. The share columns are [`SHARE_COLUMNS`]: a cell is
+/// empty where that part was not measured; `replication_ms` holds the
+/// unsplit wait for the replicas (results made before it was split into
+/// `cluster_network_ms` and `replica_ms`, or without the replicas' counters)
+/// and is empty otherwise, so the share cells always add up to the mean.
 pub const HEADER: &str = "workload,pool,job,op,ops,errors,elapsed_s,iops,mib_per_s,\
 lat_min_ms,lat_mean_ms,lat_stddev_ms,lat_p50_ms,lat_p90_ms,lat_p99_ms,lat_p99_9_ms,lat_max_ms,stop_reason,\
-public_network_ms,osd_queue_ms,osd_local_ms,device_flush_ms,replication_ms,unattributed_ms";
+public_network_ms,osd_queue_ms,osd_local_ms,device_flush_ms,cluster_network_ms,replica_ms,replication_ms,\
+unattributed_ms";
 
 /// Quotes a field if it needs it (RFC 4180).
 fn field(s: &str) -> String {

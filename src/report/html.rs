@@ -255,6 +255,9 @@ fn result_section(h: &mut String, i: usize, several: bool, name: &str, r: &Bench
     for w in &r.warnings {
         h.push_str(&format!("<p class=\"warn\">Warning: {}</p>", esc(w)));
     }
+    for f in &r.findings {
+        h.push_str(&format!("<p><b>Finding:</b> {}</p>", esc(f)));
+    }
     summary_table(h, r);
     for j in &r.jobs {
         h.push_str(&format!(
@@ -552,7 +555,41 @@ fn osd_bars(h: &mut String, r: &BenchResult) {
         series: vec!["mean".into(), "p99".into()],
         groups,
     }));
+    osd_table(h, r);
     h.push('\n');
+}
+
+/// One row per OSD and op kind: the client's figures and the OSD's drive.
+fn osd_table(h: &mut String, r: &BenchResult) {
+    h.push_str(
+        "<table><tr><th>osd</th><th>op</th><th>ops</th><th>mean ms</th><th>p99 ms</th>\
+         <th>device</th></tr>",
+    );
+    for (o, c) in super::osd_rows(r) {
+        let device = o
+            .device
+            .as_ref()
+            .map_or_else(|| "-".into(), |d| d.summary());
+        match c {
+            Some(c) => h.push_str(&format!(
+                "<tr><td>osd.{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{:.3}</td>\
+                 <td class=\"n\">{:.3}</td><td>{}</td></tr>",
+                o.osd,
+                esc(&c.op),
+                c.ops,
+                c.mean_ns / 1e6,
+                c.p99_ns as f64 / 1e6,
+                esc(&device)
+            )),
+            None => h.push_str(&format!(
+                "<tr><td>osd.{}</td><td>-</td><td class=\"n\">0</td><td class=\"n\">-</td>\
+                 <td class=\"n\">-</td><td>{}</td></tr>",
+                o.osd,
+                esc(&device)
+            )),
+        }
+    }
+    h.push_str("</table>");
 }
 
 /// Each OSD's own op latency (`op_w_latency`, else `op_r_latency`) per

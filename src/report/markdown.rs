@@ -4,7 +4,7 @@
 
 use std::io;
 
-use super::{share_ns, workload_label, Reporter, SHARE_COLUMNS};
+use super::{osd_rows, share_columns, share_ns, workload_label, Reporter};
 use crate::result::BenchResult;
 
 /// The Markdown reporter.
@@ -31,6 +31,9 @@ impl Reporter for Markdown {
         )?;
         for w in &r.warnings {
             writeln!(out, "\n> **Warning:** {w}")?;
+        }
+        for f in &r.findings {
+            writeln!(out, "\n> **Finding:** {f}")?;
         }
         if r.interrupted {
             writeln!(out, "\n> **Interrupted:** partial results.")?;
@@ -68,11 +71,12 @@ impl Reporter for Markdown {
             writeln!(out)?;
             writeln!(out, "Where the mean went (ms; `-`: not measured):")?;
             writeln!(out)?;
-            let heads: Vec<&str> = SHARE_COLUMNS.iter().map(|p| p.label()).collect();
+            let columns = share_columns(attributed.iter().map(|(_, a)| *a));
+            let heads: Vec<&str> = columns.iter().map(|p| p.label()).collect();
             writeln!(out, "| job | mean | {} |", heads.join(" | "))?;
             writeln!(out, "|---|---:|{}", "---:|".repeat(heads.len()))?;
             for (j, a) in &attributed {
-                let cells: Vec<String> = SHARE_COLUMNS
+                let cells: Vec<String> = columns
                     .iter()
                     .map(|p| share_ns(a, *p).map_or_else(|| "-".into(), ms))
                     .collect();
@@ -88,6 +92,32 @@ impl Reporter for Markdown {
             notes.dedup();
             for n in notes {
                 writeln!(out, "\n> {n}")?;
+            }
+        }
+        let rows = osd_rows(r);
+        if !rows.is_empty() {
+            writeln!(out)?;
+            writeln!(out, "Per OSD (client latency by primary OSD; its drive):")?;
+            writeln!(out)?;
+            writeln!(out, "| osd | op | ops | mean ms | p99 ms | device |")?;
+            writeln!(out, "|---|---|---:|---:|---:|---|")?;
+            for (o, c) in rows {
+                let device = o
+                    .device
+                    .as_ref()
+                    .map_or_else(|| "-".into(), |d| d.summary().replace('|', "\\|"));
+                match c {
+                    Some(c) => writeln!(
+                        out,
+                        "| osd.{} | {} | {} | {} | {} | {device} |",
+                        o.osd,
+                        c.op,
+                        c.ops,
+                        ms(c.mean_ns),
+                        ms(c.p99_ns as f64)
+                    )?,
+                    None => writeln!(out, "| osd.{} | - | 0 | - | - | {device} |", o.osd)?,
+                }
             }
         }
         if let Some(g) = &r.clients {

@@ -82,16 +82,54 @@ pub fn workload_label(r: &BenchResult) -> (String, String) {
     }
 }
 
-/// The parts a report shows as columns, in path order (`client` is not
+/// The parts a report can show as columns, in path order (`client` is not
 /// measured on its own, so it has no column; it is inside `unattributed`).
-pub const SHARE_COLUMNS: [Part; 6] = [
+/// `replication` is the unsplit wait for the replicas (older results, or no
+/// replica counters): [`share_columns`] drops it when no row has it.
+pub const SHARE_COLUMNS: [Part; 8] = [
     Part::PublicNetwork,
     Part::OsdQueue,
     Part::OsdLocal,
     Part::DeviceFlush,
+    Part::ClusterNetwork,
+    Part::Replica,
     Part::Replication,
     Part::Unattributed,
 ];
+
+/// The columns for these attributions: [`SHARE_COLUMNS`], without
+/// `replication` unless one of them has that (unsplit) share.
+pub fn share_columns<'a>(atts: impl IntoIterator<Item = &'a Attribution>) -> Vec<Part> {
+    let unsplit = atts
+        .into_iter()
+        .any(|a| a.shares.iter().any(|s| s.part == Part::Replication));
+    SHARE_COLUMNS
+        .into_iter()
+        .filter(|p| unsplit || *p != Part::Replication)
+        .collect()
+}
+
+/// The per-OSD table's rows: each OSD with each of its client rows (op
+/// kinds), or once with `None` when the client sent it no op (a replica
+/// only), so every OSD's drive is listed.
+pub fn osd_rows(
+    r: &BenchResult,
+) -> Vec<(
+    &crate::result::OsdReport,
+    Option<&crate::result::OsdClientRow>,
+)> {
+    r.osds
+        .iter()
+        .flat_map(|o| {
+            let rows: Vec<_> = if o.client.is_empty() {
+                vec![(o, None)]
+            } else {
+                o.client.iter().map(|c| (o, Some(c))).collect()
+            };
+            rows
+        })
+        .collect()
+}
 
 /// One part's share of an attribution, ns, if it was measured.
 pub fn share_ns(a: &Attribution, part: Part) -> Option<f64> {

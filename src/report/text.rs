@@ -3,7 +3,7 @@
 
 use std::io;
 
-use super::{share_ns, wrap, Reporter, SHARE_COLUMNS, TEXT_WIDTH};
+use super::{share_columns, share_ns, wrap, Reporter, TEXT_WIDTH};
 use crate::result::{Attribution, BenchResult, JobReport, Workload};
 use crate::units::fmt_bytes;
 
@@ -350,12 +350,15 @@ fn render_osd_attribution(r: &BenchResult, out: &mut dyn io::Write) -> io::Resul
     writeln!(out)?;
     writeln!(out, "Where each primary OSD's mean went, ms:")?;
     write!(out, "  {:<7} {:<6} {:>8}", "osd", "op", "mean")?;
-    for p in SHARE_COLUMNS {
+    let columns = share_columns(rows.iter().map(|(_, _, a)| *a));
+    for p in &columns {
         let head = match p {
             crate::result::Part::PublicNetwork => "network",
             crate::result::Part::OsdQueue => "queue",
             crate::result::Part::OsdLocal => "local",
             crate::result::Part::DeviceFlush => "flush",
+            crate::result::Part::ClusterNetwork => "cl.net",
+            crate::result::Part::Replica => "replica",
             crate::result::Part::Replication => "replic.",
             _ => "unattr.",
         };
@@ -370,8 +373,12 @@ fn render_osd_attribution(r: &BenchResult, out: &mut dyn io::Write) -> io::Resul
             c.op,
             ms(a.mean_ns)
         )?;
-        for p in SHARE_COLUMNS {
-            write!(out, " {:>8}", share_ns(a, p).map_or_else(|| "-".into(), ms))?;
+        for p in &columns {
+            write!(
+                out,
+                " {:>8}",
+                share_ns(a, *p).map_or_else(|| "-".into(), ms)
+            )?;
         }
         writeln!(out)?;
     }

@@ -20,8 +20,8 @@ use crate::workload::rbd::RbdMode;
 pub use file::{load, parse, SuiteFileError};
 pub use run::{clock, run_suite, run_suites, SuiteOptions, SuiteOutcome};
 pub use summary::{
-    as_bench_result, compare_suites, render_table, suite_source, summarize, Figure, RunEntry,
-    SuiteDoc, SuiteSettings, Summary, SummaryRow, SPREAD_LIMIT_PCT, SUITE_SCHEMA_VERSION,
+    as_bench_result, compare_suites, median, render_table, suite_source, summarize, Figure,
+    RunEntry, SuiteDoc, SuiteSettings, Summary, SummaryRow, SPREAD_LIMIT_PCT, SUITE_SCHEMA_VERSION,
 };
 
 /// A suite: jobs and their defaults.
