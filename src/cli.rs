@@ -114,6 +114,257 @@ pub enum Command {
     Suite(SuiteArgs),
     /// Join a group of clients and run the jobs a controller (`rados --group`) sends.
     Agent(AgentArgs),
+    /// Run a rados or rbd workload at rising rates (or queue depths) and find the knee.
+    Sweep(SweepArgs),
+}
+
+/// `cephbench sweep`.
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    #[command(subcommand)]
+    pub target: SweepTarget,
+}
+
+/// What a sweep runs.
+#[derive(Debug, Subcommand)]
+pub enum SweepTarget {
+    /// `cephbench rados` workloads (write, seq, rand) at rising load.
+    Rados(SweepRadosArgs),
+    /// `cephbench rbd` workloads at rising load.
+    Rbd(SweepRbdArgs),
+}
+
+/// `cephbench sweep rados`: the flags of `cephbench rados`, with `-p` or
+/// `--pools`, and the points.
+#[derive(Debug, Args)]
+#[command(
+    mut_arg("pool", |a| a
+        .required(false)
+        .default_value("")
+        .hide_default_value(true)
+        .help("Pool to sweep (must exist); or --pools A,B")),
+    mut_arg("rate", |a| a.hide(true)),
+    mut_arg("arrival", |a| a.requires(clap::builder::Resettable::Reset)),
+    mut_arg("ramp", |a| a.default_value("1s")),
+    mut_arg("duration", |a| a.help("Measured time of each point, after its ramp [default: 5s]")),
+)]
+pub struct SweepRadosArgs {
+    #[command(flatten)]
+    pub base: RadosArgs,
+    #[command(flatten)]
+    pub sweep: SweepOpts,
+}
+
+/// `cephbench sweep rbd`: the flags of `cephbench rbd`, with `-p` or
+/// `--pools`, and the points.
+#[derive(Debug, Args)]
+#[command(
+    mut_arg("pool", |a| a
+        .required(false)
+        .default_value("")
+        .hide_default_value(true)
+        .help("Pool to sweep (must exist); or --pools A,B")),
+    mut_arg("rate", |a| a.hide(true)),
+    mut_arg("arrival", |a| a.requires(clap::builder::Resettable::Reset)),
+    mut_arg("ramp", |a| a.default_value("1s")),
+    mut_arg("duration", |a| a.help("Measured time of each point, after its ramp [default: 5s]")),
+)]
+pub struct SweepRbdArgs {
+    #[command(flatten)]
+    pub base: RbdArgs,
+    #[command(flatten)]
+    pub sweep: SweepOpts,
+}
+
+/// Each point's measured time when `-d` is not given.
+const SWEEP_POINT: Duration = Duration::from_secs(5);
+
+/// The points of a sweep and where it runs.
+#[derive(Debug, Args)]
+pub struct SweepOpts {
+    /// The asked rates of the points, rising (ops/s, e.g. 200,400,800,1.6k); open loop.
+    #[arg(long, value_delimiter = ',', value_parser = rate_arg, value_name = "R1,R2,..")]
+    pub rates: Option<Vec<f64>>,
+    /// First rate of a generated series: ×2 per point unless --rate-step or --rate-factor.
+    #[arg(long, value_parser = rate_arg, value_name = "OPS/S")]
+    pub rate_from: Option<f64>,
+    /// Last rate of the series [default: until the ceiling stops it, at most --max-points].
+    #[arg(long, value_parser = rate_arg, value_name = "OPS/S")]
+    pub rate_to: Option<f64>,
+    /// Add this much to each next rate (ops/s).
+    #[arg(long, value_parser = rate_arg, value_name = "OPS/S")]
+    pub rate_step: Option<f64>,
+    /// Multiply each next rate by this (> 1).
+    #[arg(long, value_name = "F")]
+    pub rate_factor: Option<f64>,
+    /// Points of a --rate-from series at most.
+    #[arg(long, default_value_t = cephbench::sweep::DEFAULT_MAX_POINTS, value_name = "N")]
+    pub max_points: usize,
+    /// Closed loop at these queue depths instead, rising (e.g. 1,2,4,8,16,32).
+    #[arg(long, value_delimiter = ',', value_name = "Q1,Q2,..")]
+    pub qd: Option<Vec<usize>>,
+    /// The knee is the highest load whose p99 stays under this (e.g. 5ms) [default: where
+    /// p99 doubles over the low-load p99, or the throughput ceiling].
+    #[arg(long, value_parser = dur, value_name = "DURATION")]
+    pub p99_target: Option<Duration>,
+    /// Sweep each of these pools in turn: one curve and knee each, on one plot.
+    #[arg(long, value_delimiter = ',', value_name = "A,B")]
+    pub pools: Option<Vec<String>>,
+}
+
+impl SweepOpts {
+    /// The pools, what rises, the steps and the target, validated.
+    fn plan(
+        &self,
+        pool: &str,
+        arrival: ArrivalArg,
+    ) -> Result<cephbench::sweep::SweepOptions, UsageError> {
+        use cephbench::sweep::{check_rising, rate_steps, Axis};
+        let u = |s: String| UsageError(s);
+        let pools = match (pool.is_empty(), &self.pools) {
+            (false, None) => vec![pool.to_string()],
+            (true, Some(ps)) if !ps.is_empty() && ps.iter().all(|p| !p.is_empty()) => {
+                if ps.iter().enumerate().any(|(i, p)| ps[..i].contains(p)) {
+                    return Err(u("--pools lists a pool twice; name each pool once".into()));
+                }
+                ps.clone()
+            }
+            (false, Some(_)) => {
+                return Err(u("give -p POOL or --pools A,B, not both".into()));
+            }
+            _ => {
+                return Err(u(
+                    "give -p POOL, or --pools A,B for one curve per pool".into()
+                ))
+            }
+        };
+        let (axis, steps, flag) = match (&self.rates, self.rate_from, &self.qd) {
+            (Some(r), None, None) => (Axis::Rate, r.clone(), "--rates"),
+            (None, Some(from), None) => (
+                Axis::Rate,
+                rate_steps(
+                    from,
+                    self.rate_to,
+                    self.rate_step,
+                    self.rate_factor,
+                    self.max_points,
+                )
+                .map_err(u)?,
+                "--rate-from",
+            ),
+            (None, None, Some(q)) => {
+                if q.iter().any(|d| *d == 0 || *d > 65536) {
+                    return Err(u(
+                        "--qd: each queue depth must be between 1 and 65536".into()
+                    ));
+                }
+                (Axis::Qd, q.iter().map(|d| *d as f64).collect(), "--qd")
+            }
+            _ => {
+                return Err(u(
+                    "give the points once: --rates 200,400,800, or --rate-from 200 \
+                     [--rate-to 3200] [--rate-step 200 | --rate-factor 2], or --qd 1,2,4,8"
+                        .into(),
+                ))
+            }
+        };
+        if self.rate_from.is_none()
+            && (self.rate_to.is_some() || self.rate_step.is_some() || self.rate_factor.is_some())
+        {
+            return Err(u(
+                "--rate-to, --rate-step and --rate-factor shape a --rate-from series; add --rate-from A"
+                    .into(),
+            ));
+        }
+        check_rising(&steps, flag).map_err(u)?;
+        if axis == Axis::Qd && arrival != ArrivalArg::Uniform {
+            return Err(u(
+                "--arrival applies to rate sweeps; drop it with --qd".into()
+            ));
+        }
+        if self.p99_target.is_some_and(|t| t.is_zero()) {
+            return Err(u("--p99-target must be above 0, e.g. 5ms".into()));
+        }
+        Ok(cephbench::sweep::SweepOptions {
+            pools,
+            axis,
+            steps,
+            p99_target: self.p99_target,
+            arrival: match arrival {
+                ArrivalArg::Uniform => cephbench::engine::Arrival::Uniform,
+                ArrivalArg::Poisson => cephbench::engine::Arrival::Poisson,
+            },
+            progress: false,
+        })
+    }
+}
+
+/// Flags of a single run that a sweep sets itself.
+fn sweep_conflicts(rate: Option<f64>, group: &GroupArgs) -> Result<(), UsageError> {
+    if rate.is_some() {
+        return Err(UsageError(
+            "--rate fixes one rate; a sweep takes --rates R1,R2,.. (or --rate-from, --qd)".into(),
+        ));
+    }
+    if group.group.is_some() || group.clients.is_some() {
+        return Err(UsageError(
+            "sweep does not run on a group yet; drop --group/--clients and sweep from one client"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
+impl SweepArgs {
+    /// The workload of every point and the sweep, validated (nothing sent
+    /// to the cluster yet).
+    pub fn plan(
+        &self,
+        telemetry: bool,
+        counter_interval: Duration,
+        progress: bool,
+    ) -> Result<(cephbench::sweep::SweepJob, cephbench::sweep::SweepOptions), UsageError> {
+        use cephbench::sweep::SweepJob;
+        let u = |s: &str| UsageError(s.into());
+        let (job, mut opts) = match &self.target {
+            SweepTarget::Rados(a) => {
+                let b = &a.base;
+                sweep_conflicts(b.rate, &b.group)?;
+                if b.no_cleanup || b.create_pool || b.max_objects.is_some() || b.ops.is_some() {
+                    return Err(u(
+                        "a sweep removes each point's objects and runs each for -d: drop \
+                         --no-cleanup, --create-pool, --max-objects and --ops",
+                    ));
+                }
+                let mut cfg = b.config(false)?;
+                cfg.duration = Some(b.duration.unwrap_or(SWEEP_POINT));
+                cfg.telemetry = telemetry;
+                cfg.counter_interval = counter_interval;
+                (SweepJob::Rados(cfg), a.sweep.plan(&b.pool, b.arrival)?)
+            }
+            SweepTarget::Rbd(a) => {
+                let b = &a.base;
+                sweep_conflicts(b.rate, &b.group)?;
+                if b.io_total.is_some() {
+                    return Err(u("a sweep runs each point for -d: drop --io-total"));
+                }
+                let mut cfg = b.config(false)?;
+                cfg.duration = Some(b.duration.unwrap_or(SWEEP_POINT));
+                cfg.telemetry = telemetry;
+                cfg.counter_interval = counter_interval;
+                (SweepJob::Rbd(cfg), a.sweep.plan(&b.pool, b.arrival)?)
+            }
+        };
+        opts.progress = progress;
+        if let (SweepJob::Rbd(c), cephbench::sweep::Axis::Qd) = (&job, opts.axis) {
+            if c.fsync_every.is_some() {
+                return Err(u(
+                    "--fsync-every runs at iodepth 1; a queue-depth sweep cannot use it",
+                ));
+            }
+        }
+        Ok((job, opts))
+    }
 }
 
 /// `cephbench suite`.

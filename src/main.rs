@@ -100,6 +100,25 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         return report(&args.files, args.output.as_deref(), cli.format);
     }
     let mut conn = cli.conn.options();
+    if let Command::Sweep(args) = &cli.command {
+        let (job, opts) = args.plan(
+            !cli.no_telemetry,
+            cli.counter_interval,
+            cli.progress != Progress::Never,
+        )?;
+        if cli.format == Format::Csv {
+            return Err(UsageError(
+                "sweep prints text, markdown, json or html; --format csv is for single results"
+                    .into(),
+            )
+            .into());
+        }
+        if let cephbench::sweep::SweepJob::Rbd(c) = &job {
+            let cache = if c.rbd_cache { "true" } else { "false" };
+            conn.overrides.push(("rbd_cache".into(), cache.into()));
+        }
+        return run_sweep(&conn, cli.conn.telemetry_options(), &job, &opts, cli.format);
+    }
     if let Command::Suite(args) = &cli.command {
         let (s, opts) = args.plan(!cli.no_telemetry, cli.counter_interval, live)?;
         if cli.format == Format::Csv {
@@ -133,7 +152,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             conn.overrides.push(("rbd_cache".into(), cache.into()));
             (None, Some(cfg))
         }
-        Command::Compare(_) | Command::Report(_) | Command::Suite(_) => {
+        Command::Compare(_) | Command::Report(_) | Command::Suite(_) | Command::Sweep(_) => {
             unreachable!("handled above")
         }
         Command::Agent(_) => (None, None),
@@ -209,7 +228,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 let outcome = bench::run_rbd(&rados, &cfg, stop).await?;
                 finish(outcome, cli.format)
             }
-            Command::Compare(_) | Command::Report(_) | Command::Suite(_) => {
+            Command::Compare(_) | Command::Report(_) | Command::Suite(_) | Command::Sweep(_) => {
                 unreachable!("handled above")
             }
             Command::Agent(args) => {
@@ -385,6 +404,56 @@ fn run_suite(
         match failure {
             Some(e) if errors.is_clean() => Err(e),
             failure => Ok(exit_code(errors, interrupted, failure)),
+        }
+    })
+}
+
+/// `cephbench sweep`: runs the points on each pool, prints the curves.
+fn run_sweep(
+    conn: &cephbench::ceph::ConnectOptions,
+    telemetry: Option<cephbench::ceph::ConnectOptions>,
+    job: &cephbench::sweep::SweepJob,
+    opts: &cephbench::sweep::SweepOptions,
+    format: Format,
+) -> anyhow::Result<ExitCode> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let rados = connect(conn, telemetry)?;
+    if opts.progress {
+        eprintln!("{}", cephbench::sweep::announce(job, opts));
+    }
+    rt.block_on(async move {
+        let stop = install_signal_handlers(job.cleanup_hint(&opts.pools));
+        let out = cephbench::sweep::run_sweep(&rados, job, opts, stop).await?;
+        let mut stdout = std::io::stdout().lock();
+        match format {
+            Format::Json => {
+                serde_json::to_writer_pretty(&mut stdout, &out.doc)?;
+                writeln!(stdout)?;
+            }
+            Format::Html => cephbench::sweep::render_html(&out.doc, &mut stdout)?,
+            _ => cephbench::sweep::render_table(&out.doc, format == Format::Markdown, &mut stdout)?,
+        }
+        stdout.flush()?;
+        for hint in &out.leftovers {
+            eprintln!(
+                "cephbench: warning: the sweep left objects behind; remove them with `{hint}`"
+            );
+        }
+        let mut errors = cephbench::result::DataErrors::default();
+        for c in &out.doc.curves {
+            for p in &c.points {
+                errors.add(p.result.data_errors());
+            }
+        }
+        let failure = out
+            .error
+            .map(|e| anyhow::Error::new(e).context("the sweep stopped on an error"));
+        match failure {
+            Some(e) if errors.is_clean() => Err(e),
+            failure => Ok(exit_code(errors, out.doc.interrupted, failure)),
         }
     })
 }

@@ -97,6 +97,11 @@ pub struct LineChart {
     pub x_ticks: Option<Vec<(f64, String)>>,
     /// A shaded x range with its label (e.g. the ramp-up).
     pub shade: Option<(f64, f64, String)>,
+    /// Top of the y axis: larger values are drawn at the top (clipped);
+    /// `None`: the largest value.
+    pub y_cap: Option<f64>,
+    /// Dashed vertical marks at these x values, with their labels.
+    pub marks: Vec<(f64, String)>,
 }
 
 fn open(out: &mut String, title: &str, h: f64) {
@@ -183,6 +188,9 @@ pub fn line_chart(ch: &LineChart) -> String {
         x1 = x1.max(*x);
         ymax = ymax.max(*y);
     }
+    if let Some(cap) = ch.y_cap.filter(|c| *c > 0.0) {
+        ymax = ymax.min(cap);
+    }
     if let Some((a, b, _)) = &ch.shade {
         x0 = x0.min(*a);
         x1 = x1.max(*b);
@@ -202,7 +210,7 @@ pub fn line_chart(ch: &LineChart) -> String {
     let ytop = y_axis(&mut out, &ch.y_label, ymax, H);
     let bottom = H - BOTTOM;
     let px = |x: f64| LEFT + (x - x0) / (x1 - x0) * (W - LEFT - RIGHT);
-    let py = |y: f64| bottom - y / ytop * (bottom - TOP);
+    let py = |y: f64| bottom - y.min(ytop) / ytop * (bottom - TOP);
     if let Some((a, b, label)) = &ch.shade {
         let _ = write!(
             out,
@@ -274,6 +282,19 @@ pub fn line_chart(ch: &LineChart) -> String {
                 c(py(y))
             );
         }
+    }
+    for (i, (x, label)) in ch.marks.iter().enumerate() {
+        let _ = write!(
+            out,
+            "<line x1=\"{x}\" x2=\"{x}\" y1=\"{t}\" y2=\"{b}\" class=\"m\"/>\
+             <text x=\"{tx}\" y=\"{ty}\" class=\"s\" text-anchor=\"end\">{l}</text>",
+            x = c(px(*x)),
+            t = c(TOP),
+            b = c(bottom),
+            tx = c(px(*x) - 3.0),
+            ty = c(bottom - 6.0 - 12.0 * i as f64),
+            l = esc(label)
+        );
     }
     if ch.series.len() > 1 {
         let names: Vec<String> = ch.series.iter().map(|s| s.name.clone()).collect();

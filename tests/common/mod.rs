@@ -213,6 +213,33 @@ pub fn validate_suite(doc: &serde_json::Value) {
     );
 }
 
+/// Validates a sweep document against `schema/sweep.schema.json` (which
+/// refers to `result.schema.json` for every point's result).
+pub fn validate_sweep(doc: &serde_json::Value) {
+    let result: serde_json::Value =
+        serde_json::from_str(include_str!("../../schema/result.schema.json"))
+            .expect("schema is JSON");
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../../schema/sweep.schema.json"))
+            .expect("schema is JSON");
+    let v = jsonschema::options()
+        .with_resource(
+            "https://cephbench.invalid/schema/result.schema.json",
+            jsonschema::Resource::from_contents(result).expect("a resource"),
+        )
+        .build(&schema)
+        .expect("schema compiles");
+    let errors: Vec<String> = v
+        .iter_errors(doc)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "sweep result does not match the schema: {:#?}",
+        &errors[..errors.len().min(20)]
+    );
+}
+
 /// Renders a result document (as the JSON report printed it) with the text reporter.
 pub fn render_text(doc: &serde_json::Value) -> String {
     let r: cephbench::result::BenchResult =
