@@ -428,14 +428,7 @@ fn run_sweep(
         let stop = install_signal_handlers(job.cleanup_hint(&opts.pools));
         let out = cephbench::sweep::run_sweep(&rados, job, opts, stop).await?;
         let mut stdout = std::io::stdout().lock();
-        match format {
-            Format::Json => {
-                serde_json::to_writer_pretty(&mut stdout, &out.doc)?;
-                writeln!(stdout)?;
-            }
-            Format::Html => cephbench::sweep::render_html(&out.doc, &mut stdout)?,
-            _ => cephbench::sweep::render_table(&out.doc, format == Format::Markdown, &mut stdout)?,
-        }
+        cephbench::sweep::render(&out.doc, format, &mut stdout)?;
         stdout.flush()?;
         for hint in &out.leftovers {
             eprintln!(
@@ -507,6 +500,20 @@ fn report(
     output: Option<&std::path::Path>,
     format: Format,
 ) -> anyhow::Result<ExitCode> {
+    if let [f] = files {
+        let sweep = cephbench::input::load_sweep(f).map_err(|e| UsageError(e.to_string()))?;
+        if let Some(doc) = sweep {
+            if format == Format::Csv {
+                return Err(UsageError(
+                    "a sweep renders as text, markdown, json or html; drop --format csv".into(),
+                )
+                .into());
+            }
+            let mut buf = Vec::new();
+            cephbench::sweep::render(&doc, format, &mut buf)?;
+            return write_report(&buf, output);
+        }
+    }
     let mut results = Vec::new();
     for f in files {
         let r = cephbench::input::load_result(f).map_err(|e| UsageError(e.to_string()))?;
@@ -537,12 +544,18 @@ fn report(
             }
         }
     }
+    write_report(&buf, output)
+}
+
+/// Writes a rendered report to `output`, or to stdout.
+fn write_report(buf: &[u8], output: Option<&std::path::Path>) -> anyhow::Result<ExitCode> {
     match output {
-        Some(path) => std::fs::write(path, &buf)
-            .with_context(|| format!("cannot write {}", path.display()))?,
+        Some(path) => {
+            std::fs::write(path, buf).with_context(|| format!("cannot write {}", path.display()))?
+        }
         None => {
             let mut out = std::io::stdout().lock();
-            out.write_all(&buf)?;
+            out.write_all(buf)?;
             out.flush()?;
         }
     }

@@ -696,7 +696,7 @@ fn sweep_fixture() -> cephbench::sweep::SweepDoc {
                 j.latency_ns.p99 = (p99 * 1e6) as u64;
                 j.latency_ns.p99_9 = (p99 * 1.5e6) as u64;
                 j.latency_ns.mean = p99 * 0.45e6;
-                let mut svc = j.latency_ns.clone();
+                let mut svc = j.latency_ns;
                 svc.mean -= 0.7e6;
                 svc.p99 = (p99 * 0.9e6) as u64;
                 j.service_latency_ns = Some(svc);

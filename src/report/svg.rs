@@ -283,15 +283,22 @@ pub fn line_chart(ch: &LineChart) -> String {
             );
         }
     }
+    let left_half = |x: f64| px(x) < (LEFT + W - RIGHT) / 2.0;
     for (i, (x, label)) in ch.marks.iter().enumerate() {
         let _ = write!(
             out,
             "<line x1=\"{x}\" x2=\"{x}\" y1=\"{t}\" y2=\"{b}\" class=\"m\"/>\
-             <text x=\"{tx}\" y=\"{ty}\" class=\"s\" text-anchor=\"end\">{l}</text>",
+             <text x=\"{tx}\" y=\"{ty}\" class=\"s\" text-anchor=\"{anchor}\">{l}</text>",
             x = c(px(*x)),
             t = c(TOP),
             b = c(bottom),
-            tx = c(px(*x) - 3.0),
+            // Labels left of the middle start at the mark, so they stay inside.
+            anchor = if left_half(*x) { "start" } else { "end" },
+            tx = c(if left_half(*x) {
+                px(*x) + 3.0
+            } else {
+                px(*x) - 3.0
+            }),
             ty = c(bottom - 6.0 - 12.0 * i as f64),
             l = esc(label)
         );

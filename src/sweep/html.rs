@@ -11,7 +11,9 @@ use crate::report::SHARE_COLUMNS;
 
 /// A y cap for the latency plot: overloaded points' intended-start
 /// latencies (seconds of backlog) would flatten the rest, so the axis ends
-/// at 4x the largest p99 below the ceiling.
+/// at [`CAP`] x the largest p99 below the ceiling.
+const CAP: f64 = 3.0;
+
 fn latency_cap(doc: &SweepDoc) -> Option<f64> {
     let mut below = 0.0f64;
     let mut all = 0.0f64;
@@ -25,17 +27,59 @@ fn latency_cap(doc: &SweepDoc) -> Option<f64> {
             }
         }
     }
-    (below > 0.0 && all > 4.0 * below).then_some(4.0 * below)
+    (below > 0.0 && all > CAP * below).then_some(CAP * below)
 }
 
-fn knee_marks(doc: &SweepDoc) -> Vec<(f64, String)> {
+/// The x axis: logarithmic (one tick per step) when the steps span a
+/// factor of 8 or more, as a doubling series does; else linear.
+struct XAxis {
+    log: bool,
+}
+
+impl XAxis {
+    fn new(doc: &SweepDoc) -> XAxis {
+        let st = &doc.settings.steps;
+        let (lo, hi) = (st.first().copied(), st.last().copied());
+        XAxis {
+            log: matches!((lo, hi), (Some(a), Some(b)) if a > 0.0 && b / a >= 8.0),
+        }
+    }
+
+    fn x(&self, v: f64) -> f64 {
+        if self.log {
+            v.max(1e-9).log2()
+        } else {
+            v
+        }
+    }
+
+    /// One tick per step that was measured.
+    fn ticks(&self, doc: &SweepDoc) -> Option<Vec<(f64, String)>> {
+        let top = doc
+            .curves
+            .iter()
+            .flat_map(|c| c.points.iter())
+            .map(|p| x_of(doc.axis, &p.figures))
+            .fold(0.0f64, f64::max);
+        self.log.then(|| {
+            doc.settings
+                .steps
+                .iter()
+                .filter(|v| **v <= top)
+                .map(|v| (self.x(*v), super::fmt_rate(*v)))
+                .collect()
+        })
+    }
+}
+
+fn knee_marks(doc: &SweepDoc, ax: &XAxis) -> Vec<(f64, String)> {
     doc.curves
         .iter()
         .filter_map(|c| {
             let i = c.knee.index?;
             let f = &c.points[i].figures;
             Some((
-                x_of(doc.axis, f),
+                ax.x(x_of(doc.axis, f)),
                 format!("knee {}: {}", c.pool, x_label(doc.axis, f)),
             ))
         })
@@ -54,9 +98,7 @@ pub fn render_html(doc: &SweepDoc, out: &mut dyn io::Write) -> io::Result<()> {
         crate::report::html::CSS,
         t = esc(&title)
     ));
-    let mut table = Vec::new();
-    super::render_table(doc, false, &mut table)?;
-    let text = String::from_utf8_lossy(&table);
+    let text = super::text::table(doc, false);
     let mut lines = text.lines();
     if let Some(first) = lines.next() {
         h.push_str(&format!("<p>{}</p>", esc(first)));
@@ -71,23 +113,25 @@ pub fn render_html(doc: &SweepDoc, out: &mut dyn io::Write) -> io::Result<()> {
     }
     h.push_str("</ul>");
     let rate = doc.axis == Axis::Rate;
-    let x_label_axis = if rate {
-        "asked rate, ops/s"
-    } else {
-        "queue depth (ops in flight)"
+    let x_label_axis = match (rate, XAxis::new(doc).log) {
+        (true, false) => "asked rate, ops/s",
+        (true, true) => "asked rate, ops/s (log scale)",
+        (false, false) => "queue depth (ops in flight)",
+        (false, true) => "queue depth (ops in flight, log scale)",
     };
     let lat_kind = if rate {
         "from intended start"
     } else {
         "completion"
     };
+    let ax = XAxis::new(doc);
     let mut lat = Vec::new();
     let mut thr = Vec::new();
     for c in &doc.curves {
         let pts = |f: &dyn Fn(&super::Figures) -> Option<f64>| -> Vec<(f64, f64)> {
             c.points
                 .iter()
-                .filter_map(|p| f(&p.figures).map(|y| (x_of(doc.axis, &p.figures), y)))
+                .filter_map(|p| f(&p.figures).map(|y| (ax.x(x_of(doc.axis, &p.figures)), y)))
                 .collect()
         };
         lat.push(Series {
@@ -122,7 +166,7 @@ pub fn render_html(doc: &SweepDoc, out: &mut dyn io::Write) -> io::Result<()> {
             points: steps
                 .iter()
                 .filter(|x| **x <= asked)
-                .map(|x| (*x, *x))
+                .map(|x| (ax.x(*x), *x))
                 .collect(),
         });
     }
@@ -133,77 +177,76 @@ pub fn render_html(doc: &SweepDoc, out: &mut dyn io::Write) -> io::Result<()> {
         x_label: x_label_axis.into(),
         y_label: format!("latency {lat_kind}, ms"),
         series: lat,
-        x_ticks: None,
+        x_ticks: ax.ticks(doc),
         shade: None,
         y_cap: cap,
-        marks: knee_marks(doc),
+        marks: knee_marks(doc, &ax),
     }));
     h.push_str(&svg::line_chart(&LineChart {
         title: "Achieved IOPS against the load".into(),
         x_label: x_label_axis.into(),
         y_label: "IOPS (ops/s)".into(),
         series: thr,
-        x_ticks: None,
+        x_ticks: ax.ticks(doc),
         shade: None,
         y_cap: None,
-        marks: knee_marks(doc),
+        marks: knee_marks(doc, &ax),
     }));
     h.push_str("</div>");
     if let Some(cap) = cap {
         h.push_str(&format!(
-            "<p class=\"note\">The latency axis ends at {:.3} ms (4x the largest p99 below \
-             the throughput ceiling); higher points are drawn at the top.</p>",
-            cap
+            "<p class=\"note\">The latency axis ends at {cap:.3} ms ({CAP}x the largest p99 \
+             below the throughput ceiling); higher points are drawn at the top.</p>"
         ));
     }
-    // The split per point.
-    let mut parts: Vec<String> = SHARE_COLUMNS
+    // The split per point: the OSD-side shares; the wait to be issued
+    // (seconds past the ceiling) would flatten them: it is in the table.
+    let parts: Vec<String> = SHARE_COLUMNS
         .iter()
         .map(|p| p.label().to_string())
         .collect();
-    if rate {
-        parts.push("waiting to be issued".into());
-    }
     let rows: Vec<StackRow> = doc
         .curves
         .iter()
         .flat_map(|c| {
             c.points.iter().filter_map(move |p| {
                 let s = p.split.as_ref()?;
-                let mut segments: Vec<f64> = SHARE_COLUMNS
+                let segments: Vec<f64> = SHARE_COLUMNS
                     .iter()
                     .map(|part| s.ns(*part).unwrap_or(0.0) / 1e6)
                     .collect();
-                if rate {
-                    segments.push(s.schedule_wait_ns / 1e6);
-                }
+                let issued = (s.mean_ns - s.schedule_wait_ns) / 1e6;
                 Some(StackRow {
                     label: format!("{} {}", c.pool, x_label(doc.axis, &p.figures)),
                     segments,
-                    marker: Some((s.mean_ns / 1e6, format!("mean {:.3} ms", s.mean_ns / 1e6))),
+                    marker: Some((issued, format!("{issued:.3} ms"))),
                 })
             })
         })
         .collect();
     if !rows.is_empty() {
         h.push_str("<h2>Where the mean went, per point</h2>");
+        let what = if rate {
+            "from issue"
+        } else {
+            "completion latency"
+        };
         h.push_str(&svg::stacked_bars(&StackedChart {
-            title: format!("Split of the mean latency {lat_kind}"),
-            x_label: format!("mean latency {lat_kind}, ms"),
+            title: format!("Split of the mean {what}"),
+            x_label: "ms".into(),
             parts,
             rows,
         }));
         h.push_str(
             "<p class=\"note\">Each point's split comes from the OSDs' counters over that \
              point's run (see the README, \"Where the time went\"); a negative unattributed \
-             share is not drawn.</p>",
+             share is not drawn. The wait to be issued (the timer; past the ceiling, the \
+             backlog) is the table's <code>wait ms</code> column.</p>",
         );
     }
     h.push_str("<h2>Points</h2><pre>");
-    for l in lines {
-        h.push_str(&esc(l));
-        h.push('\n');
-    }
+    let rest: Vec<&str> = lines.collect();
+    h.push_str(&esc(&crate::report::wrap(&rest.join("\n"), 120)));
     h.push_str("</pre></body></html>\n");
     out.write_all(h.as_bytes())
 }

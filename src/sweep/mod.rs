@@ -21,6 +21,25 @@ pub use html::render_html;
 pub use run::{announce, run_sweep, SweepJob, SweepOptions, SweepOutcome};
 pub use text::render_table;
 
+/// Writes `doc` in `format`: text (also for csv, which the CLI refuses
+/// before a sweep starts), markdown, json or html.
+pub fn render(
+    doc: &SweepDoc,
+    format: crate::report::Format,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    use crate::report::Format;
+    match format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut *out, doc)?;
+            writeln!(out)
+        }
+        Format::Html => render_html(doc, out),
+        Format::Markdown => render_table(doc, true, out),
+        Format::Text | Format::Csv => render_table(doc, false, out),
+    }
+}
+
 /// Version of the sweep document's layout (`schema/sweep.schema.json`).
 pub const SWEEP_SCHEMA_VERSION: u32 = 1;
 
@@ -100,7 +119,7 @@ pub fn rate_steps(
             ));
         }
     }
-    if max_points < 2 || max_points > 100 {
+    if !(2..=100).contains(&max_points) {
         return Err("--max-points must be between 2 and 100".into());
     }
     let next: Box<dyn Fn(f64) -> f64> = match (step, factor) {

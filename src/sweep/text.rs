@@ -7,12 +7,9 @@ use std::io;
 use super::{fmt_rate, Axis, Curve, SweepDoc};
 use crate::result::Part;
 
-/// The split columns: (header, part) — the shares that move with load.
-const SPLIT: [(&str, Part); 3] = [
-    ("queue", Part::OsdQueue),
-    ("local", Part::OsdLocal),
-    ("flush", Part::DeviceFlush),
-];
+/// The split columns: (header, part) — the shares that move with load
+/// (the others are in the JSON and the HTML page).
+const SPLIT: [(&str, Part); 2] = [("queue", Part::OsdQueue), ("flush", Part::DeviceFlush)];
 
 fn cells(doc: &SweepDoc, c: &Curve) -> (Vec<String>, Vec<Vec<String>>) {
     let rate = doc.axis == Axis::Rate;
@@ -86,8 +83,20 @@ fn cells(doc: &SweepDoc, c: &Curve) -> (Vec<String>, Vec<Vec<String>>) {
     (head, rows)
 }
 
-/// Writes the sweep's table(s) and knee line(s).
+/// Writes the sweep's table(s) and knee line(s); text lines longer than
+/// the report width are wrapped.
 pub fn render_table(doc: &SweepDoc, markdown: bool, out: &mut dyn io::Write) -> io::Result<()> {
+    let s = table(doc, markdown);
+    let s = if markdown {
+        s
+    } else {
+        crate::report::wrap(&s, crate::report::TEXT_WIDTH)
+    };
+    out.write_all(s.as_bytes())
+}
+
+/// The table(s) and knee line(s), lines unwrapped.
+pub(super) fn table(doc: &SweepDoc, markdown: bool) -> String {
     let mut s = String::new();
     let s_ = &mut s;
     let line = |s: &mut String, l: &str| {
@@ -117,11 +126,10 @@ pub fn render_table(doc: &SweepDoc, markdown: bool, out: &mut dyn io::Write) -> 
     let latency = match doc.axis {
         Axis::Rate => {
             "latency from each op's intended start; svc = service time (submit -> completion); \
-             split of the mean: OSD queue, OSD local, device flush, wait = waiting to be issued"
+             split of the mean: OSD queue, device flush, wait = waiting to be issued"
         }
         Axis::Qd => {
-            "completion latency (submit -> completion); split of the mean: OSD queue, OSD local, \
-             device flush"
+            "completion latency (submit -> completion); split of the mean: OSD queue, device flush"
         }
     };
     line(s_, latency);
@@ -213,10 +221,5 @@ pub fn render_table(doc: &SweepDoc, markdown: bool, out: &mut dyn io::Write) -> 
             "INTERRUPTED: the sweep was cut short; the points above are what was measured",
         );
     }
-    let s = if markdown {
-        s
-    } else {
-        crate::report::wrap(&s, crate::report::TEXT_WIDTH)
-    };
-    out.write_all(s.as_bytes())
+    s
 }
