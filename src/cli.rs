@@ -129,13 +129,14 @@ pub struct SweepArgs {
 #[derive(Debug, Subcommand)]
 pub enum SweepTarget {
     /// `cephbench rados` workloads (write, seq, rand) at rising load.
-    Rados(SweepRadosArgs),
+    Rados(SweepOf<RadosArgs>),
     /// `cephbench rbd` workloads at rising load.
-    Rbd(SweepRbdArgs),
+    Rbd(SweepOf<RbdArgs>),
 }
 
-/// `cephbench sweep rados`: the flags of `cephbench rados`, with `-p` or
-/// `--pools`, and the points.
+/// `cephbench sweep rados|rbd`: the flags of `cephbench rados` or `rbd`
+/// (`T`), with `-p` or `--pools`, and the points. `--rate` is refused (the
+/// points set it) and the ramp defaults to 1 s.
 #[derive(Debug, Args)]
 #[command(
     mut_arg("pool", |a| a
@@ -148,30 +149,9 @@ pub enum SweepTarget {
     mut_arg("ramp", |a| a.default_value("1s")),
     mut_arg("duration", |a| a.help("Measured time of each point, after its ramp [default: 5s]")),
 )]
-pub struct SweepRadosArgs {
+pub struct SweepOf<T: Args> {
     #[command(flatten)]
-    pub base: RadosArgs,
-    #[command(flatten)]
-    pub sweep: SweepOpts,
-}
-
-/// `cephbench sweep rbd`: the flags of `cephbench rbd`, with `-p` or
-/// `--pools`, and the points.
-#[derive(Debug, Args)]
-#[command(
-    mut_arg("pool", |a| a
-        .required(false)
-        .default_value("")
-        .hide_default_value(true)
-        .help("Pool to sweep (must exist); or --pools A,B")),
-    mut_arg("rate", |a| a.hide(true)),
-    mut_arg("arrival", |a| a.requires(clap::builder::Resettable::Reset)),
-    mut_arg("ramp", |a| a.default_value("1s")),
-    mut_arg("duration", |a| a.help("Measured time of each point, after its ramp [default: 5s]")),
-)]
-pub struct SweepRbdArgs {
-    #[command(flatten)]
-    pub base: RbdArgs,
+    pub base: T,
     #[command(flatten)]
     pub sweep: SweepOpts,
 }
@@ -238,6 +218,14 @@ impl SweepOpts {
                 ))
             }
         };
+        if self.rate_from.is_none()
+            && (self.rate_to.is_some() || self.rate_step.is_some() || self.rate_factor.is_some())
+        {
+            return Err(u(
+                "--rate-to, --rate-step and --rate-factor shape a --rate-from series; add --rate-from A"
+                    .into(),
+            ));
+        }
         let (axis, steps, flag) = match (&self.rates, self.rate_from, &self.qd) {
             (Some(r), None, None) => (Axis::Rate, r.clone(), "--rates"),
             (None, Some(from), None) => (
@@ -268,14 +256,6 @@ impl SweepOpts {
                 ))
             }
         };
-        if self.rate_from.is_none()
-            && (self.rate_to.is_some() || self.rate_step.is_some() || self.rate_factor.is_some())
-        {
-            return Err(u(
-                "--rate-to, --rate-step and --rate-factor shape a --rate-from series; add --rate-from A"
-                    .into(),
-            ));
-        }
         check_rising(&steps, flag).map_err(u)?;
         if axis == Axis::Qd && arrival != ArrivalArg::Uniform {
             return Err(u(
@@ -1242,5 +1222,170 @@ mod tests {
             assert!(e.contains("not a rate"), "{bad}: {e}");
         }
         assert!(parse(&["write", "-p", "x", "--arrival", "poisson"]).is_err());
+    }
+
+    fn sweep(
+        args: &[&str],
+    ) -> Result<(cephbench::sweep::SweepJob, cephbench::sweep::SweepOptions), String> {
+        let mut v = vec!["cephbench", "sweep"];
+        v.extend_from_slice(args);
+        let cli = Cli::try_parse_from(v).map_err(|e| e.to_string())?;
+        match cli.command {
+            Command::Sweep(s) => s
+                .plan(true, Duration::from_secs(5), false)
+                .map_err(|e| e.to_string()),
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn sweep_takes_the_workload_flags_and_the_points() {
+        use cephbench::sweep::{Axis, SweepJob};
+        let (job, o) = sweep(&[
+            "rados",
+            "write",
+            "-p",
+            "x",
+            "-b",
+            "4K",
+            "--rates",
+            "200,400,1k",
+        ])
+        .unwrap();
+        assert_eq!(
+            (o.axis, o.steps.clone()),
+            (Axis::Rate, vec![200.0, 400.0, 1000.0])
+        );
+        assert_eq!(o.pools, vec!["x".to_string()]);
+        let SweepJob::Rados(c) = job else { panic!() };
+        assert_eq!(c.block_size, 4096);
+        assert_eq!(c.duration, Some(Duration::from_secs(5)), "5 s per point");
+        assert_eq!(c.ramp, Duration::from_secs(1), "1 s ramp per point");
+        assert!(c.rate.is_none(), "set per point");
+        let (_, o) = sweep(&[
+            "rados",
+            "write",
+            "--pools",
+            "a,b",
+            "--rate-from",
+            "100",
+            "--rate-to",
+            "800",
+        ])
+        .unwrap();
+        assert_eq!(o.steps, vec![100.0, 200.0, 400.0, 800.0]);
+        assert_eq!(o.pools, vec!["a".to_string(), "b".to_string()]);
+        let (job, o) = sweep(&[
+            "rbd",
+            "-p",
+            "r",
+            "--size",
+            "1G",
+            "--rw",
+            "randwrite",
+            "--qd",
+            "1,2,4",
+            "-d",
+            "3",
+        ])
+        .unwrap();
+        assert_eq!((o.axis, o.steps), (Axis::Qd, vec![1.0, 2.0, 4.0]));
+        let SweepJob::Rbd(c) = job else { panic!() };
+        assert_eq!(c.duration, Some(Duration::from_secs(3)));
+        let (_, o) = sweep(&[
+            "rados",
+            "write",
+            "-p",
+            "x",
+            "--rates",
+            "1,2",
+            "--p99-target",
+            "5ms",
+            "--arrival",
+            "poisson",
+        ])
+        .unwrap();
+        assert_eq!(o.p99_target, Some(Duration::from_millis(5)));
+        assert_eq!(o.arrival, cephbench::engine::Arrival::Poisson);
+    }
+
+    #[test]
+    fn sweep_refuses_what_it_cannot_do_naming_the_fix() {
+        let e = |a: &[&str]| sweep(a).unwrap_err();
+        assert!(e(&["rados", "write", "-p", "x"]).contains("give the points once"));
+        assert!(
+            e(&["rados", "write", "-p", "x", "--rates", "1,2", "--qd", "1,2"])
+                .contains("give the points once")
+        );
+        assert!(e(&["rados", "write", "--rates", "1,2"]).contains("give -p POOL"));
+        assert!(
+            e(&["rados", "write", "-p", "x", "--pools", "a,b", "--rates", "1,2"])
+                .contains("not both")
+        );
+        assert!(e(&["rados", "write", "--pools", "a,a", "--rates", "1,2"]).contains("twice"));
+        assert!(e(&["rados", "write", "-p", "x", "--rates", "2,1"]).contains("must rise"));
+        assert!(e(&["rados", "write", "-p", "x", "--rates", "2"]).contains("at least two"));
+        assert!(
+            e(&["rados", "write", "-p", "x", "--rates", "1,2", "--rate", "5"]).contains("--rates")
+        );
+        assert!(e(&[
+            "rados",
+            "write",
+            "-p",
+            "x",
+            "--rates",
+            "1,2",
+            "--no-cleanup"
+        ])
+        .contains("--no-cleanup"));
+        assert!(e(&[
+            "rados",
+            "write",
+            "-p",
+            "x",
+            "--rates",
+            "1,2",
+            "--group",
+            "g",
+            "--clients",
+            "2"
+        ])
+        .contains("group"));
+        assert!(e(&["rados", "write", "-p", "x", "--rate-step", "5"]).contains("add --rate-from"));
+        assert!(e(&["rados", "write", "-p", "x", "--qd", "0,2"]).contains("between 1 and"));
+        assert!(e(&[
+            "rados",
+            "write",
+            "-p",
+            "x",
+            "--qd",
+            "1,2",
+            "--arrival",
+            "poisson"
+        ])
+        .contains("rate sweeps"));
+        assert!(e(&[
+            "rados",
+            "write",
+            "-p",
+            "x",
+            "--rates",
+            "1,2",
+            "--p99-target",
+            "0"
+        ])
+        .contains("above 0"));
+        assert!(e(&[
+            "rbd",
+            "-p",
+            "x",
+            "--size",
+            "1G",
+            "--rates",
+            "1,2",
+            "--io-total",
+            "1M"
+        ])
+        .contains("--io-total"));
     }
 }

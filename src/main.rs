@@ -309,6 +309,18 @@ fn connect(
     Ok(rados)
 }
 
+/// The async runtime of a command and its connection to the cluster.
+fn runtime_and_connect(
+    conn: &cephbench::ceph::ConnectOptions,
+    telemetry: Option<cephbench::ceph::ConnectOptions>,
+) -> anyhow::Result<(tokio::runtime::Runtime, Rados)> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    Ok((rt, connect(conn, telemetry)?))
+}
+
 /// `cephbench suite`: runs the suite on each pool in turn, prints each
 /// table and, for several pools, their comparison.
 fn run_suite(
@@ -319,11 +331,7 @@ fn run_suite(
     format: Format,
     announce: bool,
 ) -> anyhow::Result<ExitCode> {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")?;
-    let rados = connect(conn, telemetry)?;
+    let (rt, rados) = runtime_and_connect(conn, telemetry)?;
     if announce {
         let per_pool = suite.expected();
         eprintln!(
@@ -416,11 +424,7 @@ fn run_sweep(
     opts: &cephbench::sweep::SweepOptions,
     format: Format,
 ) -> anyhow::Result<ExitCode> {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")?;
-    let rados = connect(conn, telemetry)?;
+    let (rt, rados) = runtime_and_connect(conn, telemetry)?;
     if opts.progress {
         eprintln!("{}", cephbench::sweep::announce(job, opts));
     }

@@ -15,8 +15,10 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
+
+use common::ok;
 use std::time::Instant;
 
 use serde_json::Value;
@@ -31,46 +33,8 @@ const FLUSH_MS: f64 = 5.0;
 const DURATION_S: f64 = 2.0;
 const RAMP_S: f64 = 0.5;
 
-fn script() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("containers/cluster.sh")
-}
-
 fn cluster(args: &[&str]) -> Output {
-    Command::new("bash")
-        .arg(script())
-        .args(args)
-        .args(["--dir", DIR])
-        .output()
-        .expect("run cluster.sh")
-}
-
-fn ok(out: Output, what: &str) {
-    assert!(
-        out.status.success(),
-        "{what} failed ({}):\n{}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// Stops the rig even when the test fails.
-struct Down;
-impl Drop for Down {
-    fn drop(&mut self) {
-        let _ = cluster(&["down"]);
-    }
-}
-
-fn is_root() -> bool {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("Uid:"))
-                .map(|u| u.split_whitespace().nth(1) == Some("0"))
-        })
-        .unwrap_or(false)
+    common::cluster_sh(DIR, args)
 }
 
 fn sweep(args: &[&str]) -> Output {
@@ -107,40 +71,18 @@ fn osd_writes(p: &Value) -> u64 {
 
 #[test]
 fn a_sweep_finds_the_knee_lower_on_the_slow_flushing_pool() {
-    if !is_root() {
+    if !common::is_root() {
         eprintln!("SKIPPED: the rig needs root (network namespace, daemons)");
         return;
     }
     let wall = Instant::now();
-    let _ = cluster(&["down"]);
-    let _down = Down;
-    ok(
-        cluster(&[
-            "up",
-            "--osds",
-            "2",
-            "--netns",
-            "--subnet",
-            SUBNET,
-            "--name",
-            NAME,
-            "--slow-flush",
-            &format!("osd.1={}ms", FLUSH_MS),
-            "--class",
-            "osd.0=fast",
-            "--class",
-            "osd.1=slow",
-        ]),
-        "cluster.sh up --slow-flush",
+    let _down = common::up_slow_flush_rig(
+        DIR,
+        NAME,
+        SUBNET,
+        &format!("{FLUSH_MS}ms"),
+        [("fast", "fast"), ("slow", "slow")],
     );
-    for (pool, class) in [("fast", "fast"), ("slow", "slow")] {
-        ok(
-            cluster(&[
-                "pool", "create", pool, "--class", class, "--size", "1", "--pg-num", "8",
-            ]),
-            "pool create --class",
-        );
-    }
     let ready = wall.elapsed();
 
     // Bad input is refused before anything is sent, naming the fix.
