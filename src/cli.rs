@@ -275,21 +275,16 @@ impl SweepOpts {
                 ArrivalArg::Poisson => cephbench::engine::Arrival::Poisson,
             },
             progress: false,
+            group: None,
         })
     }
 }
 
-/// Flags of a single run that a sweep sets itself.
-fn sweep_conflicts(rate: Option<f64>, group: &GroupArgs) -> Result<(), UsageError> {
+/// `--rate` is what a sweep sets per point.
+fn sweep_conflicts(rate: Option<f64>) -> Result<(), UsageError> {
     if rate.is_some() {
         return Err(UsageError(
             "--rate fixes one rate; a sweep takes --rates R1,R2,.. (or --rate-from, --qd)".into(),
-        ));
-    }
-    if group.group.is_some() || group.clients.is_some() {
-        return Err(UsageError(
-            "sweep does not run on a group yet; drop --group/--clients and sweep from one client"
-                .into(),
         ));
     }
     Ok(())
@@ -309,7 +304,7 @@ impl SweepArgs {
         let (job, mut opts) = match &self.target {
             SweepTarget::Rados(a) => {
                 let b = &a.base;
-                sweep_conflicts(b.rate, &b.group)?;
+                sweep_conflicts(b.rate)?;
                 if b.no_cleanup || b.create_pool || b.max_objects.is_some() || b.ops.is_some() {
                     return Err(u(
                         "a sweep removes each point's objects and runs each for -d: drop \
@@ -320,11 +315,20 @@ impl SweepArgs {
                 cfg.duration = Some(b.duration.unwrap_or(SWEEP_POINT));
                 cfg.telemetry = telemetry;
                 cfg.counter_interval = counter_interval;
-                (SweepJob::Rados(cfg), a.sweep.plan(&b.pool, b.arrival)?)
+                let mut o = a.sweep.plan(&b.pool, b.arrival)?;
+                // The agents join the group in the first pool (of --pools).
+                o.group = b.group.config(&o.pools[0], &b.namespace)?;
+                (SweepJob::Rados(cfg), o)
             }
             SweepTarget::Rbd(a) => {
                 let b = &a.base;
-                sweep_conflicts(b.rate, &b.group)?;
+                sweep_conflicts(b.rate)?;
+                if b.group.group.is_some() || b.group.clients.is_some() {
+                    return Err(u(
+                        "sweep rbd does not run on a group yet (sweep rados does); drop \
+                         --group/--clients",
+                    ));
+                }
                 if b.io_total.is_some() {
                     return Err(u("a sweep runs each point for -d: drop --io-total"));
                 }
@@ -1339,10 +1343,11 @@ mod tests {
         ])
         .contains("--no-cleanup"));
         assert!(e(&[
-            "rados",
-            "write",
+            "rbd",
             "-p",
             "x",
+            "--size",
+            "1G",
             "--rates",
             "1,2",
             "--group",

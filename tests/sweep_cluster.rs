@@ -6,6 +6,10 @@
 //! pool's at a lower rate; checked against what the OSDs counted (op_w at
 //! the asked rate) and the delay the test set (the device-flush share).
 //!
+//! osd.1's flushes take 20 ms longer, so that its pool's ceiling (~175
+//! ops/s at 16 in flight) stays far below the fast pool's even when the
+//! host is busy (a build on both cores brought the fast pool's ceiling
+//! from ~2,400 down to ~670 ops/s; with 5 ms the two knees then met).
 //! The knee rule used is a generous `--p99-target` (200 ms) with the
 //! throughput ceiling: on this shared 2-core machine any point's p99 can
 //! spike to ~100 ms with a scheduling hiccup of the host (seen: 113 ms at
@@ -28,7 +32,7 @@ const NAME: &str = "cbsweep";
 const SUBNET: &str = "198.51.112";
 const CEPHBENCH: &str = env!("CARGO_BIN_EXE_cephbench");
 /// The slow OSD's extra time per flush, ms.
-const FLUSH_MS: f64 = 5.0;
+const FLUSH_MS: f64 = 20.0;
 /// Each point's measured time and ramp, s.
 const DURATION_S: f64 = 2.0;
 const RAMP_S: f64 = 0.5;
@@ -96,7 +100,7 @@ fn a_sweep_finds_the_knee_lower_on_the_slow_flushing_pool() {
         "--pools",
         "slow,fast",
         "--rate-from",
-        "125",
+        "50",
         "--p99-target",
         "200ms",
         "-d",
@@ -185,8 +189,10 @@ fn a_sweep_finds_the_knee_lower_on_the_slow_flushing_pool() {
             assert_eq!(placed, j["ops"].as_u64().unwrap(), "{}", c["pool"]);
             let expect = asked * (DURATION_S + RAMP_S);
             let counted = osd_writes(p) as f64;
+            // Never more than the schedule (+ a stray mgr write or two),
+            // at most the ceiling's 5 % fewer.
             assert!(
-                (counted - expect).abs() <= 0.03 * expect + 3.0,
+                counted <= expect + 3.0 && counted >= 0.95 * expect - 3.0,
                 "pool {} at {asked} ops/s: the OSDs counted {counted} writes, the schedule \
                  held {expect}",
                 c["pool"]

@@ -100,6 +100,10 @@ pub struct SweepOptions {
     pub arrival: Arrival,
     /// One line per point on stderr.
     pub progress: bool,
+    /// `--group/--clients` (rados): every point runs on the group's agents
+    /// at a common start, the rate split evenly between them, and its
+    /// figures are the merge of theirs.
+    pub group: Option<crate::group::GroupConfig>,
 }
 
 /// The line a sweep starts with: what runs where, and how long at most.
@@ -151,6 +155,8 @@ pub async fn run_sweep(
     let mut error = None;
     let mut leftovers = Vec::new();
     let mut interrupted = false;
+    // The agents the first point ran on run every later one.
+    let mut group = opts.group.clone();
     for pool in &opts.pools {
         let mut sweep = PoolSweep {
             rados,
@@ -160,9 +166,11 @@ pub async fn run_sweep(
             image: None,
             prior: None,
             leftovers: &mut leftovers,
+            group: group.clone(),
         };
         let (points, stopped, err) = sweep.run(target_ns, &stop).await;
         sweep.remove_image();
+        group = sweep.group.take();
         interrupted |= *stop.borrow();
         match err {
             // Nothing measured at all: the sweep could not run.
@@ -221,6 +229,7 @@ struct PoolSweep<'a> {
     /// The first point's preconditioning pass (rbd).
     prior: Option<crate::result::Precondition>,
     leftovers: &'a mut Vec<String>,
+    group: Option<crate::group::GroupConfig>,
 }
 
 impl PoolSweep<'_> {
@@ -291,8 +300,10 @@ impl PoolSweep<'_> {
 
     /// Runs one point.
     async fn point(&mut self, x: f64, stop: StopRx) -> Result<bench::Outcome, BenchError> {
+        // On a group each agent runs its share of the rate.
+        let clients = self.group.as_ref().map_or(1, |g| g.clients);
         let rate = (self.opts.axis == Axis::Rate).then(|| RateSpec {
-            ops_per_sec: x,
+            ops_per_sec: x / clients as f64,
             arrival: self.opts.arrival,
             seed: seed(),
         });
@@ -304,7 +315,27 @@ impl PoolSweep<'_> {
                 if self.opts.axis == Axis::Qd {
                     cfg.concurrency = x as usize;
                 }
-                run_rados(self.rados, &cfg, stop).await
+                match &mut self.group {
+                    None => run_rados(self.rados, &cfg, stop).await,
+                    Some(g) => {
+                        let job = crate::group::JobSpec::Rados(cfg);
+                        let (result, error) = crate::suite::run_on_group(
+                            self.rados,
+                            g,
+                            job,
+                            stop,
+                            self.opts.progress,
+                        )
+                        .await?;
+                        Ok(bench::Outcome {
+                            result,
+                            error,
+                            cleaned: None,
+                            leftovers: None,
+                            measured_start: None,
+                        })
+                    }
+                }
             }
             SweepJob::Rbd(base) => {
                 let mut cfg = base.clone();
