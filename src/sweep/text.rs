@@ -76,6 +76,9 @@ fn cells(doc: &SweepDoc, c: &Curve) -> (Vec<String>, Vec<Vec<String>>) {
             if f.overload {
                 flag.push("OVERLOAD");
             }
+            if p.result.interrupted {
+                flag.push("(interrupted)");
+            }
             r.push(flag.join(" "));
             r
         })
