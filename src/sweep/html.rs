@@ -119,10 +119,10 @@ pub fn render_html(doc: &SweepDoc, out: &mut dyn io::Write) -> io::Result<()> {
         (false, false) => "queue depth (ops in flight)",
         (false, true) => "queue depth (ops in flight, log scale)",
     };
-    let lat_kind = if rate {
-        "from intended start"
+    let (lat_title, lat_kind) = if rate {
+        ("Latency from intended start", "latency from intended start")
     } else {
-        "completion"
+        ("Completion latency", "completion latency")
     };
     let ax = XAxis::new(doc);
     let mut lat = Vec::new();
@@ -173,9 +173,9 @@ pub fn render_html(doc: &SweepDoc, out: &mut dyn io::Write) -> io::Result<()> {
     let cap = latency_cap(doc);
     h.push_str("<div class=\"plots\">");
     h.push_str(&svg::line_chart(&LineChart {
-        title: format!("Latency {lat_kind} against the load"),
+        title: format!("{lat_title} against the load"),
         x_label: x_label_axis.into(),
-        y_label: format!("latency {lat_kind}, ms"),
+        y_label: format!("{lat_kind}, ms"),
         series: lat,
         x_ticks: ax.ticks(doc),
         shade: None,

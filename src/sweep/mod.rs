@@ -358,17 +358,20 @@ pub fn baseline_p99(axis: Axis, pts: &[Figures]) -> Option<u64> {
         .min()
 }
 
-/// Whether point `i` has hit the throughput ceiling.
+/// Whether point `i` has hit the throughput ceiling (on a queue-depth
+/// sweep, judged with the points measured after it too).
 pub fn at_ceiling(axis: Axis, pts: &[Figures], i: usize) -> bool {
     let p = &pts[i];
     match axis {
         Axis::Rate => p.asked_rate.is_some_and(|a| p.achieved_iops < CEILING * a),
+        // IOPS stopped growing for good: neither this depth nor any deeper
+        // one measured bought 5 % over the best shallower one.
         Axis::Qd => {
             let best = pts[..i]
                 .iter()
                 .map(|q| q.achieved_iops)
                 .fold(0.0f64, f64::max);
-            i > 0 && p.achieved_iops < QD_GAIN * best
+            i > 0 && pts[i..].iter().all(|q| q.achieved_iops < QD_GAIN * best)
         }
     }
 }
@@ -857,6 +860,15 @@ mod tests {
         assert!(k.line.starts_with("knee at QD 4"), "{}", k.line);
         // One flat step does not stop a queue-depth sweep; two do.
         assert!(should_stop(Axis::Qd, &pts[..4], None).is_none());
+        // A flat step that deeper queues leave again is no ceiling.
+        let batching = [
+            qd(1, 76.0, 19.0),
+            qd(2, 79.0, 30.0),
+            qd(4, 144.0, 35.0),
+            qd(8, 260.0, 36.0),
+        ];
+        assert!(!at_ceiling(Axis::Qd, &batching, 1));
+        assert_eq!(find_knee(Axis::Qd, &batching, None).index, None);
         assert!(should_stop(Axis::Qd, &pts, None).unwrap().contains("QD 16"));
     }
 
