@@ -10,12 +10,13 @@
 //! ops/s at 16 in flight) stays far below the fast pool's even when the
 //! host is busy (a build on both cores brought the fast pool's ceiling
 //! from ~2,400 down to ~670 ops/s; with 5 ms the two knees then met).
-//! The knee rule used is a generous `--p99-target` (200 ms) with the
-//! throughput ceiling: on this shared 2-core machine any point's p99 can
-//! spike to ~100 ms with a scheduling hiccup of the host (seen: 113 ms at
-//! 1000 ops/s on the fast pool, 62 ms the point after), so the doubling
-//! rule does not rank two pools reliably here; it and the target rule are
-//! unit-tested in src/sweep/mod.rs.
+//! The knee rule used is a generous `--p99-target` (500 ms: with one core
+//! kept busy by another process the slow pool's p99 reached 248 ms at 50
+//! ops/s), so the throughput ceiling decides: on this shared 2-core machine
+//! any point's p99 can spike to ~100 ms with a scheduling hiccup of the
+//! host (seen: 113 ms at 1000 ops/s on the fast pool, 62 ms the point
+//! after), so the doubling rule does not rank two pools reliably here; it
+//! and the target rule are unit-tested in src/sweep/mod.rs.
 
 mod common;
 
@@ -102,7 +103,7 @@ fn a_sweep_finds_the_knee_lower_on_the_slow_flushing_pool() {
         "--rate-from",
         "50",
         "--p99-target",
-        "200ms",
+        "500ms",
         "-d",
         &DURATION_S.to_string(),
         "--ramp",
