@@ -177,6 +177,25 @@ fn legend_rows(names: &[String]) -> usize {
     legend(&mut String::new(), names, 0.0)
 }
 
+/// A dashed marker line at `x` from `y.0` to `y.1`, its label at height
+/// `ty`: labels right of `mid` end at the line, the others start there, so
+/// they stay inside the plot.
+fn mark(out: &mut String, x: f64, y: (f64, f64), ty: f64, mid: f64, label: &str) {
+    let right = x > mid;
+    let _ = write!(
+        out,
+        "<line x1=\"{x}\" x2=\"{x}\" y1=\"{y0}\" y2=\"{y1}\" class=\"m\"/>\
+         <text x=\"{tx}\" y=\"{ty}\" class=\"s\" text-anchor=\"{anchor}\">{l}</text>",
+        x = c(x),
+        y0 = c(y.0),
+        y1 = c(y.1),
+        anchor = if right { "end" } else { "start" },
+        tx = c(if right { x - 3.0 } else { x + 3.0 }),
+        ty = c(ty),
+        l = esc(label)
+    );
+}
+
 /// Renders a line chart.
 pub fn line_chart(ch: &LineChart) -> String {
     let mut out = String::new();
@@ -283,24 +302,15 @@ pub fn line_chart(ch: &LineChart) -> String {
             );
         }
     }
-    let left_half = |x: f64| px(x) < (LEFT + W - RIGHT) / 2.0;
     for (i, (x, label)) in ch.marks.iter().enumerate() {
-        let _ = write!(
-            out,
-            "<line x1=\"{x}\" x2=\"{x}\" y1=\"{t}\" y2=\"{b}\" class=\"m\"/>\
-             <text x=\"{tx}\" y=\"{ty}\" class=\"s\" text-anchor=\"{anchor}\">{l}</text>",
-            x = c(px(*x)),
-            t = c(TOP),
-            b = c(bottom),
-            // Labels left of the middle start at the mark, so they stay inside.
-            anchor = if left_half(*x) { "start" } else { "end" },
-            tx = c(if left_half(*x) {
-                px(*x) + 3.0
-            } else {
-                px(*x) - 3.0
-            }),
-            ty = c(bottom - 6.0 - 12.0 * i as f64),
-            l = esc(label)
+        let ty = bottom - 6.0 - 12.0 * i as f64;
+        mark(
+            &mut out,
+            px(*x),
+            (TOP, bottom),
+            ty,
+            (LEFT + W - RIGHT) / 2.0,
+            label,
         );
     }
     if ch.series.len() > 1 {
@@ -486,26 +496,13 @@ pub fn stacked_bars(ch: &StackedChart) -> String {
             acc += v;
         }
         if let Some((m, label)) = &r.marker {
-            let _ = write!(
-                out,
-                "<line x1=\"{x}\" x2=\"{x}\" y1=\"{y0}\" y2=\"{y1}\" class=\"m\"/>\
-                 <text x=\"{tx}\" y=\"{ty}\" class=\"s\" text-anchor=\"{anchor}\">{l}</text>",
-                x = c(px(*m)),
-                y0 = c(y - 3.0),
-                y1 = c(y + 25.0),
-                // Labels right of the middle end at the marker, so they stay inside.
-                anchor = if px(*m) > LABEL + plot_w / 2.0 {
-                    "end"
-                } else {
-                    "start"
-                },
-                tx = c(if px(*m) > LABEL + plot_w / 2.0 {
-                    px(*m) - 3.0
-                } else {
-                    px(*m) + 3.0
-                }),
-                ty = c(y - 1.0),
-                l = esc(label)
+            mark(
+                &mut out,
+                px(*m),
+                (y - 3.0, y + 25.0),
+                y - 1.0,
+                LABEL + plot_w / 2.0,
+                label,
             );
         }
     }
