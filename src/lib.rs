@@ -28,5 +28,6 @@ pub mod result;
 pub mod secrets;
 pub mod stats;
 pub mod suite;
+pub mod sweep;
 pub mod units;
 pub mod workload;

@@ -100,6 +100,25 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         return report(&args.files, args.output.as_deref(), cli.format);
     }
     let mut conn = cli.conn.options();
+    if let Command::Sweep(args) = &cli.command {
+        let (job, opts) = args.plan(
+            !cli.no_telemetry,
+            cli.counter_interval,
+            cli.progress != Progress::Never,
+        )?;
+        if cli.format == Format::Csv {
+            return Err(UsageError(
+                "sweep prints text, markdown, json or html; --format csv is for single results"
+                    .into(),
+            )
+            .into());
+        }
+        if let cephbench::sweep::SweepJob::Rbd(c) = &job {
+            let cache = if c.rbd_cache { "true" } else { "false" };
+            conn.overrides.push(("rbd_cache".into(), cache.into()));
+        }
+        return run_sweep(&conn, cli.conn.telemetry_options(), &job, &opts, cli.format);
+    }
     if let Command::Suite(args) = &cli.command {
         let (s, opts) = args.plan(!cli.no_telemetry, cli.counter_interval, live)?;
         if cli.format == Format::Csv {
@@ -144,7 +163,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             conn.overrides.push(("rbd_cache".into(), cache.into()));
             (None, Some(cfg))
         }
-        Command::Compare(_) | Command::Report(_) | Command::Suite(_) | Command::OsdBench(_) => {
+        Command::Compare(_)
+        | Command::Report(_)
+        | Command::Suite(_)
+        | Command::OsdBench(_)
+        | Command::Sweep(_) => {
             unreachable!("handled above")
         }
         Command::Agent(_) => (None, None),
@@ -220,7 +243,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 let outcome = bench::run_rbd(&rados, &cfg, stop).await?;
                 finish(outcome, cli.format)
             }
-            Command::Compare(_) | Command::Report(_) | Command::Suite(_) | Command::OsdBench(_) => {
+            Command::Compare(_)
+            | Command::Report(_)
+            | Command::Suite(_)
+            | Command::OsdBench(_)
+            | Command::Sweep(_) => {
                 unreachable!("handled above")
             }
             Command::Agent(args) => {
@@ -330,6 +357,18 @@ fn osd_bench(
     Ok(ExitCode::SUCCESS)
 }
 
+/// The async runtime of a command and its connection to the cluster.
+fn runtime_and_connect(
+    conn: &cephbench::ceph::ConnectOptions,
+    telemetry: Option<cephbench::ceph::ConnectOptions>,
+) -> anyhow::Result<(tokio::runtime::Runtime, Rados)> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    Ok((rt, connect(conn, telemetry)?))
+}
+
 /// `cephbench suite`: runs the suite on each pool in turn, prints each
 /// table and, for several pools, their comparison.
 fn run_suite(
@@ -340,11 +379,7 @@ fn run_suite(
     format: Format,
     announce: bool,
 ) -> anyhow::Result<ExitCode> {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")?;
-    let rados = connect(conn, telemetry)?;
+    let (rt, rados) = runtime_and_connect(conn, telemetry)?;
     if announce {
         let per_pool = suite.expected();
         eprintln!(
@@ -424,6 +459,45 @@ fn run_suite(
     })
 }
 
+/// `cephbench sweep`: runs the points on each pool, prints the curves.
+fn run_sweep(
+    conn: &cephbench::ceph::ConnectOptions,
+    telemetry: Option<cephbench::ceph::ConnectOptions>,
+    job: &cephbench::sweep::SweepJob,
+    opts: &cephbench::sweep::SweepOptions,
+    format: Format,
+) -> anyhow::Result<ExitCode> {
+    let (rt, rados) = runtime_and_connect(conn, telemetry)?;
+    if opts.progress {
+        eprintln!("{}", cephbench::sweep::announce(job, opts));
+    }
+    rt.block_on(async move {
+        let stop = install_signal_handlers(job.cleanup_hint(&opts.pools));
+        let out = cephbench::sweep::run_sweep(&rados, job, opts, stop).await?;
+        let mut stdout = std::io::stdout().lock();
+        cephbench::sweep::render(&out.doc, format, &mut stdout)?;
+        stdout.flush()?;
+        for hint in &out.leftovers {
+            eprintln!(
+                "cephbench: warning: the sweep left objects behind; remove them with `{hint}`"
+            );
+        }
+        let mut errors = cephbench::result::DataErrors::default();
+        for c in &out.doc.curves {
+            for p in &c.points {
+                errors.add(p.result.data_errors());
+            }
+        }
+        let failure = out
+            .error
+            .map(|e| anyhow::Error::new(e).context("the sweep stopped on an error"));
+        match failure {
+            Some(e) if errors.is_clean() => Err(e),
+            failure => Ok(exit_code(errors, out.doc.interrupted, failure)),
+        }
+    })
+}
+
 /// `cephbench compare`: no cluster involved. Inputs are cephbench results
 /// or fio JSON outputs; an unusable file is bad input (exit 2).
 fn compare(
@@ -473,6 +547,20 @@ fn report(
     output: Option<&std::path::Path>,
     format: Format,
 ) -> anyhow::Result<ExitCode> {
+    if let [f] = files {
+        let sweep = cephbench::input::load_sweep(f).map_err(|e| UsageError(e.to_string()))?;
+        if let Some(doc) = sweep {
+            if format == Format::Csv {
+                return Err(UsageError(
+                    "a sweep renders as text, markdown, json or html; drop --format csv".into(),
+                )
+                .into());
+            }
+            let mut buf = Vec::new();
+            cephbench::sweep::render(&doc, format, &mut buf)?;
+            return write_report(&buf, output);
+        }
+    }
     let mut results = Vec::new();
     for f in files {
         let r = cephbench::input::load_result(f).map_err(|e| UsageError(e.to_string()))?;
@@ -503,12 +591,18 @@ fn report(
             }
         }
     }
+    write_report(&buf, output)
+}
+
+/// Writes a rendered report to `output`, or to stdout.
+fn write_report(buf: &[u8], output: Option<&std::path::Path>) -> anyhow::Result<ExitCode> {
     match output {
-        Some(path) => std::fs::write(path, &buf)
-            .with_context(|| format!("cannot write {}", path.display()))?,
+        Some(path) => {
+            std::fs::write(path, buf).with_context(|| format!("cannot write {}", path.display()))?
+        }
         None => {
             let mut out = std::io::stdout().lock();
-            out.write_all(&buf)?;
+            out.write_all(buf)?;
             out.flush()?;
         }
     }

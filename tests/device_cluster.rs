@@ -11,45 +11,20 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
+
+use common::ok;
 
 const DIR: &str = "/tmp/cephbench-device-test";
 const NAME: &str = "cbdevtest";
 const SUBNET: &str = "198.51.105";
 const CEPHBENCH: &str = env!("CARGO_BIN_EXE_cephbench");
 
-fn script() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("containers/cluster.sh")
-}
-
 fn cluster(args: &[&str]) -> Output {
-    Command::new("bash")
-        .arg(script())
-        .args(args)
-        .args(["--dir", DIR])
-        .output()
-        .expect("run cluster.sh")
-}
-
-fn ok(out: Output, what: &str) {
-    assert!(
-        out.status.success(),
-        "{what} failed ({}):\n{}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// Stops the rig even when the test fails.
-struct Down;
-impl Drop for Down {
-    fn drop(&mut self) {
-        let _ = cluster(&["down"]);
-    }
+    common::cluster_sh(DIR, args)
 }
 
 /// One OSD's figures of a run: (osd, class, kv sync round mean ms).
@@ -173,47 +148,18 @@ fn osd_bench(args: &[&str]) -> (Vec<(i64, f64, f64)>, Vec<String>) {
 #[test]
 #[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn a_slow_flushing_drive_shows_in_its_pool_and_its_osd_only() {
-    let root = std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("Uid:"))
-                .map(|u| u.split_whitespace().nth(1) == Some("0"))
-        })
-        .unwrap_or(false);
+    let root = common::is_root();
     if !root {
         eprintln!("SKIPPED: the drive rig needs root (network namespace, daemons)");
         return;
     }
-    let _ = cluster(&["down"]);
-    let _down = Down;
-    ok(
-        cluster(&[
-            "up",
-            "--osds",
-            "2",
-            "--netns",
-            "--subnet",
-            SUBNET,
-            "--name",
-            NAME,
-            "--slow-flush",
-            "osd.1=0",
-            "--class",
-            "osd.0=plp",
-            "--class",
-            "osd.1=consumer",
-        ]),
-        "cluster.sh up --slow-flush",
+    let _down = common::up_slow_flush_rig(
+        DIR,
+        NAME,
+        SUBNET,
+        "0",
+        [("fast", "plp"), ("slow", "consumer")],
     );
-    for (pool, class) in [("fast", "plp"), ("slow", "consumer")] {
-        ok(
-            cluster(&[
-                "pool", "create", pool, "--class", class, "--size", "1", "--pg-num", "8",
-            ]),
-            "pool create --class",
-        );
-    }
     // Warm both paths, then the baseline without a delay.
     qd1("fast");
     qd1("slow");

@@ -26,6 +26,8 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use common::ok;
+
 const POOL: &str = "ndtest";
 /// The one-way delay put on the cluster network, and on the client link, µs.
 const DELAY_US: u32 = 2000;
@@ -83,17 +85,6 @@ fn cluster(args: &[&str]) -> Output {
         .env("CEPHBENCH_NETDELAY", switch_bin())
         .output()
         .expect("run cluster.sh")
-}
-
-fn ok(out: Output, what: &str) -> String {
-    assert!(
-        out.status.success(),
-        "{what} failed ({}):\n{}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 fn skip_reason() -> Option<String> {

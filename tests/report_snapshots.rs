@@ -737,3 +737,158 @@ fn group_rows_show_host_and_address() {
     let back: BenchResult = serde_json::from_value(old).unwrap();
     assert_eq!(back.clients.unwrap().clients[0].addr, None);
 }
+
+/// A rate sweep of two pools made from the fixture: each point the
+/// fixture's run with its rate, figures and split scaled to the load.
+fn sweep_fixture() -> cephbench::sweep::SweepDoc {
+    use cephbench::result::{RateReport, ScheduleError};
+    use cephbench::sweep::{figures, split, Axis, Curve, Point, SweepDoc, SweepSettings};
+    // (asked, achieved, p99 ms) per point.
+    let curve = |pool: &str, pts: &[(f64, f64, f64)]| {
+        let points: Vec<Point> = pts
+            .iter()
+            .map(|&(asked, achieved, p99)| {
+                let mut r = fixture();
+                let j = &mut r.jobs[0];
+                j.iops = achieved;
+                j.latency_ns.p50 = (p99 * 0.4e6) as u64;
+                j.latency_ns.p99 = (p99 * 1e6) as u64;
+                j.latency_ns.p99_9 = (p99 * 1.5e6) as u64;
+                j.latency_ns.mean = p99 * 0.45e6;
+                let mut svc = j.latency_ns;
+                svc.mean -= 0.7e6;
+                svc.p99 = (p99 * 0.9e6) as u64;
+                j.service_latency_ns = Some(svc);
+                if let Some(a) = j.attribution.as_mut() {
+                    a.mean_ns = j.latency_ns.mean;
+                    let known: f64 = a
+                        .shares
+                        .iter()
+                        .filter(|s| s.part != Part::Unattributed)
+                        .map(|s| s.ns)
+                        .sum();
+                    for s in &mut a.shares {
+                        if s.part == Part::Unattributed {
+                            s.ns = a.mean_ns - known;
+                        }
+                    }
+                }
+                j.rate = Some(RateReport {
+                    asked,
+                    achieved,
+                    arrival: "uniform".into(),
+                    late_ops: if achieved < 0.98 * asked { 900 } else { 0 },
+                    scheduled_ops: (asked * 10.0) as u64,
+                    max_backlog: if achieved < 0.98 * asked { 2_000 } else { 0 },
+                    final_backlog: 0,
+                    schedule_error_ns: ScheduleError {
+                        p50: 700_000,
+                        p99: 1_000_000,
+                        max: 2_000_000,
+                    },
+                    kept_up: achieved >= 0.98 * asked,
+                });
+                r.latency_kind = "intended_start".into();
+                Point {
+                    figures: figures(Axis::Rate, 16, &r),
+                    split: split(&r),
+                    result: r,
+                }
+            })
+            .collect();
+        Curve::new(Axis::Rate, pool.into(), points, None, None)
+    };
+    SweepDoc {
+        sweep_schema_version: cephbench::sweep::SWEEP_SCHEMA_VERSION,
+        tool: fixture().tool,
+        workload: "rados write 4 KiB".into(),
+        axis: Axis::Rate,
+        latency_kind: "intended_start".into(),
+        settings: SweepSettings {
+            duration_s: 5.0,
+            ramp_s: 1.0,
+            steps: vec![250.0, 500.0, 1000.0, 2000.0],
+            concurrency: Some(16),
+            arrival: Some("uniform".into()),
+            p99_target_ns: None,
+        },
+        curves: vec![
+            curve(
+                "consumer",
+                &[
+                    (250.0, 250.2, 14.0),
+                    (500.0, 499.1, 15.5),
+                    (1000.0, 610.0, 900.0),
+                ],
+            ),
+            curve(
+                "plp",
+                &[
+                    (250.0, 250.0, 2.0),
+                    (500.0, 500.3, 2.2),
+                    (1000.0, 999.0, 2.9),
+                    (2000.0, 1995.0, 7.5),
+                ],
+            ),
+        ],
+        started_unix: 1_700_000_000,
+        elapsed_s: 41.5,
+        interrupted: false,
+    }
+}
+
+fn sweep_text(md: bool) -> String {
+    let mut buf = Vec::new();
+    cephbench::sweep::render_table(&sweep_fixture(), md, &mut buf).unwrap();
+    String::from_utf8(buf).unwrap()
+}
+
+#[test]
+fn sweep_table_text() {
+    let t = sweep_text(false);
+    assert_fits(&t);
+    insta::assert_snapshot!(t);
+}
+
+#[test]
+fn sweep_table_markdown() {
+    insta::assert_snapshot!(sweep_text(true));
+}
+
+#[test]
+fn sweep_json_matches_its_schema() {
+    let doc = sweep_fixture();
+    let v = serde_json::to_value(&doc).unwrap();
+    common::validate_sweep(&v);
+    let back: cephbench::sweep::SweepDoc = serde_json::from_value(v.clone()).unwrap();
+    assert_eq!(back, doc, "round trip");
+    // The knees: the consumer pool's first.
+    let knee = |i: usize| v["curves"][i]["knee"]["asked_rate"].as_f64();
+    assert_eq!((knee(0), knee(1)), (Some(500.0), Some(1000.0)));
+    assert_eq!(v["curves"][0]["knee"]["rule"], "ceiling");
+    assert_eq!(v["curves"][1]["knee"]["rule"], "p99_doubled");
+    // additionalProperties is enforced.
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../schema/sweep.schema.json")).unwrap();
+    assert!(schema["$defs"]["point"]["additionalProperties"] == false);
+}
+
+#[test]
+fn sweep_html_plots_both_curves_and_their_knees() {
+    let mut buf = Vec::new();
+    cephbench::sweep::render_html(&sweep_fixture(), &mut buf).unwrap();
+    let h = String::from_utf8(buf).unwrap();
+    assert!(h.starts_with("<!DOCTYPE html>"));
+    assert_eq!(h.matches("<svg").count(), 3, "latency, IOPS, split");
+    for s in [
+        "consumer p99",
+        "plp p99",
+        "knee consumer: 500 ops/s",
+        "knee plp: 1000 ops/s",
+    ] {
+        assert!(h.contains(s), "{s}");
+    }
+    assert!(!h.contains("<script"));
+    // The overloaded point's 900 ms would flatten the rest: the axis is capped.
+    assert!(h.contains("The latency axis ends at"), "cap note");
+}

@@ -22,6 +22,97 @@ fn quantile(h: &Histogram<u64>, q: f64, max: u64) -> u64 {
     h.value_at_quantile(q).min(max)
 }
 
+/// The exact min, mean, standard deviation and max of several clients'
+/// latencies from each one's (ops, summary): the mean weighted by ops, the
+/// pooled variance (within-client sums of squares plus the spread between
+/// the clients' means).
+fn moments(parts: &[(u64, &LatencySummary)]) -> (u64, f64, f64, u64) {
+    let parts: Vec<&(u64, &LatencySummary)> = parts.iter().filter(|(n, _)| *n > 0).collect();
+    let n: f64 = parts.iter().map(|(k, _)| *k as f64).sum();
+    if n == 0.0 {
+        return (0, 0.0, 0.0, 0);
+    }
+    let mean = parts.iter().map(|(k, l)| *k as f64 * l.mean).sum::<f64>() / n;
+    let ss: f64 = parts
+        .iter()
+        .map(|(k, l)| {
+            let k = *k as f64;
+            (k - 1.0).max(0.0) * l.stddev.powi(2) + k * (l.mean - mean).powi(2)
+        })
+        .sum();
+    let stddev = if n > 1.0 {
+        (ss / (n - 1.0)).max(0.0).sqrt()
+    } else {
+        0.0
+    };
+    let min = parts.iter().map(|(_, l)| l.min).min().unwrap_or(0);
+    let max = parts.iter().map(|(_, l)| l.max).max().unwrap_or(0);
+    (min, mean, stddev, max)
+}
+
+/// Open-loop jobs: the clients' service times, combined without a
+/// histogram (results carry none for it): min, mean, deviation and max
+/// exact, each percentile the highest client's — an upper bound of the
+/// group's. `None` unless every client with ops has one.
+fn merge_service(jobs: &[(&str, &JobReport)]) -> Option<LatencySummary> {
+    let parts: Vec<(u64, &LatencySummary)> = jobs
+        .iter()
+        .filter(|(_, j)| j.ops > 0)
+        .map(|(_, j)| j.service_latency_ns.as_ref().map(|s| (j.ops, s)))
+        .collect::<Option<_>>()?;
+    if parts.is_empty() {
+        return None;
+    }
+    let (min, mean, stddev, max) = moments(&parts);
+    let top = |f: fn(&LatencySummary) -> u64| parts.iter().map(|(_, s)| f(s)).max().unwrap_or(0);
+    Some(LatencySummary {
+        min,
+        mean,
+        stddev,
+        p50: top(|s| s.p50),
+        p90: top(|s| s.p90),
+        p99: top(|s| s.p99),
+        p99_9: top(|s| s.p99_9),
+        max,
+    })
+}
+
+/// Open-loop jobs: the group's schedule — asked and achieved rates, ops,
+/// late ops and backlogs add up (each client ran its share of the rate);
+/// the timer's error is the worst client's. `None` unless every client has one.
+fn merge_rate(jobs: &[(&str, &JobReport)]) -> Option<crate::result::RateReport> {
+    let rs: Vec<&crate::result::RateReport> = jobs
+        .iter()
+        .map(|(_, j)| j.rate.as_ref())
+        .collect::<Option<_>>()?;
+    let first = rs.first()?;
+    let sum = |f: fn(&crate::result::RateReport) -> u64| rs.iter().map(|r| f(r)).sum::<u64>();
+    let worst = |f: fn(&crate::result::ScheduleError) -> u64| {
+        rs.iter()
+            .map(|r| f(&r.schedule_error_ns))
+            .max()
+            .unwrap_or(0)
+    };
+    let asked: f64 = rs.iter().map(|r| r.asked).sum();
+    let achieved: f64 = rs.iter().map(|r| r.achieved).sum();
+    let (late, scheduled) = (sum(|r| r.late_ops), sum(|r| r.scheduled_ops));
+    Some(crate::result::RateReport {
+        asked,
+        achieved,
+        arrival: first.arrival.clone(),
+        late_ops: late,
+        scheduled_ops: scheduled,
+        max_backlog: sum(|r| r.max_backlog),
+        final_backlog: sum(|r| r.final_backlog),
+        schedule_error_ns: crate::result::ScheduleError {
+            p50: worst(|e| e.p50),
+            p99: worst(|e| e.p99),
+            max: worst(|e| e.max),
+        },
+        kept_up: achieved >= 0.98 * asked && late * 100 <= scheduled.max(1),
+    })
+}
+
 /// Merges the latency summaries and histograms of one job across clients.
 fn merge_latency(
     jobs: &[(&str, &JobReport)],
@@ -51,36 +142,12 @@ fn merge_latency(
     let Some(h) = hist else {
         return Ok((LatencySummary::default(), None));
     };
-    let n: f64 = with_ops.iter().map(|(_, j)| j.ops as f64).sum();
-    let mean = with_ops
-        .iter()
-        .map(|(_, j)| j.ops as f64 * j.latency_ns.mean)
-        .sum::<f64>()
-        / n;
-    // Pooled variance: within-client sums of squares plus between-client spread.
-    let ss: f64 = with_ops
-        .iter()
-        .map(|(_, j)| {
-            let k = j.ops as f64;
-            (k - 1.0).max(0.0) * j.latency_ns.stddev.powi(2)
-                + k * (j.latency_ns.mean - mean).powi(2)
-        })
-        .sum();
-    let stddev = if n > 1.0 {
-        (ss / (n - 1.0)).max(0.0).sqrt()
-    } else {
-        0.0
-    };
-    let min = with_ops
-        .iter()
-        .map(|(_, j)| j.latency_ns.min)
-        .min()
-        .unwrap_or(0);
-    let max = with_ops
-        .iter()
-        .map(|(_, j)| j.latency_ns.max)
-        .max()
-        .unwrap_or(0);
+    let (min, mean, stddev, max) = moments(
+        &with_ops
+            .iter()
+            .map(|(_, j)| (j.ops, &j.latency_ns))
+            .collect::<Vec<_>>(),
+    );
     let s = LatencySummary {
         min,
         mean,
@@ -172,8 +239,8 @@ fn merge_job(jobs: &[(&str, &JobReport)]) -> Result<JobReport, GroupError> {
         timeline,
         histogram,
         attribution: None,
-        service_latency_ns: None,
-        rate: None,
+        service_latency_ns: merge_service(jobs),
+        rate: merge_rate(jobs),
     })
 }
 
@@ -490,5 +557,64 @@ mod tests {
         let (osds, approx) = merge_osds(&[("a", &a[..])]).unwrap();
         assert!(!approx);
         assert_eq!(osds[0].client[0], a[0].client[0]);
+    }
+
+    /// Open-loop clients: the rate block adds up (each ran its share), the
+    /// service time's percentiles are the highest client's (an upper bound).
+    #[test]
+    fn rate_and_service_time_of_open_loop_clients_merge() {
+        use crate::result::{RateReport, ScheduleError};
+        let mut recs = [LatencyRecorder::new(), LatencyRecorder::new()];
+        for v in 1..=1000u64 {
+            recs[0].record(v * 1000);
+            recs[1].record(v * 3000);
+        }
+        let jobs: Vec<JobReport> = recs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let mut j = job(r, 10.0);
+                j.service_latency_ns = Some(r.summary());
+                j.rate = Some(RateReport {
+                    asked: 100.0,
+                    achieved: 100.0 - i as f64 * 10.0,
+                    arrival: "uniform".into(),
+                    late_ops: 5 * i as u64,
+                    scheduled_ops: 1000,
+                    max_backlog: 3,
+                    final_backlog: i as u64,
+                    schedule_error_ns: ScheduleError {
+                        p50: 100 + i as u64,
+                        p99: 900,
+                        max: 2000 * (i as u64 + 1),
+                    },
+                    kept_up: true,
+                });
+                j
+            })
+            .collect();
+        let named: Vec<(&str, &JobReport)> = ["a", "b"].into_iter().zip(jobs.iter()).collect();
+        let m = merge_job(&named).unwrap();
+        let r = m.rate.unwrap();
+        assert_eq!((r.asked, r.achieved), (200.0, 190.0));
+        assert_eq!(
+            (r.late_ops, r.scheduled_ops, r.max_backlog, r.final_backlog),
+            (5, 2000, 6, 1)
+        );
+        assert_eq!(
+            (r.schedule_error_ns.p50, r.schedule_error_ns.max),
+            (101, 4000)
+        );
+        assert!(!r.kept_up, "190 of 200 is below 98 %");
+        let s = m.service_latency_ns.unwrap();
+        assert_eq!(s.p99, recs[1].summary().p99, "the higher client's");
+        assert_eq!((s.min, s.max), (1000, 3_000_000));
+        assert!((s.mean - 1_001_000.0).abs() < 1.0, "{}", s.mean);
+        // A client without the block (a closed-loop result) drops it.
+        let mut closed = jobs[1].clone();
+        closed.rate = None;
+        closed.service_latency_ns = None;
+        let m = merge_job(&[("a", &jobs[0]), ("b", &closed)]).unwrap();
+        assert!(m.rate.is_none() && m.service_latency_ns.is_none());
     }
 }

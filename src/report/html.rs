@@ -22,7 +22,8 @@ impl Reporter for Html {
     }
 }
 
-const CSS: &str =
+/// The page's style sheet (also used by the sweep page).
+pub const CSS: &str =
     "body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222;max-width:1180px}\
 h1{font-size:1.5em}h2{font-size:1.25em;border-bottom:1px solid #ccc;margin-top:2em}\
 h3{font-size:1.05em;margin-bottom:.3em}\
@@ -279,6 +280,8 @@ fn result_section(h: &mut String, i: usize, several: bool, name: &str, r: &Bench
             }],
             x_ticks: None,
             shade: shade.clone(),
+            y_cap: None,
+            marks: Vec::new(),
         }));
         h.push_str(&svg::line_chart(&LineChart {
             title: "Mean completion latency per second".into(),
@@ -290,6 +293,8 @@ fn result_section(h: &mut String, i: usize, several: bool, name: &str, r: &Bench
             }],
             x_ticks: None,
             shade,
+            y_cap: None,
+            marks: Vec::new(),
         }));
         h.push_str("</div>");
         h.push_str(&format!(
@@ -415,6 +420,8 @@ fn percentile_chart(j: &JobReport, curve: &[(f64, u64)], from_hist: bool) -> Str
         }],
         x_ticks: Some(ticks),
         shade: None,
+        y_cap: None,
+        marks: Vec::new(),
     })
 }
 
@@ -633,6 +640,8 @@ fn counter_timeline(h: &mut String, r: &BenchResult) {
         series,
         x_ticks: None,
         shade: None,
+        y_cap: None,
+        marks: Vec::new(),
     }));
     h.push_str(
         "</div><p class=\"note\">One point per interval, at its end: the OSD's \

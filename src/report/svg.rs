@@ -97,6 +97,11 @@ pub struct LineChart {
     pub x_ticks: Option<Vec<(f64, String)>>,
     /// A shaded x range with its label (e.g. the ramp-up).
     pub shade: Option<(f64, f64, String)>,
+    /// Top of the y axis: larger values are drawn at the top (clipped);
+    /// `None`: the largest value.
+    pub y_cap: Option<f64>,
+    /// Dashed vertical marks at these x values, with their labels.
+    pub marks: Vec<(f64, String)>,
 }
 
 fn open(out: &mut String, title: &str, h: f64) {
@@ -172,6 +177,25 @@ fn legend_rows(names: &[String]) -> usize {
     legend(&mut String::new(), names, 0.0)
 }
 
+/// A dashed marker line at `x` from `y.0` to `y.1`, its label at height
+/// `ty`: labels right of `mid` end at the line, the others start there, so
+/// they stay inside the plot.
+fn mark(out: &mut String, x: f64, y: (f64, f64), ty: f64, mid: f64, label: &str) {
+    let right = x > mid;
+    let _ = write!(
+        out,
+        "<line x1=\"{x}\" x2=\"{x}\" y1=\"{y0}\" y2=\"{y1}\" class=\"m\"/>\
+         <text x=\"{tx}\" y=\"{ty}\" class=\"s\" text-anchor=\"{anchor}\">{l}</text>",
+        x = c(x),
+        y0 = c(y.0),
+        y1 = c(y.1),
+        anchor = if right { "end" } else { "start" },
+        tx = c(if right { x - 3.0 } else { x + 3.0 }),
+        ty = c(ty),
+        l = esc(label)
+    );
+}
+
 /// Renders a line chart.
 pub fn line_chart(ch: &LineChart) -> String {
     let mut out = String::new();
@@ -182,6 +206,9 @@ pub fn line_chart(ch: &LineChart) -> String {
         x0 = x0.min(*x);
         x1 = x1.max(*x);
         ymax = ymax.max(*y);
+    }
+    if let Some(cap) = ch.y_cap.filter(|c| *c > 0.0) {
+        ymax = ymax.min(cap);
     }
     if let Some((a, b, _)) = &ch.shade {
         x0 = x0.min(*a);
@@ -202,7 +229,7 @@ pub fn line_chart(ch: &LineChart) -> String {
     let ytop = y_axis(&mut out, &ch.y_label, ymax, H);
     let bottom = H - BOTTOM;
     let px = |x: f64| LEFT + (x - x0) / (x1 - x0) * (W - LEFT - RIGHT);
-    let py = |y: f64| bottom - y / ytop * (bottom - TOP);
+    let py = |y: f64| bottom - y.min(ytop) / ytop * (bottom - TOP);
     if let Some((a, b, label)) = &ch.shade {
         let _ = write!(
             out,
@@ -274,6 +301,17 @@ pub fn line_chart(ch: &LineChart) -> String {
                 c(py(y))
             );
         }
+    }
+    for (i, (x, label)) in ch.marks.iter().enumerate() {
+        let ty = bottom - 6.0 - 12.0 * i as f64;
+        mark(
+            &mut out,
+            px(*x),
+            (TOP, bottom),
+            ty,
+            (LEFT + W - RIGHT) / 2.0,
+            label,
+        );
     }
     if ch.series.len() > 1 {
         let names: Vec<String> = ch.series.iter().map(|s| s.name.clone()).collect();
@@ -458,26 +496,13 @@ pub fn stacked_bars(ch: &StackedChart) -> String {
             acc += v;
         }
         if let Some((m, label)) = &r.marker {
-            let _ = write!(
-                out,
-                "<line x1=\"{x}\" x2=\"{x}\" y1=\"{y0}\" y2=\"{y1}\" class=\"m\"/>\
-                 <text x=\"{tx}\" y=\"{ty}\" class=\"s\" text-anchor=\"{anchor}\">{l}</text>",
-                x = c(px(*m)),
-                y0 = c(y - 3.0),
-                y1 = c(y + 25.0),
-                // Labels right of the middle end at the marker, so they stay inside.
-                anchor = if px(*m) > LABEL + plot_w / 2.0 {
-                    "end"
-                } else {
-                    "start"
-                },
-                tx = c(if px(*m) > LABEL + plot_w / 2.0 {
-                    px(*m) - 3.0
-                } else {
-                    px(*m) + 3.0
-                }),
-                ty = c(y - 1.0),
-                l = esc(label)
+            mark(
+                &mut out,
+                px(*m),
+                (y - 3.0, y + 25.0),
+                y - 1.0,
+                LABEL + plot_w / 2.0,
+                label,
             );
         }
     }

@@ -18,6 +18,7 @@ use crate::workload::rados::RadosMode;
 use crate::workload::rbd::RbdMode;
 
 pub use file::{load, parse, SuiteFileError};
+pub(crate) use run::run_on_group;
 pub use run::{clock, run_suite, run_suites, SuiteOptions, SuiteOutcome};
 pub use summary::{
     as_bench_result, compare_suites, median, render_table, suite_source, summarize, Figure,

@@ -55,10 +55,10 @@ fn run_names(run_name: &str, opts: &SuiteOptions) -> Vec<String> {
     }
 }
 
-/// Runs one job of the suite on the group: the merged result, and an
-/// error naming the agents that delivered no complete result. The first
-/// job pins the agents it ran on for the rest of the suite.
-async fn run_on_group(
+/// Runs one job of the suite (or point of a sweep) on the group: the
+/// merged result, and an error naming the agents that delivered no
+/// complete result. The first job pins the agents it ran on for the rest.
+pub(crate) async fn run_on_group(
     rados: &Rados,
     g: &mut crate::group::GroupConfig,
     job: crate::group::JobSpec,

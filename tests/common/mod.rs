@@ -186,15 +186,13 @@ pub fn validate(doc: &serde_json::Value) {
     );
 }
 
-/// Validates a suite document against `schema/suite.schema.json` (which
-/// refers to `result.schema.json` for every run's result).
-pub fn validate_suite(doc: &serde_json::Value) {
+/// Validates a document against `schema` (a schema document that refers
+/// to `result.schema.json`).
+fn validate_against(doc: &serde_json::Value, schema: &str, what: &str) {
     let result: serde_json::Value =
         serde_json::from_str(include_str!("../../schema/result.schema.json"))
             .expect("schema is JSON");
-    let schema: serde_json::Value =
-        serde_json::from_str(include_str!("../../schema/suite.schema.json"))
-            .expect("schema is JSON");
+    let schema: serde_json::Value = serde_json::from_str(schema).expect("schema is JSON");
     let v = jsonschema::options()
         .with_resource(
             "https://cephbench.invalid/schema/result.schema.json",
@@ -208,8 +206,28 @@ pub fn validate_suite(doc: &serde_json::Value) {
         .collect();
     assert!(
         errors.is_empty(),
-        "suite result does not match the schema: {:#?}",
+        "{what} does not match the schema: {:#?}",
         &errors[..errors.len().min(20)]
+    );
+}
+
+/// Validates a suite document against `schema/suite.schema.json` (which
+/// refers to `result.schema.json` for every run's result).
+pub fn validate_suite(doc: &serde_json::Value) {
+    validate_against(
+        doc,
+        include_str!("../../schema/suite.schema.json"),
+        "suite result",
+    );
+}
+
+/// Validates a sweep document against `schema/sweep.schema.json` (which
+/// refers to `result.schema.json` for every point's result).
+pub fn validate_sweep(doc: &serde_json::Value) {
+    validate_against(
+        doc,
+        include_str!("../../schema/sweep.schema.json"),
+        "sweep result",
     );
 }
 
@@ -262,4 +280,95 @@ pub fn osd_counted_writes(v: &serde_json::Value) -> u64 {
         total += client;
     }
     total
+}
+
+/// A command's output, which must have succeeded (else the test fails
+/// showing both streams); returns its stdout.
+pub fn ok(out: Output, what: &str) -> String {
+    assert!(
+        out.status.success(),
+        "{what} failed ({}):\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Whether this process runs as root (a rig of its own needs network
+/// namespaces and daemons).
+pub fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Uid:"))
+                .map(|u| u.split_whitespace().nth(1) == Some("0"))
+        })
+        .unwrap_or(false)
+}
+
+/// `bash containers/cluster.sh ARGS --dir DIR`: a rig's own cluster.
+pub fn cluster_sh(dir: &str, args: &[&str]) -> Output {
+    Command::new("bash")
+        .arg(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("containers/cluster.sh"))
+        .args(args)
+        .args(["--dir", dir])
+        .output()
+        .expect("run cluster.sh")
+}
+
+/// Stops the rig's cluster in its directory when dropped, also when the
+/// test fails.
+pub struct Down(pub &'static str);
+
+impl Drop for Down {
+    fn drop(&mut self) {
+        let _ = cluster_sh(self.0, &["down"]);
+    }
+}
+
+/// Starts the slow-flush rig in `dir` (after stopping what was there): two
+/// bluestore OSDs in network namespace `name` on `subnet`, osd.1 with
+/// `flush` added to each fsync/fdatasync (`0`, `5ms`; changed later with
+/// `cluster.sh slow-flush`), and one size-1 pool per OSD, `pools[i]` =
+/// (name, device class of osd.i). Returns the guard that stops it.
+pub fn up_slow_flush_rig(
+    dir: &'static str,
+    name: &str,
+    subnet: &str,
+    flush: &str,
+    pools: [(&str, &str); 2],
+) -> Down {
+    let _ = cluster_sh(dir, &["down"]);
+    let down = Down(dir);
+    let slow = format!("osd.1={flush}");
+    let classes = [
+        format!("osd.0={}", pools[0].1),
+        format!("osd.1={}", pools[1].1),
+    ];
+    let up = [
+        "up",
+        "--osds",
+        "2",
+        "--netns",
+        "--subnet",
+        subnet,
+        "--name",
+        name,
+        "--slow-flush",
+        &slow,
+        "--class",
+        &classes[0],
+        "--class",
+        &classes[1],
+    ];
+    ok(cluster_sh(dir, &up), "cluster.sh up --slow-flush");
+    for (pool, class) in pools {
+        let create = [
+            "pool", "create", pool, "--class", class, "--size", "1", "--pg-num", "8",
+        ];
+        ok(cluster_sh(dir, &create), "pool create --class");
+    }
+    down
 }
