@@ -285,7 +285,7 @@ def verdicts(rows, mem):
             out.append(dict(target="telemetry costs <= 2% IOPS", met=cost <= 2,
                             value=f"{cost:+.1f}% (IOPS on/off {r['iops_ratio']:.3f}, {r['workload']})"))
         if r["peer"] in (NO_VERIFY, FULL_VERIFY) and r["cpu_per_kop_peer"]:
-            # Not a target: what checking reads costs, stated (README "Reads are checked").
+            # Not a target: what checking reads costs, stated (docs/usage.md, "Reads are checked").
             x = r["cpu_per_kop_cb"] / r["cpu_per_kop_peer"]
             out.append(dict(target=f"read check: CPU per op, stamp (default) / {r['peer'].split()[1]}",
                             met=None, value=f"{x:.3f} (IOPS ratio {f(r['iops_ratio'], 3)}, {r['workload']})"))

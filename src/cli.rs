@@ -43,6 +43,10 @@ pub struct Cli {
     /// Per-second progress line on stderr: auto = when stderr is a terminal.
     #[arg(long, value_enum, default_value_t = Progress::Auto, global = true)]
     pub progress: Progress,
+    /// Text report with every section: the network probes, `ceph osd perf`, the OSDs'
+    /// counters over time, each OSD's split, the slowest ops (JSON and HTML always have them).
+    #[arg(short = 'v', long, global = true)]
+    pub verbose: bool,
     #[command(subcommand)]
     pub command: Command,
 }

@@ -97,7 +97,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         return compare(&args.files, cli.format, args.fail_if_slower);
     }
     if let Command::Report(args) = &cli.command {
-        return report(&args.files, args.output.as_deref(), cli.format);
+        return report(&args.files, args.output.as_deref(), cli.format, cli.verbose);
     }
     let mut conn = cli.conn.options();
     if let Command::Sweep(args) = &cli.command {
@@ -215,10 +215,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                         eprintln!("cephbench: group {}: {l}", g.group)
                     })
                     .await?;
-                    return finish_group(outcome, cli.format);
+                    return finish_group(outcome, cli.format, cli.verbose);
                 }
                 let outcome = bench::run_rados(&rados, &cfg, stop).await?;
-                finish(outcome, cli.format)
+                finish(outcome, cli.format, cli.verbose)
             }
             Command::Rbd(args) => {
                 let cfg = rbd_cfg.expect("validated above");
@@ -238,10 +238,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                         eprintln!("cephbench: group {}: {l}", g.group)
                     })
                     .await?;
-                    return finish_group(outcome, cli.format);
+                    return finish_group(outcome, cli.format, cli.verbose);
                 }
                 let outcome = bench::run_rbd(&rados, &cfg, stop).await?;
-                finish(outcome, cli.format)
+                finish(outcome, cli.format, cli.verbose)
             }
             Command::Compare(_)
             | Command::Report(_)
@@ -546,6 +546,7 @@ fn report(
     files: &[std::path::PathBuf],
     output: Option<&std::path::Path>,
     format: Format,
+    verbose: bool,
 ) -> anyhow::Result<ExitCode> {
     if let [f] = files {
         let sweep = cephbench::input::load_sweep(f).map_err(|e| UsageError(e.to_string()))?;
@@ -577,7 +578,7 @@ fn report(
         _ => {
             for (i, (_, r)) in results.iter().enumerate() {
                 let mut one = Vec::new();
-                format.reporter().render(r, &mut one)?;
+                format.reporter_for(verbose).render(r, &mut one)?;
                 if i > 0 {
                     if format == Format::Csv {
                         // One header for all files.
@@ -610,9 +611,11 @@ fn write_report(buf: &[u8], output: Option<&std::path::Path>) -> anyhow::Result<
 }
 
 /// Prints the report and turns the outcome into an exit code.
-fn finish(outcome: bench::Outcome, format: Format) -> anyhow::Result<ExitCode> {
+fn finish(outcome: bench::Outcome, format: Format, verbose: bool) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
-    format.reporter().render(&outcome.result, &mut out)?;
+    format
+        .reporter_for(verbose)
+        .render(&outcome.result, &mut out)?;
     if let Some(n) = outcome.cleaned {
         if format == Format::Text {
             writeln!(out, "\nRemoved {n} objects written by this run.")?;
@@ -638,9 +641,12 @@ fn finish(outcome: bench::Outcome, format: Format) -> anyhow::Result<ExitCode> {
 fn finish_group(
     outcome: cephbench::group::GroupOutcome,
     format: Format,
+    verbose: bool,
 ) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
-    format.reporter().render(&outcome.result, &mut out)?;
+    format
+        .reporter_for(verbose)
+        .render(&outcome.result, &mut out)?;
     out.flush()?;
     let mut bad: Vec<String> = Vec::new();
     for (a, why) in outcome.missing.iter().chain(outcome.failed.iter()) {

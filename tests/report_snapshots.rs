@@ -323,6 +323,29 @@ fn text_report() {
     insta::assert_snapshot!(render(Format::Text, &fixture()));
 }
 
+/// The default text report (no -v): the summary, the percentiles, where the
+/// mean went, one row per OSD with its drive, the findings, and one line
+/// naming what -v adds; none of the verbose sections.
+#[test]
+fn text_report_default_is_short() {
+    let mut buf = Vec::new();
+    Format::Text
+        .reporter_for(false)
+        .render(&fixture(), &mut buf)
+        .unwrap();
+    let text = String::from_utf8(buf).unwrap();
+    for gone in [
+        "Network:",
+        "`ceph osd perf` after",
+        "over the run (the OSD",
+        "Where each primary",
+    ] {
+        assert!(!text.contains(gone), "{gone} in the short report:\n{text}");
+    }
+    assert!(text.lines().count() + 10 < render(Format::Text, &fixture()).lines().count());
+    insta::assert_snapshot!(text);
+}
+
 #[test]
 fn text_report_interrupted_with_error() {
     let mut r = fixture();
@@ -581,9 +604,11 @@ fn report_command_rerenders_files() {
         ("markdown", Format::Markdown),
         ("html", Format::Html),
     ] {
+        // -v: every section, as the library's reporter renders it.
         let out = run(&[
             "report".as_ref(),
             a.as_os_str(),
+            "-v".as_ref(),
             "--format".as_ref(),
             name.as_ref(),
         ]);

@@ -40,10 +40,16 @@ pub enum Format {
 }
 
 impl Format {
-    /// The reporter for this format.
+    /// The reporter for this format, with every section.
     pub fn reporter(self) -> Box<dyn Reporter> {
+        self.reporter_for(true)
+    }
+
+    /// The reporter for this format; `verbose` false gives the short text
+    /// report (the other formats always carry everything).
+    pub fn reporter_for(self, verbose: bool) -> Box<dyn Reporter> {
         match self {
-            Format::Text => Box::new(Text),
+            Format::Text => Box::new(Text { verbose }),
             Format::Json => Box::new(Json),
             Format::Csv => Box::new(Csv),
             Format::Markdown => Box::new(Markdown),

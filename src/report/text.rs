@@ -7,8 +7,16 @@ use super::{share_columns, share_ns, wrap, Reporter, TEXT_WIDTH};
 use crate::result::{Attribution, BenchResult, JobReport, Workload};
 use crate::units::fmt_bytes;
 
-/// The text reporter.
-pub struct Text;
+/// The text reporter. The default report is short: the summary, the
+/// percentiles, where the mean went, one row per OSD with its drive, the
+/// findings and warnings. `verbose` adds the network probes, `ceph osd
+/// perf`, the OSDs' counter timeline, each OSD's split and the slowest ops
+/// (JSON and HTML always carry everything).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Text {
+    /// Every section (`-v/--verbose`).
+    pub verbose: bool,
+}
 
 fn ms(ns: f64) -> String {
     format!("{:.3}", ns / 1e6)
@@ -121,7 +129,7 @@ impl Text {
             render_job(job, &r.latency_definition, verify, out)?;
         }
         render_clients(r, out)?;
-        render_osds(r, out)
+        render_osds(r, self.verbose, out)
     }
 }
 
@@ -535,8 +543,10 @@ fn render_network(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
     Ok(())
 }
 
-fn render_osds(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
-    render_network(r, out)?;
+fn render_osds(r: &BenchResult, verbose: bool, out: &mut dyn io::Write) -> io::Result<()> {
+    if verbose {
+        render_network(r, out)?;
+    }
     if r.osds.is_empty() {
         return Ok(());
     }
@@ -627,6 +637,32 @@ fn render_osds(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
         if let Some(d) = &o.device {
             writeln!(out, "  osd.{}: {}", o.osd, d.summary())?;
         }
+    }
+    if !verbose {
+        let mut more = Vec::new();
+        if r.network.as_ref().is_some_and(|n| !n.client_rtt.is_empty()) {
+            more.push("the network probes");
+        }
+        if r.osds.iter().any(|o| o.mgr_perf.is_some()) {
+            more.push("`ceph osd perf`");
+        }
+        if r.osds.iter().any(|o| !o.timeline.is_empty()) {
+            more.push("the OSDs' counters over time");
+        }
+        if r.osds
+            .iter()
+            .any(|o| o.client.iter().any(|c| c.attribution.is_some()))
+        {
+            more.push("each OSD's split");
+        }
+        if !r.tail.is_empty() {
+            more.push("the slowest ops");
+        }
+        if !more.is_empty() {
+            writeln!(out)?;
+            writeln!(out, "More with -v: {}.", more.join(", "))?;
+        }
+        return Ok(());
     }
     render_mgr_perf(r, out)?;
     render_counter_timeline(r, out)?;

@@ -25,7 +25,7 @@ pub struct SuiteFileError {
     pub message: String,
 }
 
-const FORMAT_HINT: &str = "the format is in the README (User suites) and examples/suite.toml";
+const FORMAT_HINT: &str = "the format is in docs/usage.md (User suites) and examples/suite.toml";
 
 /// A number or a string with a unit (`4096`, `"4K"`, `20`, `"3s"`).
 #[derive(Debug, Deserialize)]
@@ -508,7 +508,7 @@ mod tests {
 
         let e = parse("[[job]\n", "s.toml").unwrap_err();
         assert_eq!(e.line, 1, "{e}");
-        assert!(e.to_string().contains("README"), "{e}");
+        assert!(e.to_string().contains("docs/usage.md"), "{e}");
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! (CrystalDiskMark's four tests, read and write) and `rados` (rados
 //! bench's write / seq / rand at its defaults). A user suite is a TOML file
 //! whose jobs take the options of `cephbench rbd` / `cephbench rados`
-//! ([`load`], format in the README and `examples/suite.toml`).
+//! ([`load`], format in docs/usage.md and `examples/suite.toml`).
 #![forbid(unsafe_code)]
 
 mod file;

@@ -239,7 +239,7 @@ pub fn render_html(doc: &SweepDoc, out: &mut dyn io::Write) -> io::Result<()> {
         }));
         h.push_str(
             "<p class=\"note\">Each point's split comes from the OSDs' counters over that \
-             point's run (see the README, \"Where the time went\"); a negative unattributed \
+             point's run (see docs/explain.md, \"Where the time went\"); a negative unattributed \
              share is not drawn. The wait to be issued (the timer; past the ceiling, the \
              backlog) is the table's <code>wait ms</code> column.</p>",
         );
