@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The main job, from a fresh Debian 12 machine: install, build, and run
-# cephbench's rados workloads (4 KiB QD16 write / seq / rand with --verify,
-# 4 KiB QD1 write, 4 MiB QD16 write) and two RBD jobs (4 KiB random writes at
-# QD32 on a preconditioned image; 4 KiB writes with a flush after each).
+# cephbench: one detailed 4 KiB QD1 write run (the latency, where it went, the
+# OSD), then examples/quickstart.toml as one table: rados bench's workloads
+# (4 KiB QD16 write / seq / rand, every read checked; 4 MiB QD16 write) and two
+# RBD jobs (4 KiB random writes at QD32 on a preconditioned image; 4 KiB
+# writes with a flush after each).
 #
 #   bash containers/quickstart.sh [--container | --host]   # throwaway local cluster
 #   CEPH_CONF=/etc/ceph/ceph.conf POOL=bench bash containers/quickstart.sh
@@ -70,11 +72,7 @@ else
 fi
 
 run() { echo; echo "\$ cephbench $*"; "${RUN[@]}" "$B" "$@"; }
-run rados write -p "$POOL" -b 4K -t 16 -d "$D" --ramp 2s --run-name quickstart --no-cleanup
-run rados seq   -p "$POOL" -t 16 --run-name quickstart --verify
-run rados rand  -p "$POOL" -t 16 -d "$D" --run-name quickstart --verify
-run cleanup     -p "$POOL" --run-name quickstart
+# One detailed run: how long one 4 KiB sync write takes and where the time went.
 run rados write -p "$POOL" -b 4K -t 1 -d "$D" --ramp 2s
-run rados write -p "$POOL" -b 4M -t 16 -d "$D" --ramp 2s
-run rbd -p "$POOL" --size 1G --rw randwrite --bs 4K --iodepth 32 -d "$D" --ramp 2s
-run rbd -p "$POOL" --size 1G --rw randwrite --bs 4K --fsync-every 1 -d "$D" --no-precondition
+# Then rados bench's and fio's workloads as one table (examples/quickstart.toml).
+run suite examples/quickstart.toml -p "$POOL" --runtime "$D"

@@ -322,11 +322,38 @@ fn a_slow_flushing_drive_shows_in_its_pool_and_its_osd_only() {
         cluster(&["slow-flush", "--osd", "1", "--us", "0"]),
         "cluster.sh slow-flush 0",
     );
-    let (slow2, _, _) = qd1("slow");
-    // A second delay value, through `-p`: only the slow pool's OSD is benched.
+    let (slow2, _, shares2) = qd1("slow");
+    // Two undelayed runs of the slow pool give each share's run-to-run noise;
+    // the 3 ms delay moved the network and queue shares by no more than that
+    // (with 0.3 ms of slack for this shared machine).
+    for (k, part) in PARTS.iter().enumerate().take(2) {
+        let noise = (shares2[k] - shares0[k]).abs();
+        let moved = (shares1[k] - shares0[k]).abs();
+        eprintln!("{part}: moved {moved:.3} ms under the delay, run-to-run noise {noise:.3} ms");
+        assert!(
+            moved <= 2.0 * noise + 0.3,
+            "{part} moved {moved:.3} ms under a flush delay (noise {noise:.3} ms)"
+        );
+    }
+    // A second delay value, 1 ms: the slow pool's QD1 writes rise by at least
+    // it, most of the rise lands in the device flush, and osd-bench through
+    // `-p` benches only the slow pool's OSD and sees it.
     ok(
         cluster(&["slow-flush", "--osd", "1", "--us", "1000"]),
         "cluster.sh slow-flush 1000",
+    );
+    let (slow3, _, shares3) = qd1("slow");
+    let (rise, flush) = (slow3 - slow2, shares3[3] - shares2[3]);
+    eprintln!(
+        "1 ms flush delay: slow pool {slow2:.3} -> {slow3:.3} ms, device flush +{flush:.3} ms"
+    );
+    assert!(
+        rise >= 1.0,
+        "slow pool rose {rise:.3} ms under a 1 ms flush delay"
+    );
+    assert!(
+        flush >= 0.8 * rise,
+        "device flush took {flush:.3} of {rise:.3} ms"
     );
     let (rows, f) = osd_bench(&["-p", "slow"]);
     eprintln!("osd-bench -p slow, 1 ms flush delay on osd.1: {rows:?}\n{f:#?}");

@@ -1306,3 +1306,68 @@ fn a_group_runs_in_a_namespace_under_a_namespace_only_key() {
     auth_rm("client.cbt-multi-ns");
     let _ = std::fs::remove_dir_all(&base);
 }
+
+/// `sweep rados --group`: each point runs on the agents with the asked rate
+/// split between them (each agent's own result asks half), the merged point
+/// holds every agent's ops, and below capacity the group achieves the rate.
+#[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
+fn sweep_splits_each_points_rate_across_the_group() {
+    let _g = serial();
+    pool(POOL);
+    purge();
+    let base = scratch("sweep");
+    let mut agents: Vec<Agent> = ["w1", "w2"]
+        .iter()
+        .map(|id| spawn_agent("gsweep", id, &base))
+        .collect();
+    let out = common::run(&mut controller(&[
+        "sweep",
+        "rados",
+        "write",
+        "-p",
+        POOL,
+        "-b",
+        "4K",
+        "-t",
+        "8",
+        "--rates",
+        "40,80",
+        "-d",
+        "3s",
+        "--ramp",
+        "0s",
+        "--group",
+        "gsweep",
+        "--clients",
+        "2",
+        "--start-delay",
+        "2s",
+    ]));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let logs: Vec<String> = agents.iter().map(log_of).collect();
+    assert!(out.status.success(), "controller: {err}\nagents: {logs:#?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for a in &mut agents {
+        stop_agent(a);
+    }
+    let parts: Vec<Vec<BenchResult>> = agents.iter().map(saved_results).collect();
+    let points = v["curves"][0]["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2, "{v}");
+    for (k, (p, asked)) in points.iter().zip([40.0, 80.0]).enumerate() {
+        assert_eq!(p["asked_rate"].as_f64(), Some(asked), "{p}");
+        let achieved = p["achieved_iops"].as_f64().unwrap();
+        assert!(
+            (achieved / asked - 1.0).abs() < 0.05,
+            "asked {asked}, achieved {achieved}"
+        );
+        let merged: BenchResult = serde_json::from_value(p["result"].clone()).unwrap();
+        let ops: u64 = parts.iter().map(|r| r[k].jobs[0].ops).sum();
+        assert_eq!(merged.jobs[0].ops, ops, "merged ops = the agents' sum");
+        for r in &parts {
+            let rate = r[k].jobs[0].rate.as_ref().expect("an open-loop result");
+            assert_eq!(rate.asked, asked / 2.0, "each agent asks half");
+        }
+    }
+    assert!(cephbench_objects().is_empty(), "{:?}", cephbench_objects());
+}

@@ -454,15 +454,24 @@ fn one_way_delays_on_cluster_and_public_links_raise_write_latency_by_two_d() {
         (0.8 * two_d..=1.2 * two_d).contains(&clu_net),
         "cluster delay: cluster-network share {clu_net:+.3} ms, want {two_d:.1} ± 20%"
     );
-    for (name, f) in [shares[2], shares[3]] {
-        let d = clu_vs_pub(f);
-        within(
-            "the cluster delay (against the client delay)",
-            name,
-            d,
-            noise_of(f),
-        );
-    }
+    // The device flush share gets twice its noise and 0.2 ms: which kv sync
+    // round an op joins depends on how the other OSDs' rounds fall, and a
+    // CI run saw it 0.36 ms lower under the cluster delay with a base noise
+    // of 0.15 ms (the replica share stayed within 0.1 ms).
+    let (replica, f) = shares[2];
+    within(
+        "the cluster delay (against the client delay)",
+        replica,
+        clu_vs_pub(f),
+        noise_of(f),
+    );
+    let (flush, f) = shares[3];
+    within(
+        "the cluster delay (against the client delay)",
+        flush,
+        clu_vs_pub(f),
+        2.0 * noise(&base, f) + 0.2,
+    );
     let (public, f) = shares[0];
     within("the cluster delay", public, rise(&clu, 0, f), noise_of(f));
     // The verdict names the cable.

@@ -328,6 +328,52 @@ fn write_cleans_up_by_default_and_refuses_to_overwrite_a_kept_run() {
     assert!(ours(p).is_empty());
 }
 
+/// A seq run that reads every object within its ramp measured nothing: the
+/// report says so and how to fix it, instead of a silent row of zeros.
+#[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
+fn a_seq_run_that_ends_within_its_ramp_says_nothing_was_measured() {
+    let _g = serial();
+    let p = pool(POOL);
+    json_run(&[
+        "rados",
+        "write",
+        "-p",
+        p,
+        "-b",
+        "4K",
+        "--ops",
+        "200",
+        "--no-cleanup",
+        "--run-name",
+        "cbt_ramp",
+    ]);
+    let v = json_run(&[
+        "rados",
+        "seq",
+        "-p",
+        p,
+        "--run-name",
+        "cbt_ramp",
+        "--ramp",
+        "30s",
+    ]);
+    let cleanup = cephbench()
+        .args(["cleanup", "-p", p, "--run-name", "cbt_ramp"])
+        .output()
+        .unwrap();
+    assert!(cleanup.status.success());
+    assert_eq!(v["jobs"][0]["ops"], 0, "{}", v["jobs"][0]);
+    assert_eq!(v["jobs"][0]["stop_reason"], "exhausted");
+    let w = v["warnings"].to_string();
+    assert!(
+        w.contains(
+            "nothing was measured: the job ended (exhausted) within the 30 s ramp after 200 ops"
+        ),
+        "{w}"
+    );
+}
+
 #[test]
 #[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn reads_without_a_write_run_say_what_to_do() {

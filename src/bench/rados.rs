@@ -357,6 +357,15 @@ pub async fn run_rados(
         }
     }
 
+    if report.ops == 0 && !cfg.ramp.is_zero() && out.issued > 0 {
+        warnings.push(format!(
+            "nothing was measured: the job ended ({}) within the {} s ramp after {} ops; \
+             use a shorter --ramp (seq stops once every written object was read)",
+            out.stop.as_str().replace('_', " "),
+            cfg.ramp.as_secs_f64(),
+            out.issued
+        ));
+    }
     if out.mismatches > 0 {
         warnings.push(format!(
             "{} reads returned data that differs from what was written ({} check)",
