@@ -16,7 +16,8 @@
 # (containers/image.sh builds it; cephbench runs on the host in the container's
 # network namespace), --host runs the daemons on the host (containers/cluster.sh);
 # the default is the container when podman works here, else the host. It says
-# which. DURATION (default 10s) sets each job's length.
+# which. DURATION (default 10s) sets the detailed run's length; the suite's
+# durations are in examples/quickstart.toml.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -75,4 +76,4 @@ run() { echo; echo "\$ cephbench $*"; "${RUN[@]}" "$B" "$@"; }
 # One detailed run: how long one 4 KiB sync write takes and where the time went.
 run rados write -p "$POOL" -b 4K -t 1 -d "$D" --ramp 2s
 # Then rados bench's and fio's workloads as one table (examples/quickstart.toml).
-run suite examples/quickstart.toml -p "$POOL" --runtime "$D"
+run suite examples/quickstart.toml -p "$POOL"
