@@ -64,15 +64,17 @@ for ((i = 0; i < 24; i++)); do
     timeout 30 "${RADOS[@]}" -c "$conf" -p "$pool" get "cbfix_obj_$i" "$tmp/back"
 done
 
-# Heartbeat times appear after the first 60 s window.
-for ((i = 0; i < 90; i++)); do
-    c tell osd.0 dump_osd_network 0 >"$out/dump_osd_network.json" 2>/dev/null || true
-    $PY -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1])).get("entries") else 1)' \
-        "$out/dump_osd_network.json" 2>/dev/null && break
-    sleep 1
-done
-
 kept() { local k; for k in "${keep[@]}"; do [[ $k == "$1" && -s $out/$1 ]] && return 0; done; return 1; }
+
+# Heartbeat times appear after the first 60 s window.
+if ! kept dump_osd_network.json; then
+    for ((i = 0; i < 90; i++)); do
+        c tell osd.0 dump_osd_network 0 >"$out/dump_osd_network.json" 2>/dev/null || true
+        $PY -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1])).get("entries") else 1)' \
+            "$out/dump_osd_network.json" 2>/dev/null && break
+        sleep 1
+    done
+fi
 cap() {
     local f=$1
     shift
@@ -107,7 +109,10 @@ c config get osd.0 osd_memory_target >"$tmp/memtarget.txt"
 c osd crush rule ls >"$tmp/rules.txt"
 
 # expected.json, from the plain-text answers only.
-$PY - "$tmp" "$pool" "${objects[@]}" >"$out/expected.json" <<'EOF'
+# (Kept with --keep expected.json: it describes the kept documents, not this cluster.)
+exp=$out/expected.json
+kept expected.json && exp=$tmp/expected.json
+$PY - "$tmp" "$pool" "${objects[@]}" >"$exp" <<'EOF'
 import json, re, sys
 tmp, pool, objects = sys.argv[1], sys.argv[2], sys.argv[3:]
 rd = lambda f: open(f"{tmp}/{f}").read()

@@ -300,9 +300,8 @@ fn pool_settings_and_memory_target() {
     });
 }
 
-/// `osd metadata` of every release that has it (captured since the drive
-/// identity was added; pacific's and reef's at least): each OSD's device
-/// parses, with what a file-backed bluestore OSD reports.
+/// `osd metadata` of every release (pacific 16.2, reef 18.2, tentacle 20.2):
+/// each OSD's device parses, with what a file-backed bluestore OSD reports.
 #[test]
 fn osd_metadata_gives_each_osds_device() {
     let mut seen = Vec::new();
@@ -349,7 +348,7 @@ fn osd_metadata_gives_each_osds_device() {
         assert_eq!(devs[0].1.class.as_deref(), Some("hdd"));
         seen.push(name);
     }
-    for want in ["pacific", "reef"] {
+    for want in ["pacific", "reef", "tentacle"] {
         assert!(
             seen.iter().any(|s| s == want),
             "no {want} osd_metadata.json: {seen:?}"
