@@ -739,6 +739,10 @@ pub struct RbdArgs {
     /// per pass, fio's default random map].
     #[arg(long)]
     pub norandommap: bool,
+    /// End with one flush of the image and report the write rate through it, as
+    /// `dd conv=fsync` and `rbd bench` do (e.g. --rw write --bs 1M --iodepth 1 --io-total 1G).
+    #[arg(long)]
+    pub end_flush: bool,
     /// Open loop: issue ops at this rate (ops/s, e.g. 1000 or 2k), at most
     /// the queue depth in flight; latency counts from each op's intended start.
     #[arg(long, value_parser = rate_arg, value_name = "OPS/S")]
@@ -797,6 +801,17 @@ impl RbdArgs {
         }
         if self.io_total == Some(0) {
             return Err(u("--io-total must be at least 1 byte".into()));
+        }
+        if self.end_flush && self.group.group.is_some() {
+            return Err(u(
+                "--end-flush runs on one client; drop --group (or --end-flush)".into(),
+            ));
+        }
+        if self.end_flush && !self.rw.writes(self.rwmix_read) {
+            return Err(u(format!(
+                "--end-flush needs a workload that writes, not --rw {}",
+                self.rw.as_str()
+            )));
         }
         if let (Some(area), Some(size)) = (self.test_area, self.size) {
             if area > size {
@@ -875,6 +890,7 @@ impl RbdArgs {
             fsync_every: self.fsync_every,
             rbd_cache: self.rbd_cache == OnOff::On,
             norandommap: self.norandommap,
+            end_flush: self.end_flush,
             precondition: !self.no_precondition,
             prior_precondition: None,
             live,

@@ -822,6 +822,7 @@ mod tests {
         let secs = iops_per_sec.len() as f64;
         JobReport {
             per_second: None,
+            end_flush: None,
             name: "write".into(),
             op: "write".into(),
             ops,

@@ -176,6 +176,7 @@ pub fn import(v: &Value) -> Result<Source, FioError> {
                 service_latency_ns: None,
                 rate: None,
                 per_second: None,
+                end_flush: None,
             });
         }
     }

@@ -114,8 +114,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             .into());
         }
         if let cephbench::sweep::SweepJob::Rbd(c) = &job {
-            let cache = if c.rbd_cache { "true" } else { "false" };
-            conn.overrides.push(("rbd_cache".into(), cache.into()));
+            conn.overrides
+                .extend(cephbench::bench::rbd_cache_overrides(c.rbd_cache));
         }
         return run_sweep(&conn, cli.conn.telemetry_options(), &job, &opts, cli.format);
     }
@@ -159,8 +159,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let mut cfg = a.config(live)?;
             cfg.telemetry = !cli.no_telemetry;
             cfg.counter_interval = cli.counter_interval;
-            let cache = if cfg.rbd_cache { "true" } else { "false" };
-            conn.overrides.push(("rbd_cache".into(), cache.into()));
+            conn.overrides
+                .extend(cephbench::bench::rbd_cache_overrides(cfg.rbd_cache));
             (None, Some(cfg))
         }
         Command::Compare(_)

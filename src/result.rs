@@ -498,6 +498,10 @@ pub struct RbdWorkload {
     /// sequential jobs and results from before the choice existed (uniform).
     #[serde(default)]
     pub random_map: Option<bool>,
+    /// `--end-flush`: the run ended with an image flush, and the write job
+    /// reports its rate through it (`jobs[].end_flush`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub end_flush: bool,
     /// Whether the test area was written once before the jobs.
     pub preconditioned: bool,
     /// The preconditioning pass, if any.
@@ -618,6 +622,43 @@ pub struct JobReport {
     /// min, max of IOPS and bandwidth); see [`PerSecond::of`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub per_second: Option<PerSecond>,
+    /// `--end-flush` (dd's conv=fsync, rbd bench's end): the image flush
+    /// after the last write, and the write rate through it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_flush: Option<EndFlush>,
+}
+
+/// The flush that ends an `--end-flush` run, and the rate through it: the
+/// measured writes' bytes over their time plus the flush's, as `dd
+/// conv=fsync` and `rbd bench` report (both count the final flush).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EndFlush {
+    /// The flush: issued after the last write completed → completed, seconds.
+    pub flush_s: f64,
+    /// The measured writes' bytes (ramp excluded).
+    pub bytes: u64,
+    /// The measured writes' time plus the flush, seconds.
+    pub elapsed_s: f64,
+    /// `bytes / elapsed_s`.
+    pub bytes_per_sec: f64,
+}
+
+impl EndFlush {
+    /// The figure for a job that wrote `bytes` in `writes_s` seconds and then
+    /// flushed for `flush_s`.
+    pub fn new(bytes: u64, writes_s: f64, flush_s: f64) -> Self {
+        let elapsed_s = writes_s + flush_s;
+        EndFlush {
+            flush_s,
+            bytes,
+            elapsed_s,
+            bytes_per_sec: if elapsed_s > 0.0 {
+                bytes as f64 / elapsed_s
+            } else {
+                0.0
+            },
+        }
+    }
 }
 
 /// Mean, sample standard deviation (n − 1, 0 for one sample), min and max

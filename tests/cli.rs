@@ -50,6 +50,35 @@ fn zero_block_size_is_rejected_before_connecting() {
 }
 
 #[test]
+fn end_flush_needs_writes_and_one_client() {
+    for (args, want) in [
+        (
+            &["--rw", "randread"][..],
+            "--end-flush needs a workload that writes",
+        ),
+        (&["--rw", "write", "--group", "g"][..], "drop --group"),
+    ] {
+        let out = cephbench()
+            .args([
+                "-m",
+                "127.0.0.1:1",
+                "rbd",
+                "-p",
+                "x",
+                "--size",
+                "1G",
+                "--end-flush",
+            ])
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let e = one_line_error(&out);
+        assert!(e.contains(want), "{args:?}: {e}");
+    }
+}
+
+#[test]
 fn block_larger_than_object_is_rejected() {
     let out = cephbench()
         .args(["rados", "write", "-p", "x", "-b", "8M", "-O", "4M"])

@@ -736,3 +736,125 @@ fn a_random_map_writes_each_block_once_per_pass() {
     // 1024 draws with repeats: 1024 (1 - 1/e) = 647 expected, sd ~ 9.
     assert!((600..700).contains(&covered[1]), "{covered:?}");
 }
+
+/// `--end-flush` (seed 004's dd conv=fsync): the rate through the final
+/// flush against `rbd bench`, which times its writes and its final
+/// `image.flush()` the same way, with librbd's cache in write-back (where
+/// the flush has work to do) in both, alternated; and with the cache off the
+/// flush finds nothing left to wait for.
+#[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
+fn end_flush_rate_matches_rbd_bench_through_its_final_flush() {
+    let _g = serial();
+    pool();
+    let total: u64 = 96 << 20;
+    let ours_run = |cache: &str| {
+        let v = ok_json(&[
+            "rbd",
+            "-p",
+            POOL,
+            "--size",
+            "256M",
+            "--rw",
+            "write",
+            "--bs",
+            "1M",
+            "--iodepth",
+            "1",
+            "--io-total",
+            "96M",
+            "--no-precondition",
+            "--end-flush",
+            "--rbd-cache",
+            cache,
+        ]);
+        assert_eq!(v["workload"]["end_flush"], true);
+        let job = v["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|j| j["op"] == "write")
+            .expect("write row")
+            .clone();
+        let f = &job["end_flush"];
+        assert_eq!(f["bytes"].as_u64(), Some(total), "{f}");
+        assert_eq!(job["bytes"].as_u64(), Some(total));
+        let (flush, elapsed, rate) = (
+            f["flush_s"].as_f64().unwrap(),
+            f["elapsed_s"].as_f64().unwrap(),
+            f["bytes_per_sec"].as_f64().unwrap(),
+        );
+        let writes = job["elapsed_s"].as_f64().unwrap();
+        assert!((elapsed - writes - flush).abs() < 1e-9, "{f}");
+        assert!((rate - total as f64 / elapsed).abs() < 1.0, "{f}");
+        (rate, flush)
+    };
+    let peer_run = || {
+        let name = format!("cbt-endflush-{}", std::process::id());
+        common::ok(
+            rbd(&["create", "-p", POOL, &name, "--size", "256M"]),
+            "rbd create",
+        );
+        let out = common::ok(
+            rbd(&[
+                "--rbd-cache=true",
+                "bench",
+                "-p",
+                POOL,
+                &name,
+                "--io-type",
+                "write",
+                "--io-size",
+                "1M",
+                "--io-threads",
+                "1",
+                "--io-total",
+                "96M",
+                "--io-pattern",
+                "seq",
+            ]),
+            "rbd bench",
+        );
+        common::ok(rbd(&["rm", "-p", POOL, &name]), "rbd rm");
+        // "elapsed: 0   ops: 96   ops/sec: 444.44   bytes/sec: 444 MiB/s"
+        let last = out.lines().rfind(|l| l.starts_with("elapsed:")).unwrap();
+        let ops_s: f64 = last
+            .split("ops/sec:")
+            .nth(1)
+            .and_then(|s| s.split_whitespace().next())
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("rbd bench's summary: {last}"));
+        ops_s * (1 << 20) as f64
+    };
+    let (mut ours, mut peer, mut flushes) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..3 {
+        let (rate, flush) = ours_run("on");
+        ours.push(rate);
+        flushes.push(flush);
+        peer.push(peer_run());
+    }
+    let (o, p) = (median(ours.clone()), median(peer.clone()));
+    eprintln!(
+        "through the end flush: cephbench {ours:?} B/s, rbd bench {peer:?} B/s, ratio {:.2}; \
+         flushes {flushes:?} s",
+        o / p
+    );
+    assert!(
+        (0.5..2.0).contains(&(o / p)),
+        "through the end flush: cephbench {ours:?} B/s vs rbd bench {peer:?} B/s"
+    );
+    // Write-back leaves up to rbd_cache_max_dirty (24 MiB) for the flush.
+    assert!(
+        median(flushes.clone()) > 0.002,
+        "the flush had work to do: {flushes:?} s"
+    );
+    let (_, flush_off) = ours_run("off");
+    assert!(
+        flush_off < 0.02,
+        "cache off: every write was already acknowledged by the OSDs, flush {flush_off} s"
+    );
+    assert!(
+        images().iter().all(|i| !i.starts_with("cephbench_img.")),
+        "created images removed"
+    );
+}

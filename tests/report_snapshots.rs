@@ -137,6 +137,7 @@ fn fixture() -> BenchResult {
                     max: 4.930,
                 },
             }),
+            end_flush: None,
         }],
         osds: vec![OsdReport {
             osd: 0,

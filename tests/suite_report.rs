@@ -16,6 +16,7 @@ fn job(name: &str, op: &str, iops: f64, bs: u64, mean_ms: f64, p99_ms: f64) -> J
     let ops = (iops * secs) as u64;
     JobReport {
         per_second: None,
+        end_flush: None,
         name: name.into(),
         op: op.into(),
         ops,
@@ -114,6 +115,7 @@ fn result(jobs: Vec<JobReport>, rw: &str, bs: u64, qd: u64, fsync: Option<u64>) 
             fsync_every: fsync,
             rbd_cache: false,
             random_map: Some(true),
+            end_flush: false,
             preconditioned: true,
             precondition: Some(Precondition {
                 bytes: 2 << 30,

@@ -27,7 +27,10 @@ pub use rados::{
     cleanup, cleanup_all_namespaces, cleanup_hint, read_meta, remove_objects, remove_run,
     run_rados, CleanupReport, RadosConfig,
 };
-pub use rbd::{new_image_name, prepare_image, run_rbd, ImageChoice, RbdConfig, IMAGE_PREFIX};
+pub use rbd::{
+    new_image_name, prepare_image, rbd_cache_overrides, run_rbd, ImageChoice, RbdConfig,
+    IMAGE_PREFIX,
+};
 
 /// The definition printed next to every latency figure.
 pub const LATENCY_DEFINITION: &str =
@@ -442,6 +445,7 @@ pub fn job_report(
     };
     JobReport {
         per_second: crate::result::PerSecond::of(&timeline),
+        end_flush: None,
         name: name.into(),
         op: kind.as_str().into(),
         ops: k.ops,

@@ -79,6 +79,10 @@ pub struct RbdConfig {
     /// block once per pass (fio's option and default).
     #[serde(default)]
     pub norandommap: bool,
+    /// `--end-flush`: flush the image after the last write and report the
+    /// write rate through that flush (dd conv=fsync, rbd bench).
+    #[serde(default)]
+    pub end_flush: bool,
     /// Precondition the test area (unless `--no-precondition`).
     pub precondition: bool,
     /// The test area was already written by an earlier run on the same image
@@ -99,6 +103,22 @@ pub struct RbdConfig {
     /// Open loop at this rate (`--rate`); `None`: closed loop.
     #[serde(default)]
     pub rate: Option<crate::engine::RateSpec>,
+}
+
+/// The client settings of `--rbd-cache on|off`. On means write-back from the
+/// first write, as the `rbd` CLI sets it and as a guest sees it once it sent
+/// its first flush: librbd's default `rbd_cache_writethrough_until_flush`
+/// would keep a run without flushes in write-through (writes acknowledged by
+/// the OSDs) however the cache is set.
+pub fn rbd_cache_overrides(on: bool) -> Vec<(String, String)> {
+    let mut v = vec![("rbd_cache".to_string(), on.to_string())];
+    if on {
+        v.push((
+            "rbd_cache_writethrough_until_flush".to_string(),
+            "false".to_string(),
+        ));
+    }
+    v
 }
 
 /// A new, unique image name: `cephbench_img.<host>.<pid>.<unix time>`.
@@ -400,6 +420,7 @@ async fn run_on_image(
         }),
     };
     let mut measured_start = None;
+    let mut end_flush = None;
     let (outcome, timeline) = if skip_run {
         (None, Vec::new())
     } else {
@@ -459,8 +480,15 @@ async fn run_on_image(
             });
         let (outs, timeline) = sampled(join_all(jobs), counters, cfg.ramp, cfg.live).await;
         drop(targets);
+        let out = JobOutcome::merge(outs);
+        let done = out
+            .as_ref()
+            .is_some_and(|o| o.stop != StopReason::Interrupted && o.first_error.is_none());
+        if cfg.end_flush && done {
+            end_flush = Some(flush_all(&images).await);
+        }
         drop(images);
-        (JobOutcome::merge(outs), timeline)
+        (out, timeline)
     };
     let osds = probes.after(rados, outcome.as_ref(), &mut warnings);
     let tail = probes.tail(rados, outcome.as_ref(), &mut warnings);
@@ -482,7 +510,29 @@ async fn run_on_image(
             .chain(cfg.fsync_every.iter().map(|_| &OpKind::Flush))
         {
             let name = format!("{}/{}", cfg.mode.as_str(), k.as_str());
-            jobs.push(job_report(&name, *k, &out, false, timeline.clone()));
+            let mut job = job_report(&name, *k, &out, false, timeline.clone());
+            if *k == OpKind::Write {
+                match &end_flush {
+                    Some(Ok(flush)) => {
+                        job.end_flush = Some(crate::result::EndFlush::new(
+                            job.bytes,
+                            job.elapsed_s,
+                            flush.as_secs_f64(),
+                        ))
+                    }
+                    // The writes are not known to be durable: the flush is
+                    // an op of this job that failed.
+                    Some(Err(e)) => {
+                        job.errors += 1;
+                        let errno = e.errno().unwrap_or(0).to_string();
+                        *job.errors_by_errno.entry(errno).or_default() += 1;
+                        job.first_error
+                            .get_or_insert_with(|| format!("the end flush failed: {e}"));
+                    }
+                    None => {}
+                }
+            }
+            jobs.push(job);
         }
         if out.short_reads > 0 {
             warnings.push(format!(
@@ -518,6 +568,7 @@ async fn run_on_image(
             fsync_every: cfg.fsync_every,
             rbd_cache: cfg.rbd_cache,
             random_map: cfg.mode.is_random().then_some(!cfg.norandommap),
+            end_flush: cfg.end_flush,
             preconditioned: precondition.is_some(),
             precondition,
         }),
@@ -543,6 +594,30 @@ async fn run_on_image(
         leftovers: None,
         measured_start,
     })
+}
+
+/// How long one bounded end flush may take before it counts as failed.
+const END_FLUSH_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Flushes every handle at once (`--end-flush`); the wall time until the
+/// last one completed, or the first failure.
+async fn flush_all(images: &[Image]) -> Result<Duration, ceph::CephError> {
+    let start = std::time::Instant::now();
+    let flushes = images
+        .iter()
+        .map(|img| async move { img.flush()?.await.map(|_| ()) });
+    match tokio::time::timeout(END_FLUSH_TIMEOUT, join_all(flushes)).await {
+        Ok(results) => {
+            for r in results {
+                r?;
+            }
+            Ok(start.elapsed())
+        }
+        Err(_) => Err(ceph::CephError::Timeout {
+            what: "the end flush".into(),
+            limit: END_FLUSH_TIMEOUT,
+        }),
+    }
 }
 
 #[cfg(test)]

@@ -211,6 +211,7 @@ fn merge_job(jobs: &[(&str, &JobReport)]) -> Result<JobReport, GroupError> {
     let timeline = merge_timeline(jobs);
     Ok(JobReport {
         per_second: crate::result::PerSecond::of(&timeline),
+        end_flush: None,
         name: first.name.clone(),
         op: first.op.clone(),
         ops: jobs.iter().map(|(_, j)| j.ops).sum(),
@@ -425,6 +426,7 @@ mod tests {
     fn job(rec: &LatencyRecorder, secs: f64) -> JobReport {
         JobReport {
             per_second: None,
+            end_flush: None,
             name: "write".into(),
             op: "write".into(),
             ops: rec.count(),

@@ -661,6 +661,7 @@ mod tests {
         }
         JobReport {
             per_second: None,
+            end_flush: None,
             name: "j".into(),
             op: "write".into(),
             ops: values.len() as u64,

@@ -99,6 +99,9 @@ impl Text {
                         "off (writes acknowledged by the OSDs)"
                     }
                 )?;
+                if w.end_flush {
+                    writeln!(out, "{}", end_flush_note(w.rbd_cache))?;
+                }
             }
         }
         writeln!(
@@ -194,6 +197,18 @@ fn render_clients(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
     )
 }
 
+/// What the end flush of `--end-flush` does here, against dd on a guest.
+pub fn end_flush_note(rbd_cache: bool) -> &'static str {
+    if rbd_cache {
+        "end flush: the writes were acknowledged from librbd's cache in client RAM; the flush \
+         waited until the OSDs had them all, so the rate through it is what reached the cluster"
+    } else {
+        "end flush: with the cache off each write was acknowledged only once every copy was on \
+         the OSDs' stable storage, so the flush had nothing left to wait for (dd on a guest counts the same only \
+         with conv=fsync: without it, dd times the guest's page cache)"
+    }
+}
+
 fn render_job(
     j: &JobReport,
     latency_definition: &str,
@@ -226,6 +241,18 @@ fn render_job(
         j.bytes_per_sec / mib,
         j.bytes
     )?;
+    if let Some(f) = &j.end_flush {
+        writeln!(
+            out,
+            "  Through end flush:   {:.1} MB/s ({} bytes in {:.3} s: writes {:.3} s + flush {:.3} s; \
+             dd conv=fsync's and rbd bench's figure)",
+            f.bytes_per_sec / 1e6,
+            f.bytes,
+            f.elapsed_s,
+            f.elapsed_s - f.flush_s,
+            f.flush_s
+        )?;
+    }
     if let Some(p) = &j.per_second {
         writeln!(
             out,

@@ -456,6 +456,7 @@ impl PoolSession {
                         fsync_every: *fsync_every,
                         rbd_cache: false,
                         norandommap: false,
+                        end_flush: false,
                         precondition: true,
                         prior_precondition: self.prior.clone(),
                         live: false,

@@ -429,6 +429,7 @@ pub fn as_bench_result(doc: &SuiteDoc) -> Option<BenchResult> {
         }
         jobs.push(JobReport {
             per_second: crate::result::PerSecond::of(&timeline),
+            end_flush: None,
             name: row.label.clone(),
             op: row.op.clone(),
             ops: reps.iter().map(|j| j.ops).sum(),
