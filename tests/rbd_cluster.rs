@@ -358,6 +358,50 @@ fn read_without_preconditioning_is_flagged_in_text_and_json() {
         64 << 20
     );
     assert!(!v["warnings"].to_string().contains("PRECONDITIONED"));
+
+    // Seed 002's cache pitfall on the OSD side: 64 MiB fits in the OSDs'
+    // memory targets (read here with the ceph CLI), a test area above their
+    // sum does not (a sparse image: never-written blocks, 1 s of reads).
+    let osds: Vec<i64> =
+        serde_json::from_str::<Vec<i64>>(&common::ceph(&["osd", "ls", "-f", "json"])).unwrap();
+    let held: u64 = osds
+        .iter()
+        .map(|o| {
+            common::ceph(&["config", "get", &format!("osd.{o}"), "osd_memory_target"])
+                .trim()
+                .parse::<u64>()
+                .unwrap()
+        })
+        .sum();
+    let fit = v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w.as_str())
+        .find(|w| w.contains("fits in the pool's OSD memory"))
+        .unwrap_or_else(|| panic!("no cache warning: {}", v["warnings"]));
+    assert!(
+        fit.contains(&format!("= {}", cephbench::units::fmt_bytes(held))),
+        "{fit} (held {held})"
+    );
+    let big = format!("{}M", (held >> 20) + 1024);
+    let v = ok_json(&[
+        "rbd",
+        "-p",
+        POOL,
+        "--size",
+        &big,
+        "--rw",
+        "randread",
+        "-d",
+        "1s",
+        "--no-precondition",
+    ]);
+    assert!(
+        !v["warnings"].to_string().contains("OSD memory"),
+        "{big} does not fit in {held} bytes: {}",
+        v["warnings"]
+    );
 }
 
 #[test]

@@ -904,6 +904,36 @@ pub(crate) fn data_access(e: CephError, rados: &Rados, pool: &str) -> BenchError
     }
 }
 
+/// Seed 002's cache pitfall on the OSD side: the warning for reads of `area`
+/// bytes when that fits in the memory the pool's OSDs may use
+/// (`osd_memory_target` summed; BlueStore's cache autotunes within it, and
+/// reads are cached by default), so reads may be answered from OSD RAM
+/// rather than the drives. `None` when the area is larger or the targets
+/// are unknown.
+pub fn cache_fit_warning(area: u64, pool: Option<&crate::result::PoolSettings>) -> Option<String> {
+    let p = pool?;
+    let held = p.memory_held_bytes?;
+    if area == 0 || area > held {
+        return None;
+    }
+    let each: Vec<u64> = p.osd_memory_target.iter().map(|o| o.bytes).collect();
+    let per = match (each.iter().min(), each.iter().max()) {
+        (Some(lo), Some(hi)) if lo == hi => {
+            format!("{} x {}", each.len(), crate::units::fmt_bytes(*lo))
+        }
+        _ => format!("{} OSDs", each.len()),
+    };
+    Some(format!(
+        "the {} that is read fits in the pool's OSD memory ({} osd_memory_target = {}, within which \
+         BlueStore sizes its cache): reads may come from OSD RAM, not the drives; use a test \
+         area larger than {} to measure the drives",
+        crate::units::fmt_bytes(area),
+        per,
+        crate::units::fmt_bytes(held),
+        crate::units::fmt_bytes(held)
+    ))
+}
+
 /// The pool's settings for the result document; a failed probe becomes a
 /// warning (the run goes on).
 pub fn pool_settings(
@@ -961,4 +991,55 @@ pub async fn sampled<F: Future>(
     };
     sampler.tick();
     (out, sampler.into_samples())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::{OsdMemory, PoolSettings};
+
+    fn pool(targets: &[u64]) -> PoolSettings {
+        PoolSettings {
+            name: "p".into(),
+            id: 1,
+            size: 3,
+            min_size: 2,
+            pg_num: 32,
+            crush_rule: "replicated_rule".into(),
+            device_classes: vec!["ssd".into()],
+            osds: (0..targets.len() as i32).collect(),
+            osd_memory_target: targets
+                .iter()
+                .enumerate()
+                .map(|(i, &bytes)| OsdMemory {
+                    osd: i as i32,
+                    bytes,
+                })
+                .collect(),
+            memory_held_bytes: (!targets.is_empty()).then(|| targets.iter().sum()),
+        }
+    }
+
+    #[test]
+    fn warns_when_the_read_area_fits_in_the_osds_memory() {
+        let gib = 1u64 << 30;
+        let p = pool(&[4 * gib; 3]);
+        let w = cache_fit_warning(2 * gib, Some(&p)).expect("2 GiB fits in 12 GiB");
+        assert!(
+            w.contains("2 GiB") && w.contains("3 x 4 GiB") && w.contains("larger than 12 GiB"),
+            "{w}"
+        );
+        assert!(cache_fit_warning(12 * gib, Some(&p)).is_some());
+        assert_eq!(cache_fit_warning(12 * gib + 1, Some(&p)), None);
+        assert_eq!(
+            cache_fit_warning(gib, Some(&pool(&[]))),
+            None,
+            "targets unknown"
+        );
+        assert_eq!(cache_fit_warning(gib, None), None);
+        let mixed = pool(&[4 * gib, 8 * gib]);
+        assert!(cache_fit_warning(gib, Some(&mixed))
+            .unwrap()
+            .contains("(2 OSDs osd_memory_target = 12 GiB"));
+    }
 }

@@ -248,6 +248,10 @@ pub async fn run_rados(
         }
     };
 
+    if !cfg.mode.is_write() {
+        let area = available_ops.saturating_mul(meta.block_size);
+        warnings.extend(super::cache_fit_warning(area, pool_settings.as_ref()));
+    }
     let max_ops = match (cfg.mode, cfg.max_objects) {
         (RadosMode::Write, Some(objs)) => {
             let cap = objs.saturating_mul(meta.writes_per_object());

@@ -392,6 +392,9 @@ async fn run_on_image(
              without touching a disk, so read figures may be far too good"
         ));
     }
+    if cfg.mode.reads(cfg.rwmix_read) {
+        warnings.extend(super::cache_fit_warning(area, pool_settings.as_ref()));
+    }
     if cfg.rbd_cache && cfg.mode.writes(cfg.rwmix_read) {
         warnings.push(
             "rbd cache on: writes may be acknowledged from client RAM, not by the OSDs".into(),
