@@ -24,6 +24,7 @@ pub mod input;
 pub mod network;
 pub mod objects;
 pub mod osdbench;
+pub mod osdmem;
 pub mod placement;
 pub mod probe;
 pub mod progress;

@@ -428,7 +428,11 @@ pub fn pool_settings(rados: &Rados, pool: &str) -> Result<PoolSettings, ProbeErr
     let mut mem = Vec::new();
     for &osd in &s.osds {
         match osd_memory_target(rados, osd) {
-            Ok(b) => mem.push(OsdMemory { osd, bytes: b }),
+            Ok(b) => mem.push(OsdMemory {
+                osd,
+                bytes: b,
+                rss_bytes: None,
+            }),
             Err(_) => {
                 mem.clear();
                 break;
@@ -440,6 +444,33 @@ pub fn pool_settings(rados: &Rados, pool: &str) -> Result<PoolSettings, ProbeErr
     }
     s.osd_memory_target = mem;
     Ok(s)
+}
+
+/// Measures the RAM of the pool's OSDs that run on this host (their
+/// processes' resident sets, [`crate::osdmem`]) into `s`: after a run, what
+/// they hold under that load. OSDs elsewhere keep `rss_bytes` null, and
+/// `memory_measured_bytes` stays null unless every one was measured.
+pub fn measure_osd_ram(rados: &Rados, s: &mut PoolSettings) {
+    let local = rados
+        .mon_command(r#"{"prefix":"osd metadata","format":"json"}"#)
+        .ok()
+        .and_then(|md| serde_json::from_slice::<Value>(&md.out).ok())
+        .map(|md| {
+            crate::osdmem::local_osds(
+                &md,
+                &crate::bench::hostname(),
+                std::path::Path::new("/proc"),
+            )
+        })
+        .unwrap_or_default();
+    for m in &mut s.osd_memory_target {
+        m.rss_bytes = local.iter().find(|l| l.osd == m.osd).map(|l| l.rss_bytes);
+    }
+    s.memory_measured_bytes = if s.osd_memory_target.is_empty() {
+        None
+    } else {
+        s.osd_memory_target.iter().map(|m| m.rss_bytes).sum()
+    };
 }
 
 /// `config get osd.N osd_memory_target`, bytes.
@@ -559,6 +590,7 @@ pub fn parse_pool_settings(
         osds,
         osd_memory_target: Vec::new(),
         memory_held_bytes: None,
+        memory_measured_bytes: None,
     })
 }
 

@@ -148,6 +148,11 @@ pub struct PoolSettings {
     /// `osd_memory_target`, bytes (null if it could not be read).
     #[serde(default)]
     pub memory_held_bytes: Option<u64>,
+    /// The RAM those OSDs hold, measured: the sum of their processes'
+    /// resident sets when every one of them runs on this host (null
+    /// otherwise; see [`crate::osdmem`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_measured_bytes: Option<u64>,
 }
 
 /// One OSD's configured memory target.
@@ -157,6 +162,10 @@ pub struct OsdMemory {
     pub osd: i32,
     /// Its `osd_memory_target`, bytes.
     pub bytes: u64,
+    /// Its process's resident set (`VmRSS`) at the end of the probe, bytes,
+    /// when the OSD runs on this host; null otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rss_bytes: Option<u64>,
 }
 
 /// The clients of a coordinated multi-client run.

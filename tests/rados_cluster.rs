@@ -52,6 +52,7 @@ fn write_seq_rand_cleanup_round_trip_spares_foreign_objects() {
         "rt",
         "--no-cleanup",
     ]);
+    osd_ram_is_the_processes_rss(&w);
     let job = &w["jobs"][0];
     let ops = job["ops"].as_u64().unwrap();
     assert!(ops > 100, "too few ops: {ops}");
@@ -137,6 +138,46 @@ fn write_seq_rand_cleanup_round_trip_spares_foreign_objects() {
 }
 
 /// Runs cephbench with `--format json`: (exit code, the one JSON document, stderr).
+/// Seed 000's cost, measured: each OSD's RAM in the result is its process's
+/// resident set, against `ps` on the process found by its command line
+/// (`cluster.sh` starts `ceph-osd -c CONF -i N`), within 10 % (the probe ran
+/// at the start of the run); an OSD not running here has none.
+fn osd_ram_is_the_processes_rss(v: &Value) {
+    let conf = common::conf();
+    let mems = v["pool"]["osd_memory_target"]
+        .as_array()
+        .expect("memory per OSD");
+    assert!(!mems.is_empty());
+    let mut sum = 0;
+    for m in mems {
+        let id = m["osd"].as_i64().unwrap();
+        let pat = format!("ceph-osd -c {} -i {id}$", conf.display());
+        let pids = common::run(std::process::Command::new("pgrep").args(["-f", &pat]));
+        let pid = String::from_utf8_lossy(&pids.stdout).trim().to_string();
+        if pid.is_empty() {
+            assert!(m["rss_bytes"].is_null(), "osd.{id} is not here: {m}");
+            continue;
+        }
+        let ps = common::run(std::process::Command::new("ps").args(["-o", "rss=", "-p", &pid]));
+        let kb: u64 = String::from_utf8_lossy(&ps.stdout).trim().parse().unwrap();
+        let ours = m["rss_bytes"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("osd.{id} runs here (pid {pid}) but has no rss: {m}"));
+        let theirs = kb * 1024;
+        let ratio = ours as f64 / theirs as f64;
+        assert!(
+            (0.9..=1.1).contains(&ratio),
+            "osd.{id}: cephbench {ours} B, ps {theirs} B"
+        );
+        sum += ours;
+    }
+    if mems.iter().all(|m| m["rss_bytes"].is_u64()) {
+        assert_eq!(v["pool"]["memory_measured_bytes"].as_u64(), Some(sum));
+    } else {
+        assert!(v["pool"]["memory_measured_bytes"].is_null());
+    }
+}
+
 fn json_run_code(args: &[&str]) -> (Option<i32>, Value, String) {
     let out = cephbench()
         .args(args)

@@ -75,9 +75,11 @@ fn pool() -> PoolSettings {
             .map(|osd| OsdMemory {
                 osd,
                 bytes: 4 << 30,
+                rss_bytes: None,
             })
             .collect(),
         memory_held_bytes: Some(12 << 30),
+        memory_measured_bytes: None,
     }
 }
 

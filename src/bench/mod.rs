@@ -1014,9 +1014,11 @@ mod tests {
                 .map(|(i, &bytes)| OsdMemory {
                     osd: i as i32,
                     bytes,
+                    rss_bytes: None,
                 })
                 .collect(),
             memory_held_bytes: (!targets.is_empty()).then(|| targets.iter().sum()),
+            memory_measured_bytes: None,
         }
     }
 

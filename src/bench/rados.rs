@@ -176,7 +176,7 @@ pub async fn run_rados(
         r => r?,
     };
     let mut warnings = Vec::new();
-    let pool_settings = super::pool_settings(rados, &cfg.pool, &mut warnings);
+    let mut pool_settings = super::pool_settings(rados, &cfg.pool, &mut warnings);
 
     let (mut meta, available_ops) = match (cfg.mode, existing) {
         (RadosMode::Write, Some(m)) => {
@@ -310,6 +310,9 @@ pub async fn run_rados(
     let (mut out, timeline) = super::sampled(worker, vec![counters], cfg.ramp, cfg.live).await;
     drop(target);
     let osds = probes.after(rados, Some(&out), &mut warnings);
+    if let Some(p) = pool_settings.as_mut() {
+        crate::probe::measure_osd_ram(rados, p);
+    }
     let tail = probes.tail(rados, Some(&out), &mut warnings);
 
     let interrupted = out.stop == StopReason::Interrupted;

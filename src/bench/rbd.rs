@@ -360,7 +360,7 @@ async fn run_on_image(
             }
         );
     let mut warnings = Vec::new();
-    let pool_settings = super::pool_settings(rados, &cfg.pool, &mut warnings);
+    let mut pool_settings = super::pool_settings(rados, &cfg.pool, &mut warnings);
     let mut precondition = None;
     let mut interrupted = false;
     let mut pre_error = None;
@@ -494,6 +494,9 @@ async fn run_on_image(
         (out, timeline)
     };
     let osds = probes.after(rados, outcome.as_ref(), &mut warnings);
+    if let Some(p) = pool_settings.as_mut() {
+        crate::probe::measure_osd_ram(rados, p);
+    }
     let tail = probes.tail(rados, outcome.as_ref(), &mut warnings);
 
     let mut jobs = Vec::new();
