@@ -114,7 +114,7 @@ pub enum Command {
     Compare(CompareArgs),
     /// Re-render saved result files (from --format json) in any format, without a cluster.
     Report(ReportArgs),
-    /// Run a suite of jobs (built-in lab, cdm, rados, or a TOML file), each --runs times.
+    /// Run a suite of jobs (built-in lab, cdm, rados, vm, or a TOML file), each --runs times.
     Suite(SuiteArgs),
     /// Join a group of clients and run the jobs a controller (`rados --group`) sends.
     Agent(AgentArgs),
@@ -415,7 +415,7 @@ impl SuiteArgs {
             suite::load(path).map_err(|e| UsageError(e.to_string()))?
         } else {
             return Err(UsageError(format!(
-                "no suite '{}': use a built-in (lab, cdm, rados) or the path of a TOML suite file",
+                "no suite '{}': use a built-in (lab, cdm, rados, vm) or the path of a TOML suite file",
                 self.suite
             )));
         };

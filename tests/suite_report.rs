@@ -348,7 +348,7 @@ fn bad_suite_files_fail_before_connecting() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("lab, cdm, rados"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("lab, cdm, rados, vm"));
 }
 
 #[test]
@@ -361,6 +361,32 @@ fn builtins_are_the_seeds() {
     assert_eq!(cdm.jobs.len(), 8);
     let rados = suite::builtin("rados").unwrap();
     assert!(!rados.uses_image());
+    // Seed 000: QD32 x 4 jobs for 4k, one job for 1M, 60 s, median of 3 runs.
+    let vm = suite::builtin("vm").unwrap();
+    assert_eq!((vm.runs, vm.runtime.as_secs()), (3, 60));
+    assert_eq!(vm.test_area, 32 << 30);
+    let shape: Vec<_> = vm
+        .jobs
+        .iter()
+        .map(|j| match &j.kind {
+            suite::JobKind::Rbd {
+                rw,
+                bs,
+                iodepth,
+                numjobs,
+                ..
+            } => (rw.as_str(), *bs, *iodepth, *numjobs),
+            k => panic!("{k:?}"),
+        })
+        .collect();
+    assert_eq!(
+        shape,
+        [
+            ("randread", 4096, 32, 4),
+            ("randwrite", 4096, 32, 4),
+            ("read", 1 << 20, 32, 1)
+        ]
+    );
     // --runtime/--ramp override every job; expected time = runs x jobs x (runtime + ramp).
     let o = suite::SuiteOptions {
         pool: "p".into(),

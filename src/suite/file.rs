@@ -78,7 +78,7 @@ pub fn load(path: &Path) -> Result<Suite, SuiteFileError> {
         file: file.clone(),
         line: 1,
         message: format!(
-            "cannot read it ({e}); give a built-in suite (lab, cdm, rados) or a readable TOML file"
+            "cannot read it ({e}); give a built-in suite (lab, cdm, rados, vm) or a readable TOML file"
         ),
     })?;
     parse(&text, &file)

@@ -3,7 +3,9 @@
 //!
 //! Built-ins: `lab` (seed 002's method on an RBD image), `cdm`
 //! (CrystalDiskMark's four tests, read and write) and `rados` (rados
-//! bench's write / seq / rand at its defaults). A user suite is a TOML file
+//! bench's write / seq / rand at its defaults) and `vm` (seed 000's guest:
+//! fio's 4k random read and write at QD32 x 4 jobs and a 1M sequential read,
+//! whose table sets IOPS beside the RAM the OSDs hold). A user suite is a TOML file
 //! whose jobs take the options of `cephbench rbd` / `cephbench rados`
 //! ([`load`], format in docs/usage.md and `examples/suite.toml`).
 #![forbid(unsafe_code)]
@@ -102,20 +104,31 @@ impl JobKind {
 }
 
 /// The names of the built-in suites.
-pub const BUILTINS: [&str; 3] = ["lab", "cdm", "rados"];
+pub const BUILTINS: [&str; 4] = ["lab", "cdm", "rados", "vm"];
 
 const KIB: u64 = 1024;
 const MIB: u64 = 1024 * 1024;
 const GIB: u64 = 1024 * MIB;
 
 fn rbd(name: &str, rw: RbdMode, bs: u64, iodepth: usize, fsync: Option<u64>) -> SuiteJob {
+    rbd_jobs(name, rw, bs, iodepth, 1, fsync)
+}
+
+fn rbd_jobs(
+    name: &str,
+    rw: RbdMode,
+    bs: u64,
+    iodepth: usize,
+    numjobs: usize,
+    fsync: Option<u64>,
+) -> SuiteJob {
     SuiteJob {
         name: name.into(),
         kind: JobKind::Rbd {
             rw,
             bs,
             iodepth,
-            numjobs: 1,
+            numjobs,
             rwmix_read: 50,
             fsync_every: fsync,
         },
@@ -188,6 +201,24 @@ pub fn builtin(name: &str) -> Option<Suite> {
                 rbd("RND4K Q1T1 write", Randwrite, 4 * KIB, 1, None),
             ],
         )),
+        // Seed 000: one guest's 32 GB data disk, fio at QD32 x 4 jobs for 4k
+        // random read and write, one job for the 1M read, 60 s, the median
+        // of three runs.
+        "vm" => Some(Suite {
+            runs: 3,
+            ..s(
+                "vm",
+                60,
+                3,
+                32 * GIB,
+                32 * GIB,
+                vec![
+                    rbd_jobs("4k randread QD32x4", Randread, 4 * KIB, 32, 4, None),
+                    rbd_jobs("4k randwrite QD32x4", Randwrite, 4 * KIB, 32, 4, None),
+                    rbd("1M seq read QD32", Read, MIB, 32, None),
+                ],
+            )
+        }),
         // rados bench's defaults: 4 MiB ops, 16 in flight, 60 s.
         "rados" => Some(s(
             "rados",
