@@ -23,11 +23,17 @@ fn run_suite(args: &[&str]) -> (Value, String) {
 
 /// Every cell of the table has a number: no job without runs, no figure
 /// missing, the text table without a '-' cell.
-fn assert_full(doc: &SuiteDoc, rows: usize, runs: u32) {
+/// Every row complete: `runs` runs each, but once for the jobs in `once`.
+fn assert_full(doc: &SuiteDoc, rows: usize, runs: u32, once: &[&str]) {
     assert!(!doc.interrupted);
     assert_eq!(doc.summary.rows.len(), rows, "{:#?}", doc.summary.rows);
     for r in &doc.summary.rows {
-        assert_eq!(r.runs, runs, "{r:?}");
+        let want = if once.contains(&r.job.as_str()) {
+            1
+        } else {
+            runs
+        };
+        assert_eq!(r.runs, want, "{r:?}");
         assert!(r.iops.value > 0.0, "{r:?}");
         assert!(r.mean_ms.value > 0.0 && r.p99_ms.value > 0.0, "{r:?}");
         if r.op != "flush" {
@@ -153,23 +159,51 @@ fn suite_lab_end_to_end_and_self_compare() {
         "always",
     ]);
     common::validate_suite(&v);
-    assert!(err.contains("expected 0:36 of measuring"), "{err}");
-    assert!(err.contains("job 12 of 12"), "{err}");
+    // Seed 002: five jobs and the rados bench check twice, the fsync job once.
+    assert!(err.contains("expected 0:39 of measuring"), "{err}");
+    assert!(err.contains("job 13 of 13"), "{err}");
     let doc: SuiteDoc = serde_json::from_value(v.clone()).unwrap();
-    assert_eq!(doc.runs.len(), 12);
-    assert_full(&doc, 7, 2);
+    assert_eq!(doc.runs.len(), 13);
+    assert_full(&doc, 8, 2, &["4k randwrite QD1 fsync"]);
     assert_pool_settings(&doc, pool);
     // One image, preconditioned once: every run records the same pass.
     let pre: Vec<_> = doc
         .runs
         .iter()
-        .map(|e| match &e.result.workload {
-            cephbench::result::Workload::Rbd(w) => (w.image.clone(), w.precondition.clone()),
-            _ => panic!("lab runs rbd jobs"),
+        .filter_map(|e| match &e.result.workload {
+            cephbench::result::Workload::Rbd(w) => Some((w.image.clone(), w.precondition.clone())),
+            _ => None,
         })
         .collect();
+    assert_eq!(pre.len(), 11);
     assert!(pre.iter().all(|p| p == &pre[0] && p.1.is_some()), "{pre:?}");
-    assert_eq!(pre[0].1.as_ref().unwrap().bytes, 64 << 20);
+    let p = pre[0].1.as_ref().unwrap();
+    assert_eq!(
+        (p.bytes, p.block_size),
+        (64 << 20, 1 << 20),
+        "seed 002's 1 MiB fill"
+    );
+    // The check: rados bench -b 4096 -t 1 write.
+    let check: Vec<_> = doc
+        .runs
+        .iter()
+        .filter_map(|e| match &e.result.workload {
+            cephbench::result::Workload::Rados(w) => Some(w),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(check.len(), 2);
+    for w in check {
+        assert_eq!(
+            (
+                w.mode.as_str(),
+                w.block_size,
+                w.object_size,
+                w.concurrent_ios
+            ),
+            ("write", 4096, 4096, 1)
+        );
+    }
     no_images_left(pool);
     // The centre of each figure is the mean of the two runs' results.
     let row = &doc.summary.rows[0];
@@ -233,7 +267,7 @@ fn suite_cdm_end_to_end() {
     common::validate_suite(&v);
     let doc: SuiteDoc = serde_json::from_value(v).unwrap();
     assert_eq!(doc.runs.len(), 16);
-    assert_full(&doc, 8, 2);
+    assert_full(&doc, 8, 2, &[]);
     let labels: Vec<&str> = doc.summary.rows.iter().map(|r| r.label.as_str()).collect();
     for want in [
         "SEQ1M Q8T1 read",

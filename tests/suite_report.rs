@@ -355,8 +355,24 @@ fn bad_suite_files_fail_before_connecting() {
 fn builtins_are_the_seeds() {
     let lab = suite::builtin("lab").unwrap();
     assert_eq!(lab.runs, 2);
-    assert_eq!(lab.jobs.len(), 6);
+    assert_eq!(lab.jobs.len(), 7);
     assert_eq!(lab.test_area, 2 << 30);
+    // Seed 002: five 20 s + 3 s jobs twice, the fsync job 15 s + 2 s once,
+    // and `rados bench -b 4096 -t 1` write twice.
+    assert_eq!(
+        lab.expected(),
+        std::time::Duration::from_secs(2 * 6 * 23 + 17)
+    );
+    let fsync = &lab.jobs[5];
+    assert_eq!(
+        (
+            fsync.runs,
+            fsync.runtime.unwrap().as_secs(),
+            fsync.ramp.unwrap().as_secs()
+        ),
+        (Some(1), 15, 2)
+    );
+    assert_eq!(lab.plan().iter().filter(|(j, _)| *j == 5).count(), 1);
     let cdm = suite::builtin("cdm").unwrap();
     assert_eq!(cdm.jobs.len(), 8);
     let rados = suite::builtin("rados").unwrap();
@@ -402,7 +418,7 @@ fn builtins_are_the_seeds() {
         namespace: None,
     };
     let s = lab.with_options(&o).unwrap();
-    assert_eq!(s.expected(), std::time::Duration::from_secs(3 * 6 * 3));
+    assert_eq!(s.expected(), std::time::Duration::from_secs(3 * 7 * 3));
     let o = suite::SuiteOptions {
         test_area: Some((1 << 20) + 4096),
         ..o

@@ -422,6 +422,7 @@ pub fn parse(text: &str, file: &str) -> Result<Suite, SuiteFileError> {
             kind,
             runtime,
             ramp,
+            runs: None,
         });
     }
     Ok(suite)

@@ -117,6 +117,7 @@ impl Suite {
                 return Err("--runs must be between 1 and 1000".into());
             }
             s.runs = r;
+            s.jobs.iter_mut().for_each(|j| j.runs = None);
         }
         if let Some(d) = o.runtime {
             if d.is_zero() {
@@ -170,11 +171,21 @@ impl Suite {
         Ok(s)
     }
 
-    /// The runs in order: (job index, 1-based run), run-major.
+    /// The runs in order: (job index, 1-based run), run-major; a job with
+    /// fewer runs of its own sits out the later rounds.
     pub fn plan(&self) -> Vec<(usize, u32)> {
         (1..=self.runs)
-            .flat_map(|r| (0..self.jobs.len()).map(move |j| (j, r)))
+            .flat_map(|r| {
+                (0..self.jobs.len())
+                    .filter(move |&j| r <= self.job_runs(j))
+                    .map(move |j| (j, r))
+            })
             .collect()
+    }
+
+    /// How many times job `j` runs.
+    pub fn job_runs(&self, j: usize) -> u32 {
+        self.jobs[j].runs.map_or(self.runs, |r| r.min(self.runs))
     }
 
     fn times(&self, j: usize) -> (Duration, Duration) {
@@ -404,6 +415,9 @@ impl PoolSession {
                 self.stopped = true;
                 return Ok(false);
             }
+            if round > suite.job_runs(j) {
+                continue;
+            }
             let job = &suite.jobs[j];
             let (runtime, ramp) = suite.times(j);
             *done += 1;
@@ -417,7 +431,7 @@ impl PoolSession {
                     clock(suite.expected() * (total / suite.plan().len().max(1)) as u32),
                     job.name,
                     opts.pool,
-                    suite.runs
+                    suite.job_runs(j)
                 );
             }
             let (result, error) = match &job.kind {
