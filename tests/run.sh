@@ -30,6 +30,9 @@ cargo test --workspace -- --include-ignored
 # The FFI layer's tests once more under valgrind memcheck (a short subset).
 bash tests/valgrind.sh
 
+# The benchmark script's arithmetic (steady-state CPU per op from two runs, the targets), no cluster.
+python3 -m unittest discover -s bench -p 'test_*.py'
+
 # The benchmark script against its peers, short (~50 s), on the debug binaries built above, so it
 # cannot rot: it fails on any script or tool error and asserts nothing about speed.
 bash bench/run.sh --quick --debug-build --conf "$CEPHBENCH_TEST_CONF" --out target/bench-quick.json
