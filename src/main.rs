@@ -438,12 +438,12 @@ fn run_suite(
             _ => {
                 let md = format == Format::Markdown;
                 for d in &docs {
-                    cephbench::suite::render_table(d, md, &mut out)?;
+                    cephbench::report::suite_table(d, md, &mut out)?;
                     writeln!(out)?;
                 }
                 if docs.len() > 1 {
                     let c = cephbench::suite::compare_suites(&docs);
-                    cephbench::compare::render(&c, md, &mut out)?;
+                    cephbench::report::comparison_table(&c, md, &mut out)?;
                 }
             }
         }
@@ -516,8 +516,8 @@ fn compare(
             serde_json::to_writer_pretty(&mut out, &c)?;
             writeln!(out)?;
         }
-        Format::Markdown => cephbench::compare::render(&c, true, &mut out)?,
-        Format::Text => cephbench::compare::render(&c, false, &mut out)?,
+        Format::Markdown => cephbench::report::comparison_table(&c, true, &mut out)?,
+        Format::Text => cephbench::report::comparison_table(&c, false, &mut out)?,
         Format::Csv | Format::Html => {
             return Err(UsageError(
                 "compare prints text, markdown or json; for csv or html use \

@@ -580,7 +580,7 @@ fn text_fits_100_columns() {
 
     let c = cephbench::compare::compare(&[fixture(), fixture()]);
     let mut buf = Vec::new();
-    cephbench::compare::render(&c, false, &mut buf).unwrap();
+    cephbench::report::comparison_table(&c, false, &mut buf).unwrap();
     assert_fits(&String::from_utf8(buf).unwrap());
 }
 

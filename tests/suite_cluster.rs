@@ -36,7 +36,7 @@ fn assert_full(doc: &SuiteDoc, rows: usize, runs: u32) {
         assert!(r.iops_per_gib.is_some_and(|x| x > 0.0), "{r:?}");
     }
     let mut text = Vec::new();
-    suite::render_table(doc, false, &mut text).unwrap();
+    cephbench::report::suite_table(doc, false, &mut text).unwrap();
     let text = String::from_utf8(text).unwrap();
     for l in text.lines() {
         assert!(l.chars().count() <= 100, "{l}");

@@ -241,7 +241,7 @@ fn summary_figures_match_hand_computation() {
 fn table_snapshots_fit_100_columns() {
     let d = fixture();
     let mut text = Vec::new();
-    suite::render_table(&d, false, &mut text).unwrap();
+    cephbench::report::suite_table(&d, false, &mut text).unwrap();
     let text = String::from_utf8(text).unwrap();
     for l in text.lines() {
         assert!(l.chars().count() <= 100, "wider than 100: {l}");
@@ -249,7 +249,7 @@ fn table_snapshots_fit_100_columns() {
     assert!(text.contains("10,357 ±17%!"), "{text}");
     insta::assert_snapshot!("suite_table_text", text);
     let mut md = Vec::new();
-    suite::render_table(&d, true, &mut md).unwrap();
+    cephbench::report::suite_table(&d, true, &mut md).unwrap();
     insta::assert_snapshot!("suite_table_markdown", String::from_utf8(md).unwrap());
 }
 
@@ -258,7 +258,7 @@ fn long_job_names_are_cut_to_fit() {
     let mut d = fixture();
     d.summary.rows[0].label = "x".repeat(150);
     let mut text = Vec::new();
-    suite::render_table(&d, false, &mut text).unwrap();
+    cephbench::report::suite_table(&d, false, &mut text).unwrap();
     for l in String::from_utf8(text).unwrap().lines() {
         assert!(l.chars().count() <= 100, "wider than 100: {l}");
     }

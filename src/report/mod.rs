@@ -6,16 +6,20 @@ pub mod html;
 mod json;
 mod markdown;
 pub mod svg;
+mod tables;
 mod text;
 
 use std::io;
 
-use crate::result::{Attribution, BenchResult, Part, Workload};
+use crate::result::{Attribution, BenchResult, Part};
+
+pub use crate::result::workload_label;
 
 pub use csv::{Csv, HEADER as CSV_HEADER};
 pub use html::Html;
 pub use json::Json;
 pub use markdown::Markdown;
+pub use tables::{comparison_table, suite_table};
 pub use text::Text;
 
 /// Renders a finished result.
@@ -55,36 +59,6 @@ impl Format {
             Format::Markdown => Box::new(Markdown),
             Format::Html => Box::new(Html),
         }
-    }
-}
-
-/// A short name of the workload (`rados write 4 KiB QD16`, `rbd randread
-/// 4 KiB QD32x1`) and the pool (`pool` or `pool/image`).
-pub fn workload_label(r: &BenchResult) -> (String, String) {
-    use crate::units::fmt_bytes;
-    match &r.workload {
-        Workload::Rados(w) => (
-            format!(
-                "rados {} {} QD{}",
-                w.mode,
-                fmt_bytes(w.block_size),
-                w.concurrent_ios
-            ),
-            w.pool.clone(),
-        ),
-        Workload::Rbd(w) => (
-            format!(
-                "rbd {} {} QD{}x{}{}",
-                w.rw,
-                fmt_bytes(w.bs),
-                w.iodepth,
-                w.numjobs,
-                w.fsync_every
-                    .map(|n| format!(" fsync={n}"))
-                    .unwrap_or_default()
-            ),
-            format!("{}/{}", w.pool, w.image),
-        ),
     }
 }
 
