@@ -330,7 +330,7 @@ fn text_report() {
 fn text_report_default_is_short() {
     let mut buf = Vec::new();
     Format::Text
-        .reporter_for(false)
+        .reporter_for(cephbench::report::View::default())
         .render(&fixture(), &mut buf)
         .unwrap();
     let text = String::from_utf8(buf).unwrap();

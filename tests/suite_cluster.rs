@@ -6,7 +6,7 @@
 
 mod common;
 
-use cephbench::suite::{self, SuiteDoc};
+use cephbench::suite::SuiteDoc;
 use serde_json::Value;
 
 fn run_suite(args: &[&str]) -> (Value, String) {

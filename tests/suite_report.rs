@@ -193,7 +193,7 @@ fn fixture() -> SuiteDoc {
     .iter()
     .map(|s| s.to_string())
     .collect();
-    let summary = suite::summarize(&order, &runs, Some(12 << 30));
+    let summary = suite::summarize(&order, &runs, Some(12 << 30), Default::default());
     SuiteDoc {
         suite_schema_version: suite::SUITE_SCHEMA_VERSION,
         suite: "lab".into(),
@@ -206,6 +206,7 @@ fn fixture() -> SuiteDoc {
             image_size: 8 << 30,
             test_area: 2 << 30,
             telemetry: true,
+            aggregate: Default::default(),
         },
         pool_settings: Some(pool()),
         started_unix: 1_700_000_000,

@@ -7,7 +7,7 @@ use std::io;
 
 use super::{wrap, TEXT_WIDTH};
 use crate::compare::{fmt_diff, fmt_pct, fmt_value, headlines, letter, Comparison};
-use crate::suite::{Figure, SuiteDoc};
+use crate::suite::{Aggregate, CdmCell, CdmDiff, CdmTable, Figure, SuiteDoc, Suites};
 
 /// Renders the comparison as a text or Markdown table.
 pub fn comparison_table(c: &Comparison, markdown: bool, out: &mut dyn io::Write) -> io::Result<()> {
@@ -207,7 +207,7 @@ fn thousands(n: u64) -> String {
 }
 
 /// A rate: whole numbers with thousands separators from 100 up.
-fn rate(x: f64) -> String {
+pub(super) fn rate(x: f64) -> String {
     if x >= 99.95 {
         thousands(x.round() as u64)
     } else if x >= 9.995 {
@@ -237,9 +237,8 @@ fn cell(f: &Figure, fmt: fn(f64) -> String, markdown: bool) -> String {
     }
 }
 
-/// Renders the suite table (text fitting 100 columns, or Markdown) with the
-/// header lines and the cost line.
-pub fn suite_table(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> io::Result<()> {
+/// The head lines of a suite: what ran where, and the pool's settings.
+fn suite_head(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> io::Result<()> {
     let s = &doc.settings;
     let head = format!(
         "Suite {} on pool {}: {} run(s) per job, {} s measured after a {} s ramp{}",
@@ -278,6 +277,13 @@ pub fn suite_table(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> i
     if markdown {
         writeln!(out)?;
     }
+    Ok(())
+}
+
+/// Renders the suite table (text fitting 100 columns, or Markdown) with the
+/// header lines and the cost line: one row per job and op.
+pub fn suite_table(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> io::Result<()> {
+    suite_head(doc, markdown, out)?;
     let header = [
         "job", "runs", "IOPS", "MB/s", "mean ms", "p99 ms", "IOPS/GiB",
     ];
@@ -364,15 +370,301 @@ pub fn suite_table(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> i
             "{b}Cost: osd_memory_target could not be read (needs mon 'allow r'), so IOPS/GiB is '-'."
         )?,
     }
+    let centre = match doc.settings.aggregate {
+        Aggregate::Median => "median over runs (mean of two)",
+        Aggregate::Best => "the best run's (highest MB/s; its latencies too)",
+    };
     writeln!(
         out,
-        "{b}Figures: median over runs (mean of two), ± half the range between runs, ! = spread > {:.0}%;",
+        "{b}Figures: {centre}, ± half the range between runs, ! = spread > {:.0}%;",
         doc.summary.spread_limit_pct
     )?;
     writeln!(
         out,
         "{b}completion latency (op submitted -> completion callback); MB/s = 10^6 bytes/s."
     )
+}
+
+/// Columns CrystalDiskMark's text table keeps within, pool names and all.
+pub const CDM_TEXT_WIDTH: usize = 120;
+
+/// A Diff cell of CrystalDiskMark's table: whole percent as the seed
+/// prints it, with the noise verdict (`*` real, `~` within the noise).
+fn cdm_diff(d: Option<CdmDiff>) -> String {
+    match d {
+        None => "-".into(),
+        Some(d) => format!(
+            "{:+.0}%{}",
+            d.pct,
+            match d.significant {
+                Some(true) => " *",
+                Some(false) => " ~",
+                None => "",
+            }
+        ),
+    }
+}
+
+/// The column groups (label, columns spanned) and the lines (header first)
+/// of CrystalDiskMark's table, naming the pools `names`. Markdown gets one
+/// header line with the group in each column's name, as the seed's table.
+pub fn cdm_lines(
+    t: &CdmTable,
+    names: &[String],
+    markdown: bool,
+) -> (Vec<(String, usize)>, Vec<Vec<String>>) {
+    let n = t.pools.len();
+    let mbs = |c: &Option<CdmCell>| c.as_ref().map_or("-".into(), |c| rate(c.mb_s));
+    let p99 = |c: &Option<CdmCell>| c.as_ref().map_or("-".into(), |c| ms(c.p99_ms));
+    let diff_name = |i: usize| {
+        if n == 2 {
+            "Diff".to_string()
+        } else {
+            format!("Diff {}", names[i])
+        }
+    };
+    let mut head = vec!["Test".to_string()];
+    let groups;
+    if n == 1 {
+        groups = vec![
+            (String::new(), 1),
+            ("Read".to_string(), 2),
+            ("Write".to_string(), 2),
+        ];
+        if markdown {
+            head.extend(
+                [
+                    "Read (MB/s)",
+                    "Read p99 (ms)",
+                    "Write (MB/s)",
+                    "Write p99 (ms)",
+                ]
+                .map(String::from),
+            );
+        } else {
+            head.extend(["MB/s", "p99 ms", "MB/s", "p99 ms"].map(String::from));
+        }
+    } else {
+        groups = vec![
+            (String::new(), 1),
+            ("Read MB/s".to_string(), 2 * n - 1),
+            ("Write MB/s".to_string(), 2 * n - 1),
+            ("Read p99 ms".to_string(), n),
+            ("Write p99 ms".to_string(), n),
+        ];
+        for (what, p99) in [
+            ("Read", false),
+            ("Write", false),
+            ("Read", true),
+            ("Write", true),
+        ] {
+            for name in names {
+                head.push(match (markdown, p99) {
+                    (false, _) => name.clone(),
+                    (true, false) => format!("{name} {what} (MB/s)"),
+                    (true, true) => format!("{name} {what} p99 (ms)"),
+                });
+            }
+            if !p99 {
+                head.extend((1..n).map(diff_name));
+            }
+        }
+    }
+    let mut lines = vec![head];
+    for r in &t.rows {
+        let mut l = vec![r.profile.clone()];
+        if n == 1 {
+            l.extend([
+                mbs(&r.read[0]),
+                p99(&r.read[0]),
+                mbs(&r.write[0]),
+                p99(&r.write[0]),
+            ]);
+        } else {
+            for (cells, diffs) in [(&r.read, &r.read_diff), (&r.write, &r.write_diff)] {
+                l.extend(cells.iter().map(mbs));
+                l.extend(diffs[1..].iter().map(|d| cdm_diff(*d)));
+            }
+            l.extend(r.read.iter().map(p99));
+            l.extend(r.write.iter().map(p99));
+        }
+        lines.push(l);
+    }
+    (groups, lines)
+}
+
+/// A text table under a line of column groups, each label centred over
+/// the columns it spans; the first column left-aligned, the others right.
+fn grouped_table(
+    groups: &[(String, usize)],
+    lines: &[Vec<String>],
+    out: &mut dyn io::Write,
+) -> io::Result<()> {
+    let cols = lines[0].len();
+    let mut widths: Vec<usize> = (0..cols)
+        .map(|i| {
+            lines
+                .iter()
+                .map(|l| l[i].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut spans = Vec::new();
+    let mut at = 0;
+    for (label, n) in groups {
+        let span = |w: &[usize]| w[at..at + n].iter().sum::<usize>() + 2 * (n - 1);
+        let need = label.chars().count();
+        if need > span(&widths) {
+            widths[at + n - 1] += need - span(&widths);
+        }
+        spans.push((label, span(&widths)));
+        at += n;
+    }
+    let top: Vec<String> = spans
+        .iter()
+        .map(|(l, w)| format!("{l:^w$}", w = *w))
+        .collect();
+    writeln!(out, "{}", top.join("  ").trim_end())?;
+    for l in lines {
+        let cells: Vec<String> = l
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                if i == 0 {
+                    format!("{s:<w$}", w = widths[i])
+                } else {
+                    format!("{s:>w$}", w = widths[i])
+                }
+            })
+            .collect();
+        writeln!(out, "{}", cells.join("  ").trim_end())?;
+    }
+    Ok(())
+}
+
+/// Renders CrystalDiskMark's table (seed 001's shape) as text (within
+/// [`CDM_TEXT_WIDTH`] columns: the pools' names, or letters with a legend
+/// when the names do not fit) or Markdown, with the lines saying how the
+/// cells are made.
+pub fn cdm_table(t: &CdmTable, markdown: bool, out: &mut dyn io::Write) -> io::Result<()> {
+    let fit = |s: String| {
+        if markdown {
+            s
+        } else {
+            wrap(&s, TEXT_WIDTH)
+        }
+    };
+    let b = if markdown { "- " } else { "" };
+    let title = format!(
+        "CrystalDiskMark's table: {} per cell; MB/s = 10^6 bytes/s (as CrystalDiskMark counts); \
+         p99 = 99th percentile completion latency",
+        t.of_runs()
+    );
+    if markdown {
+        writeln!(out, "**{title}**\n")?;
+    } else {
+        writeln!(out, "{}", fit(title))?;
+    }
+    let mut names = t.pools.clone();
+    let (mut groups, mut lines) = cdm_lines(t, &names, markdown);
+    let width = |lines: &[Vec<String>]| {
+        (0..lines[0].len())
+            .map(|i| {
+                lines
+                    .iter()
+                    .map(|l| l[i].chars().count())
+                    .max()
+                    .unwrap_or(0)
+            })
+            .sum::<usize>()
+            + 2 * (lines[0].len() - 1)
+    };
+    if !markdown && t.pools.len() > 1 && width(&lines) > CDM_TEXT_WIDTH {
+        names = (0..t.pools.len()).map(letter).collect();
+        (groups, lines) = cdm_lines(t, &names, markdown);
+        let legend: Vec<String> = t
+            .pools
+            .iter()
+            .enumerate()
+            .map(|(i, p)| format!("{} = pool {p}", letter(i)))
+            .collect();
+        writeln!(out, "{}", fit(legend.join(", ")))?;
+    }
+    if markdown {
+        table(&lines, &|i| i == 0, true, out)?;
+    } else {
+        grouped_table(&groups, &lines, out)?;
+    }
+    writeln!(out)?;
+    if t.pools.len() > 1 {
+        writeln!(
+            out,
+            "{}",
+            fit(format!(
+                "{b}Diff: MB/s against {}; * = real, ~ = within the noise, by Welch's t-test at 95% \
+                 on the logarithms of the per-run MB/s (the pools took turns run by run); no \
+                 mark where a side has one run.",
+                t.pools[0]
+            ))
+        )?;
+        if t.single_run() {
+            writeln!(
+                out,
+                "{}",
+                fit(format!(
+                    "{b}One run a side cannot tell a difference from run-to-run noise; repeat with \
+                     --runs 3 or more."
+                ))
+            )?;
+        }
+    }
+    if t.aggregate == Aggregate::Best {
+        writeln!(
+            out,
+            "{}",
+            fit(format!(
+                "{b}Best: the run with the highest MB/s, as CrystalDiskMark takes the best of its \
+                 passes; its p99 is that run's."
+            ))
+        )?;
+    }
+    Ok(())
+}
+
+/// Renders suites (one per pool) as text or Markdown. CrystalDiskMark's
+/// suites get its table alone unless `long`; every other suite, and `long`,
+/// each pool's full table and, for several pools, the comparison with where
+/// the mean went and the drives.
+pub fn suites(s: &Suites, long: bool, markdown: bool, out: &mut dyn io::Write) -> io::Result<()> {
+    if let (Some(t), false) = (&s.cdm, long) {
+        for d in &s.docs {
+            suite_head(d, markdown, out)?;
+        }
+        if !markdown {
+            writeln!(out)?;
+        }
+        cdm_table(t, markdown, out)?;
+        if let Some(c) = &s.comparison {
+            for h in headlines(c) {
+                writeln!(out)?;
+                writeln!(out, "{}", if markdown { h } else { wrap(&h, TEXT_WIDTH) })?;
+            }
+        }
+        return Ok(());
+    }
+    if let Some(t) = &s.cdm {
+        cdm_table(t, markdown, out)?;
+        writeln!(out)?;
+    }
+    for d in &s.docs {
+        suite_table(d, markdown, out)?;
+        writeln!(out)?;
+    }
+    if let Some(c) = &s.comparison {
+        comparison_table(c, markdown, out)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -58,6 +58,42 @@ pub struct SuiteSettings {
     pub test_area: u64,
     /// Whether the per-OSD probes ran.
     pub telemetry: bool,
+    /// How the table's figures are made from the runs (`--aggregate`;
+    /// documents without it: median).
+    #[serde(default)]
+    pub aggregate: Aggregate,
+}
+
+/// How a summary row's figures are made from a job's runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Aggregate {
+    /// The median over runs (for two runs, their mean), as seed 002 does.
+    #[default]
+    Median,
+    /// The best run (the highest MB/s, or IOPS where no bytes move), every
+    /// figure of the row that run's, as CrystalDiskMark takes the best of
+    /// its passes.
+    Best,
+}
+
+impl Aggregate {
+    /// `median of 3 runs`, `best of 3 runs`.
+    pub fn of_runs(self, runs: u32) -> String {
+        let s = if runs == 1 { "" } else { "s" };
+        match self {
+            Aggregate::Median => format!("median of {runs} run{s}"),
+            Aggregate::Best => format!("best of {runs} run{s}"),
+        }
+    }
+
+    /// Its name, as `--aggregate` takes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Aggregate::Median => "median",
+            Aggregate::Best => "best",
+        }
+    }
 }
 
 /// One run of one job.
@@ -112,7 +148,8 @@ pub struct SummaryRow {
 /// One figure over the runs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Figure {
-    /// The median over runs (for two runs: their mean).
+    /// The median over runs (for two runs: their mean), or with
+    /// `--aggregate best` the best run's value.
     pub value: f64,
     /// Half the range between runs, in percent of `value`: (max - min) / 2 / value.
     pub spread_pct: f64,
@@ -120,6 +157,34 @@ pub struct Figure {
     pub flagged: bool,
     /// Each run's value.
     pub runs: Vec<f64>,
+}
+
+impl SuiteDoc {
+    /// The jobs in the table's order.
+    pub fn job_order(&self) -> Vec<String> {
+        let mut order: Vec<String> = Vec::new();
+        for r in &self.summary.rows {
+            if !order.contains(&r.job) {
+                order.push(r.job.clone());
+            }
+        }
+        order
+    }
+
+    /// The document with its summary made as `aggregate` says (recorded in
+    /// its settings).
+    pub fn with_aggregate(mut self, aggregate: Aggregate) -> SuiteDoc {
+        if aggregate != self.settings.aggregate {
+            self.summary = summarize(
+                &self.job_order(),
+                &self.runs,
+                self.summary.memory_held_bytes,
+                aggregate,
+            );
+            self.settings.aggregate = aggregate;
+        }
+        self
+    }
 }
 
 /// The median (the mean of the middle two for an even count).
@@ -138,9 +203,14 @@ pub fn median(v: &[f64]) -> f64 {
 }
 
 impl Figure {
-    /// The figure of `runs`.
+    /// The figure of `runs`: their median.
     pub fn of(runs: Vec<f64>) -> Figure {
         let value = median(&runs);
+        Figure::around(value, runs)
+    }
+
+    /// The figure of `runs` centred on `value` (the median, or the best run's).
+    fn around(value: f64, runs: Vec<f64>) -> Figure {
         let max = runs.iter().copied().fold(f64::MIN, f64::max);
         let min = runs.iter().copied().fold(f64::MAX, f64::min);
         let spread_pct = if runs.len() > 1 && value != 0.0 {
@@ -161,6 +231,23 @@ const METHOD: &str = "each figure is the median over runs (for two runs, their m
 spread = (max - min) / 2 / median; flagged (!) above 10%; latencies are completion latencies; \
 MB/s = 10^6 bytes/s; IOPS/GiB = IOPS / (sum of osd_memory_target of the OSDs the pool's rule uses)";
 
+const METHOD_BEST: &str = "each figure is the best run's (the run with the highest MB/s, or IOPS \
+where no bytes move; its latencies too, not the best latencies of any run); \
+spread = (max - min) / 2 / that value; flagged (!) above 10%; latencies are completion latencies; \
+MB/s = 10^6 bytes/s; IOPS/GiB = IOPS / (sum of osd_memory_target of the OSDs the pool's rule uses)";
+
+/// The index of the best of `reps`: the highest bytes/s, then IOPS.
+fn best_index(reps: &[&JobReport]) -> usize {
+    (0..reps.len())
+        .max_by(|a, b| {
+            let (a, b) = (reps[*a], reps[*b]);
+            a.bytes_per_sec
+                .total_cmp(&b.bytes_per_sec)
+                .then(a.iops.total_cmp(&b.iops))
+        })
+        .unwrap_or(0)
+}
+
 /// The job reports of one row, in run order.
 fn row_reports<'a>(runs: &'a [RunEntry], job: &str, op: &str) -> Vec<&'a JobReport> {
     runs.iter()
@@ -169,8 +256,14 @@ fn row_reports<'a>(runs: &'a [RunEntry], job: &str, op: &str) -> Vec<&'a JobRepo
         .collect()
 }
 
-/// Builds the summary of `runs`, jobs in the order `job_order` gives.
-pub fn summarize(job_order: &[String], runs: &[RunEntry], memory: Option<u64>) -> Summary {
+/// Builds the summary of `runs`, jobs in the order `job_order` gives, each
+/// figure made as `aggregate` says.
+pub fn summarize(
+    job_order: &[String],
+    runs: &[RunEntry],
+    memory: Option<u64>,
+    aggregate: Aggregate,
+) -> Summary {
     let mut rows = Vec::new();
     for job in job_order {
         let mut ops: Vec<String> = Vec::new();
@@ -183,8 +276,14 @@ pub fn summarize(job_order: &[String], runs: &[RunEntry], memory: Option<u64>) -
         }
         for op in &ops {
             let reps = row_reports(runs, job, op);
-            let fig =
-                |f: &dyn Fn(&JobReport) -> f64| Figure::of(reps.iter().map(|j| f(j)).collect());
+            let best = best_index(&reps);
+            let fig = |f: &dyn Fn(&JobReport) -> f64| {
+                let v: Vec<f64> = reps.iter().map(|j| f(j)).collect();
+                match aggregate {
+                    Aggregate::Median => Figure::of(v),
+                    Aggregate::Best => Figure::around(v.get(best).copied().unwrap_or(0.0), v),
+                }
+            };
             let iops = fig(&|j| j.iops);
             let per_gib = memory
                 .filter(|m| *m > 0)
@@ -211,7 +310,11 @@ pub fn summarize(job_order: &[String], runs: &[RunEntry], memory: Option<u64>) -
         }
     }
     Summary {
-        method: METHOD.into(),
+        method: match aggregate {
+            Aggregate::Median => METHOD,
+            Aggregate::Best => METHOD_BEST,
+        }
+        .into(),
         spread_limit_pct: SPREAD_LIMIT_PCT,
         memory_held_bytes: memory,
         rows,
@@ -228,8 +331,11 @@ pub fn as_bench_result(doc: &SuiteDoc) -> Option<BenchResult> {
     for row in &doc.summary.rows {
         let reps = row_reports(&doc.runs, &row.job, &row.op);
         let Some(first) = reps.first() else { continue };
-        let med =
-            |f: &dyn Fn(&JobReport) -> f64| median(&reps.iter().map(|j| f(j)).collect::<Vec<_>>());
+        let best = best_index(&reps);
+        let med = |f: &dyn Fn(&JobReport) -> f64| match doc.settings.aggregate {
+            Aggregate::Median => median(&reps.iter().map(|j| f(j)).collect::<Vec<_>>()),
+            Aggregate::Best => f(reps[best]),
+        };
         let mut timeline = Vec::new();
         let mut t = 0.0;
         for j in &reps {
@@ -353,6 +459,32 @@ pub fn suite_source(doc: &SuiteDoc) -> Option<compare::Source> {
 pub fn compare_suites(docs: &[SuiteDoc]) -> Comparison {
     let sources: Vec<compare::Source> = docs.iter().filter_map(suite_source).collect();
     compare::compare_sources(&sources)
+}
+
+/// What a suite command renders: one suite document per pool, their
+/// comparison when there are several, and CrystalDiskMark's table when
+/// every one has its jobs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Suites {
+    /// One document per pool, the first the baseline.
+    pub docs: Vec<SuiteDoc>,
+    /// The comparison of the pools (several docs only).
+    pub comparison: Option<Comparison>,
+    /// CrystalDiskMark's table ([`super::cdm_table`]).
+    pub cdm: Option<super::CdmTable>,
+}
+
+impl Suites {
+    /// The bundle of `docs` (at least one).
+    pub fn new(docs: Vec<SuiteDoc>) -> Suites {
+        let comparison = (docs.len() > 1).then(|| compare_suites(&docs));
+        let cdm = super::cdm_table(&docs);
+        Suites {
+            docs,
+            comparison,
+            cdm,
+        }
+    }
 }
 
 #[cfg(test)]
