@@ -635,11 +635,13 @@ fn report(
                     ))
                     .into())
                 }
-                other => return Err(UsageError(format!(
+                other => {
+                    return Err(UsageError(format!(
                     "{f}: {} cannot be rendered with results on one report; render it on its own",
                     other.kind()
                 ))
-                .into()),
+                    .into())
+                }
             }
         }
         Document::Results(results)

@@ -70,7 +70,7 @@ pub const CSS: &str =
 h1{font-size:1.5em}h2{font-size:1.25em;border-bottom:1px solid #ccc;margin-top:2em}\
 h3{font-size:1.05em;margin-bottom:.3em}\
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ddd;padding:2px 8px}\
-td.n{text-align:right;font-variant-numeric:tabular-nums}\
+td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\
 .plots{display:flex;flex-wrap:wrap;gap:12px}.note{color:#555;font-size:.9em}\
 .warn{color:#a40000;font-weight:bold}\
 svg{background:#fff;border:1px solid #eee;font-size:11px}svg text{fill:#222}\

@@ -18,7 +18,10 @@ use crate::suite::Suites;
 
 pub use crate::result::workload_label;
 
-pub use csv::{Csv, HEADER as CSV_HEADER};
+pub use csv::{
+    Csv, COMPARISON_HEADER as COMPARISON_CSV_HEADER, HEADER as CSV_HEADER,
+    SUITE_HEADER as SUITE_CSV_HEADER,
+};
 pub use html::Html;
 pub use json::Json;
 pub use markdown::Markdown;

@@ -38,7 +38,7 @@ fn html_table(h: &mut String, lines: &[Vec<String>]) {
         for (i, c) in l.iter().enumerate() {
             match (k, i) {
                 (0, _) => h.push_str(&format!("<th>{}</th>", esc(c))),
-                (_, 0) => h.push_str(&format!("<td>{}</td>", esc(c))),
+                (_, 0) => h.push_str(&format!("<td style=\"white-space:nowrap\">{}</td>", esc(c))),
                 _ => h.push_str(&format!("<td class=\"n\">{}</td>", esc(c))),
             }
         }
@@ -66,8 +66,8 @@ fn cdm_section(h: &mut String, t: &CdmTable) {
     }
     if t.aggregate == Aggregate::Best {
         h.push_str(
-            "<p class=\"note\">Best: the run with the highest MB/s, as CrystalDiskMark takes \
-             the best of its passes; its p99 is that run's.</p>",
+            "<p class=\"note\">Best: the run with the highest MB/s, the p99 is that run's \
+             (CrystalDiskMark takes the best of its passes).</p>",
         );
     }
     let bars = |pick: &dyn Fn(&crate::suite::CdmRow) -> &Vec<Option<CdmCell>>,

@@ -624,8 +624,8 @@ pub fn cdm_table(t: &CdmTable, markdown: bool, out: &mut dyn io::Write) -> io::R
             out,
             "{}",
             fit(format!(
-                "{b}Best: the run with the highest MB/s, as CrystalDiskMark takes the best of its \
-                 passes; its p99 is that run's."
+                "{b}Best: the run with the highest MB/s, the p99 is that run's \
+                 (CrystalDiskMark takes the best of its passes)."
             ))
         )?;
     }
