@@ -161,20 +161,28 @@ impl Input {
     }
 }
 
+/// A document of a layout version this cephbench does not read.
+fn unsupported(path: &Path, what: &str, reads: u32) -> LoadError {
+    err(
+        path,
+        format!(
+            "{what} schema version not supported: this cephbench ({}) reads version {reads}; \
+             render it with the cephbench that wrote it",
+            env!("CARGO_PKG_VERSION"),
+        ),
+    )
+}
+
 /// Checks a suite document: its version, every field, and every run's
 /// serialized histograms.
 fn check_suite(path: &Path, v: Value) -> Result<crate::suite::SuiteDoc, LoadError> {
     match v.get("suite_schema_version").map(Value::as_u64) {
         Some(Some(n)) if n == u64::from(crate::suite::SUITE_SCHEMA_VERSION) => {}
         _ => {
-            return Err(err(
+            return Err(unsupported(
                 path,
-                format!(
-                    "suite schema version not supported: this cephbench ({}) reads version {}; \
-                     render it with the cephbench that wrote it",
-                    env!("CARGO_PKG_VERSION"),
-                    crate::suite::SUITE_SCHEMA_VERSION
-                ),
+                "suite",
+                crate::suite::SUITE_SCHEMA_VERSION,
             ))
         }
     }
@@ -242,14 +250,10 @@ pub fn load_sweep(path: &Path) -> Result<Option<crate::sweep::SweepDoc>, LoadErr
                 .map(Some)
                 .map_err(|e| err(path, format!("not a valid sweep result: {}", one_line(e))))
         }
-        Some(_) => Err(err(
+        Some(_) => Err(unsupported(
             path,
-            format!(
-                "sweep schema version not supported: this cephbench ({}) reads version {}; \
-                 render it with the cephbench that wrote it",
-                env!("CARGO_PKG_VERSION"),
-                crate::sweep::SWEEP_SCHEMA_VERSION
-            ),
+            "sweep",
+            crate::sweep::SWEEP_SCHEMA_VERSION,
         )),
     }
 }

@@ -168,7 +168,12 @@ fn table(
         }
         return Ok(());
     }
-    let widths: Vec<usize> = (0..cols)
+    padded(lines, &col_widths(lines), left, out)
+}
+
+/// The width of each column of `lines`, in characters.
+fn col_widths(lines: &[Vec<String>]) -> Vec<usize> {
+    (0..lines[0].len())
         .map(|i| {
             lines
                 .iter()
@@ -176,7 +181,17 @@ fn table(
                 .max()
                 .unwrap_or(0)
         })
-        .collect();
+        .collect()
+}
+
+/// Writes `lines` padded to `widths`, two spaces apart, the columns `left`
+/// says left-aligned, the others right-aligned.
+fn padded(
+    lines: &[Vec<String>],
+    widths: &[usize],
+    left: &dyn Fn(usize) -> bool,
+    out: &mut dyn io::Write,
+) -> io::Result<()> {
     for l in lines {
         let cells: Vec<String> = l
             .iter()
@@ -308,15 +323,7 @@ pub fn suite_table(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> i
         }
         writeln!(out)?;
     } else {
-        let mut widths: Vec<usize> = (0..header.len())
-            .map(|i| {
-                lines
-                    .iter()
-                    .map(|l| l[i].chars().count())
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect();
+        let mut widths = col_widths(&lines);
         // Fit 100 columns: the job names give way.
         let rest: usize = widths[1..].iter().sum::<usize>() + 2 * (widths.len() - 1);
         widths[0] = widths[0].min(100usize.saturating_sub(rest).max(12));
@@ -500,16 +507,7 @@ fn grouped_table(
     lines: &[Vec<String>],
     out: &mut dyn io::Write,
 ) -> io::Result<()> {
-    let cols = lines[0].len();
-    let mut widths: Vec<usize> = (0..cols)
-        .map(|i| {
-            lines
-                .iter()
-                .map(|l| l[i].chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
+    let mut widths = col_widths(lines);
     let mut spans = Vec::new();
     let mut at = 0;
     for (label, n) in groups {
@@ -526,21 +524,7 @@ fn grouped_table(
         .map(|(l, w)| format!("{l:^w$}", w = *w))
         .collect();
     writeln!(out, "{}", top.join("  ").trim_end())?;
-    for l in lines {
-        let cells: Vec<String> = l
-            .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                if i == 0 {
-                    format!("{s:<w$}", w = widths[i])
-                } else {
-                    format!("{s:>w$}", w = widths[i])
-                }
-            })
-            .collect();
-        writeln!(out, "{}", cells.join("  ").trim_end())?;
-    }
-    Ok(())
+    padded(lines, &widths, &|i| i == 0, out)
 }
 
 /// Renders CrystalDiskMark's table (seed 001's shape) as text (within
@@ -568,18 +552,8 @@ pub fn cdm_table(t: &CdmTable, markdown: bool, out: &mut dyn io::Write) -> io::R
     }
     let mut names = t.pools.clone();
     let (mut groups, mut lines) = cdm_lines(t, &names, markdown);
-    let width = |lines: &[Vec<String>]| {
-        (0..lines[0].len())
-            .map(|i| {
-                lines
-                    .iter()
-                    .map(|l| l[i].chars().count())
-                    .max()
-                    .unwrap_or(0)
-            })
-            .sum::<usize>()
-            + 2 * (lines[0].len() - 1)
-    };
+    let width =
+        |lines: &[Vec<String>]| col_widths(lines).iter().sum::<usize>() + 2 * (lines[0].len() - 1);
     if !markdown && t.pools.len() > 1 && width(&lines) > CDM_TEXT_WIDTH {
         names = (0..t.pools.len()).map(letter).collect();
         (groups, lines) = cdm_lines(t, &names, markdown);
