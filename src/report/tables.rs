@@ -570,7 +570,9 @@ pub fn cdm_table(t: &CdmTable, markdown: bool, out: &mut dyn io::Write) -> io::R
     } else {
         grouped_table(&groups, &lines, out)?;
     }
-    writeln!(out)?;
+    if t.pools.len() > 1 || t.aggregate == Aggregate::Best {
+        writeln!(out)?;
+    }
     if t.pools.len() > 1 {
         writeln!(
             out,
