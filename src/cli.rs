@@ -397,6 +397,22 @@ pub struct SuiteArgs {
     /// Every job runs on a group of agents (with --pools: the agents join the first pool).
     #[command(flatten)]
     pub group: GroupArgs,
+    #[command(flatten)]
+    pub view: SuiteViewArgs,
+}
+
+/// How suite tables are shown (`suite`, `compare` and `report` of suite files).
+#[derive(Debug, Args)]
+pub struct SuiteViewArgs {
+    /// How each figure of a suite's table is made from its runs: the median (two runs: their
+    /// mean), or the best run (highest MB/s, its p99 too; CrystalDiskMark's way). Recorded in
+    /// the suite document; on `compare`/`report` it overrides the document's [default: median]
+    #[arg(long, value_enum, value_name = "HOW")]
+    pub aggregate: Option<cephbench::suite::Aggregate>,
+    /// Suites with CrystalDiskMark's jobs: also the long table (one row per job: IOPS, MB/s,
+    /// mean, p99, spread between runs, IOPS/GiB) and the full comparison, not only its table.
+    #[arg(long)]
+    pub long: bool,
 }
 
 impl SuiteArgs {
@@ -976,10 +992,13 @@ impl OsdBenchArgs {
 /// `cephbench compare`.
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// Result files or fio JSON outputs; the first is the baseline of the Diff columns.
-    #[arg(required = true, num_args = 2.., value_name = "RESULT.json")]
+    /// Result files, suite files (a `suite --pools` file counts as its suites) or fio JSON
+    /// outputs; the first is the baseline of the Diff columns.
+    #[arg(required = true, num_args = 1.., value_name = "RESULT.json")]
     pub files: Vec<PathBuf>,
-    /// Exit 1 when a file is worse than the baseline by more than PCT % in IOPS, MiB/s or mean
+    #[command(flatten)]
+    pub view: SuiteViewArgs,
+    /// Exit 4 when a file is worse than the baseline by more than PCT % in IOPS, MiB/s or mean
     /// latency and the difference is not within the noise (for CI regression gates).
     #[arg(long, value_name = "PCT", value_parser = parse_pct)]
     pub fail_if_slower: Option<f64>,
@@ -996,8 +1015,11 @@ fn parse_pct(s: &str) -> Result<f64, String> {
 #[derive(Debug, Args)]
 pub struct ReportArgs {
     /// Result files (from --format json); html puts them all on one page with comparison bars.
+    /// Or suite files (`suite --format json`, one pool or --pools), or one sweep file.
     #[arg(required = true, num_args = 1.., value_name = "RESULT.json")]
     pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub view: SuiteViewArgs,
     /// Write the report to this file instead of stdout (only if every input is valid).
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,

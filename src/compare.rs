@@ -11,12 +11,9 @@
 //! get no verdict.
 #![forbid(unsafe_code)]
 
-use std::io;
-
 use serde::Serialize;
 
-use crate::report::{workload_label, wrap, TEXT_WIDTH};
-use crate::result::{BenchResult, JobReport, Part};
+use crate::result::{workload_label, BenchResult, JobReport, Part};
 
 /// One figure of one job across the files.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -622,192 +619,8 @@ pub fn fmt_diff(d: Option<f64>, sig: Option<bool>) -> String {
     }
 }
 
-/// Renders the comparison as a text or Markdown table.
-pub fn render(c: &Comparison, markdown: bool, out: &mut dyn io::Write) -> io::Result<()> {
-    // Prose is wrapped to the terminal width in text mode; the table is not.
-    let fit = |s: String| {
-        if markdown {
-            s
-        } else {
-            wrap(&s, TEXT_WIDTH)
-        }
-    };
-    for (i, l) in c.labels.iter().enumerate() {
-        let line = format!("{}{}: {l}", if markdown { "- " } else { "" }, letter(i));
-        writeln!(out, "{}", fit(line))?;
-    }
-    for n in &c.notes {
-        let line = format!("{}Note: {n}", if markdown { "- " } else { "" });
-        writeln!(out, "{}", fit(line))?;
-    }
-    writeln!(out)?;
-    let mut head = vec!["job".to_string(), "figure".to_string()];
-    for i in 0..c.labels.len() {
-        head.push(letter(i));
-        if i > 0 {
-            head.push(format!("Diff {}", letter(i)));
-        }
-    }
-    let mut lines = vec![head];
-    for r in &c.rows {
-        let mut line = vec![r.job.clone(), r.figure.to_string()];
-        for i in 0..r.values.len() {
-            line.push(fmt_value(r.values[i]));
-            if i > 0 {
-                line.push(fmt_diff(r.diff_pct[i], r.significant[i]));
-            }
-        }
-        lines.push(line);
-    }
-    table(&lines, &|i| i < 2, markdown, out)?;
-    writeln!(out)?;
-    let foot = format!("* = {}; ~ = within the noise.", c.method);
-    writeln!(out, "{}", fit(foot))?;
-    render_evidence(c, markdown, out)
-}
-
-/// Where the means moved (share by share) and the drives behind each
-/// source, under the comparison table.
-fn render_evidence(c: &Comparison, markdown: bool, out: &mut dyn io::Write) -> io::Result<()> {
-    let fit = |s: String| {
-        if markdown {
-            s
-        } else {
-            wrap(&s, TEXT_WIDTH)
-        }
-    };
-    let n = c.labels.len();
-    for m in &c.moved {
-        writeln!(out)?;
-        let mut head = vec![format!("{}: where the mean went, ms", m.job)];
-        for i in 0..n {
-            head.push(letter(i));
-            if i > 0 {
-                head.push(format!("moved {}", letter(i)));
-                head.push("% of diff".into());
-            }
-        }
-        let mut lines = vec![head];
-        let row = |name: String, ms: &[Option<f64>], pct: Option<&[Option<f64>]>| {
-            let mut l = vec![name];
-            for i in 0..n {
-                l.push(ms[i].map_or("-".into(), |v| format!("{v:.3}")));
-                if i > 0 {
-                    l.push(match (ms[0], ms[i]) {
-                        (Some(a), Some(b)) => format!("{:+.3}", b - a),
-                        _ => "-".into(),
-                    });
-                    l.push(pct.and_then(|p| p[i]).map_or(String::new(), fmt_pct));
-                }
-            }
-            l
-        };
-        for p in &m.parts {
-            lines.push(row(p.part.label().to_string(), &p.ms, Some(&p.pct_of_diff)));
-        }
-        lines.push(row("= mean".into(), &m.mean_ms, None));
-        table(&lines, &|i| i == 0, markdown, out)?;
-    }
-    for h in headlines(c) {
-        writeln!(out)?;
-        writeln!(out, "{}", fit(h))?;
-    }
-    if !c.osds.is_empty() {
-        writeln!(out)?;
-        writeln!(
-            out,
-            "{}",
-            fit(
-                "Drives (device flush: the flush share of each write the OSD was primary for; \
-                 kv sync: BlueStore's flush + WAL commit round; means over the runs):"
-                    .to_string()
-            )
-        )?;
-        let ms = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.3}"));
-        if markdown {
-            let mut lines = vec![vec![
-                "".to_string(),
-                "OSD".into(),
-                "device flush ms".into(),
-                "kv sync ms".into(),
-                "drive".into(),
-            ]];
-            for o in &c.osds {
-                lines.push(vec![
-                    letter(o.source),
-                    format!("osd.{}", o.osd),
-                    ms(o.device_flush_ms),
-                    ms(o.kv_sync_ms),
-                    o.drive.clone().unwrap_or_else(|| "-".into()),
-                ]);
-            }
-            table(&lines, &|i| i < 2 || i == 4, markdown, out)?;
-        } else {
-            for o in &c.osds {
-                let line = format!(
-                    "{} osd.{}: device flush {} ms, kv sync {} ms — {}",
-                    letter(o.source),
-                    o.osd,
-                    ms(o.device_flush_ms),
-                    ms(o.kv_sync_ms),
-                    o.drive.as_deref().unwrap_or("drive unknown")
-                );
-                writeln!(out, "{}", fit(line))?;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// A table whose first line is the header: Markdown, or text with padded
-/// columns, the columns `left` says left-aligned, the others right-aligned.
-fn table(
-    lines: &[Vec<String>],
-    left: &dyn Fn(usize) -> bool,
-    markdown: bool,
-    out: &mut dyn io::Write,
-) -> io::Result<()> {
-    let cols = lines[0].len();
-    if markdown {
-        for (k, l) in lines.iter().enumerate() {
-            let cells: Vec<String> = l.iter().map(|c| c.replace('|', "\\|")).collect();
-            writeln!(out, "| {} |", cells.join(" | "))?;
-            if k == 0 {
-                let seps: Vec<&str> = (0..cols)
-                    .map(|i| if left(i) { "---" } else { "---:" })
-                    .collect();
-                writeln!(out, "| {} |", seps.join(" | "))?;
-            }
-        }
-        return Ok(());
-    }
-    let widths: Vec<usize> = (0..cols)
-        .map(|i| {
-            lines
-                .iter()
-                .map(|l| l[i].chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    for l in lines {
-        let cells: Vec<String> = l
-            .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                if left(i) {
-                    format!("{s:<w$}", w = widths[i])
-                } else {
-                    format!("{s:>w$}", w = widths[i])
-                }
-            })
-            .collect();
-        writeln!(out, "{}", cells.join("  ").trim_end())?;
-    }
-    Ok(())
-}
-
-fn letter(i: usize) -> String {
+/// The letter naming source `i` (A, B, ...).
+pub fn letter(i: usize) -> String {
     char::from(b'A' + (i % 26) as u8).to_string()
 }
 
@@ -1037,7 +850,7 @@ mod tests {
               (0.50 -> 3.30 ms): B's osd.1 (class consumer) waits 3.30 ms per write for its device flush"]
         );
         let mut text = Vec::new();
-        render(&c, false, &mut text).unwrap();
+        crate::report::comparison_table(&c, false, &mut text).unwrap();
         let text = String::from_utf8(text).unwrap();
         assert!(
             text.contains("device flush") && text.contains("93%"),

@@ -136,6 +136,109 @@ pub fn load_source(path: &Path) -> Result<Source, LoadError> {
     Ok(Source::from(&check_result(path, &bytes, &v)?))
 }
 
+/// A saved file, by what it holds.
+#[derive(Debug, Clone)]
+pub enum Input {
+    /// A cephbench result.
+    Result(Box<BenchResult>),
+    /// A suite document, or the several of a `suite --pools` document.
+    Suites(Vec<crate::suite::SuiteDoc>),
+    /// A sweep document.
+    Sweep(Box<crate::sweep::SweepDoc>),
+    /// fio's JSON output, imported as a comparison source.
+    Fio(Source),
+}
+
+impl Input {
+    /// What it is, for messages.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Input::Result(_) => "a result",
+            Input::Suites(_) => "a suite",
+            Input::Sweep(_) => "a sweep",
+            Input::Fio(_) => "fio output",
+        }
+    }
+}
+
+/// A document of a layout version this cephbench does not read.
+fn unsupported(path: &Path, what: &str, reads: u32) -> LoadError {
+    err(
+        path,
+        format!(
+            "{what} schema version not supported: this cephbench ({}) reads version {reads}; \
+             render it with the cephbench that wrote it",
+            env!("CARGO_PKG_VERSION"),
+        ),
+    )
+}
+
+/// Checks a suite document: its version, every field, and every run's
+/// serialized histograms.
+fn check_suite(path: &Path, v: Value) -> Result<crate::suite::SuiteDoc, LoadError> {
+    match v.get("suite_schema_version").map(Value::as_u64) {
+        Some(Some(n)) if n == u64::from(crate::suite::SUITE_SCHEMA_VERSION) => {}
+        _ => {
+            return Err(unsupported(
+                path,
+                "suite",
+                crate::suite::SUITE_SCHEMA_VERSION,
+            ))
+        }
+    }
+    let doc: crate::suite::SuiteDoc = serde_json::from_value(v)
+        .map_err(|e| err(path, format!("not a valid suite result: {}", one_line(e))))?;
+    for r in &doc.runs {
+        for j in &r.result.jobs {
+            if let Some(h) = &j.histogram {
+                decode_histogram(h).map_err(|e| {
+                    err(
+                        path,
+                        format!(
+                            "suite job '{}' run {}: histogram: {}",
+                            r.job,
+                            r.run,
+                            one_line(e)
+                        ),
+                    )
+                })?;
+            }
+        }
+    }
+    Ok(doc)
+}
+
+/// Loads and checks any file cephbench reads: a result, a suite document
+/// (`suite --format json`, one pool or `--pools`' `{"suites": [...]}`), a
+/// sweep document, or fio's JSON output.
+pub fn load_input(path: &Path) -> Result<Input, LoadError> {
+    let (bytes, v) = read_json(path)?;
+    if crate::fio::is_fio(&v) {
+        return crate::fio::import(&v)
+            .map(Input::Fio)
+            .map_err(|e| err(path, e.to_string()));
+    }
+    if v.get("suite_schema_version").is_some() {
+        return Ok(Input::Suites(vec![check_suite(path, v)?]));
+    }
+    if let Some(suites) = v.get("suites").and_then(Value::as_array) {
+        let docs = suites
+            .iter()
+            .map(|s| check_suite(path, s.clone()))
+            .collect::<Result<Vec<_>, _>>()?;
+        if docs.is_empty() {
+            return Err(err(path, "a suite document without any suite"));
+        }
+        return Ok(Input::Suites(docs));
+    }
+    if v.get("sweep_schema_version").is_some() {
+        return load_sweep(path)?
+            .map(|d| Input::Sweep(Box::new(d)))
+            .ok_or_else(|| err(path, "not a sweep"));
+    }
+    check_result(path, &bytes, &v).map(|r| Input::Result(Box::new(r)))
+}
+
 /// Loads a sweep document (`cephbench sweep --format json`) if `path` holds
 /// one; `None` when the file is something else (checked by the caller).
 pub fn load_sweep(path: &Path) -> Result<Option<crate::sweep::SweepDoc>, LoadError> {
@@ -147,14 +250,10 @@ pub fn load_sweep(path: &Path) -> Result<Option<crate::sweep::SweepDoc>, LoadErr
                 .map(Some)
                 .map_err(|e| err(path, format!("not a valid sweep result: {}", one_line(e))))
         }
-        Some(_) => Err(err(
+        Some(_) => Err(unsupported(
             path,
-            format!(
-                "sweep schema version not supported: this cephbench ({}) reads version {}; \
-                 render it with the cephbench that wrote it",
-                env!("CARGO_PKG_VERSION"),
-                crate::sweep::SWEEP_SCHEMA_VERSION
-            ),
+            "sweep",
+            crate::sweep::SWEEP_SCHEMA_VERSION,
         )),
     }
 }

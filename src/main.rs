@@ -18,7 +18,8 @@ use tokio::sync::watch;
 
 use cephbench::bench;
 use cephbench::ceph::Rados;
-use cephbench::report::Format;
+use cephbench::input::Input;
+use cephbench::report::{Document, Format, View};
 use cli::{Cli, Command, Progress, UsageError};
 
 const EXIT_FAILURE: u8 = 1;
@@ -94,10 +95,30 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     };
     // Validate everything before touching the cluster.
     if let Command::Compare(args) = &cli.command {
-        return compare(&args.files, cli.format, args.fail_if_slower);
+        let view = View {
+            verbose: cli.verbose,
+            long: args.view.long,
+        };
+        return compare(
+            &args.files,
+            cli.format,
+            view,
+            args.view.aggregate,
+            args.fail_if_slower,
+        );
     }
     if let Command::Report(args) = &cli.command {
-        return report(&args.files, args.output.as_deref(), cli.format, cli.verbose);
+        let view = View {
+            verbose: cli.verbose,
+            long: args.view.long,
+        };
+        return report(
+            &args.files,
+            args.output.as_deref(),
+            cli.format,
+            view,
+            args.view.aggregate,
+        );
     }
     let mut conn = cli.conn.options();
     if let Command::Sweep(args) = &cli.command {
@@ -121,19 +142,17 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
     if let Command::Suite(args) = &cli.command {
         let (s, opts) = args.plan(!cli.no_telemetry, cli.counter_interval, live)?;
-        if cli.format == Format::Csv {
-            return Err(UsageError(
-                "suite prints text, markdown or json; --format csv is for single results".into(),
-            )
-            .into());
-        }
         conn.overrides.push(("rbd_cache".into(), "false".into()));
+        let view = View {
+            verbose: cli.verbose,
+            long: args.view.long,
+        };
         return run_suite(
             &conn,
             cli.conn.telemetry_options(),
             &s,
             &opts,
-            cli.format,
+            (cli.format, view, args.view.aggregate.unwrap_or_default()),
             cli.progress != Progress::Never,
         );
     }
@@ -376,7 +395,7 @@ fn run_suite(
     telemetry: Option<cephbench::ceph::ConnectOptions>,
     suite: &cephbench::suite::Suite,
     opts: &[cephbench::suite::SuiteOptions],
-    format: Format,
+    (format, view, aggregate): (Format, View, cephbench::suite::Aggregate),
     announce: bool,
 ) -> anyhow::Result<ExitCode> {
     let (rt, rados) = runtime_and_connect(conn, telemetry)?;
@@ -423,30 +442,13 @@ fn run_suite(
                 errors.add(r.result.data_errors());
             }
         }
+        let docs = docs
+            .into_iter()
+            .map(|d| d.with_aggregate(aggregate))
+            .collect();
+        let doc = Document::Suites(cephbench::suite::Suites::new(docs));
         let mut out = std::io::stdout().lock();
-        match format {
-            Format::Json if docs.len() == 1 => {
-                serde_json::to_writer_pretty(&mut out, &docs[0])?;
-                writeln!(out)?;
-            }
-            Format::Json => {
-                let c = cephbench::suite::compare_suites(&docs);
-                let v = serde_json::json!({"suites": docs, "comparison": c});
-                serde_json::to_writer_pretty(&mut out, &v)?;
-                writeln!(out)?;
-            }
-            _ => {
-                let md = format == Format::Markdown;
-                for d in &docs {
-                    cephbench::suite::render_table(d, md, &mut out)?;
-                    writeln!(out)?;
-                }
-                if docs.len() > 1 {
-                    let c = cephbench::suite::compare_suites(&docs);
-                    cephbench::compare::render(&c, md, &mut out)?;
-                }
-            }
-        }
+        cephbench::report::render(&doc, format, view, &mut out)?;
         out.flush()?;
         let failure =
             failure.map(|e| anyhow::Error::new(e).context("the suite stopped on a failed job"));
@@ -498,35 +500,92 @@ fn run_sweep(
     })
 }
 
-/// `cephbench compare`: no cluster involved. Inputs are cephbench results
-/// or fio JSON outputs; an unusable file is bad input (exit 2).
+/// Loads every file first (an unusable one is bad input, exit 2); suite
+/// files get `aggregate` (or the one they recorded).
+fn load_inputs(
+    files: &[std::path::PathBuf],
+    aggregate: Option<cephbench::suite::Aggregate>,
+) -> anyhow::Result<Vec<(String, Input)>> {
+    let mut inputs = Vec::new();
+    for f in files {
+        let input = cephbench::input::load_input(f).map_err(|e| UsageError(e.to_string()))?;
+        let input = match (input, aggregate) {
+            (Input::Suites(docs), Some(a)) => {
+                Input::Suites(docs.into_iter().map(|d| d.with_aggregate(a)).collect())
+            }
+            (input, _) => input,
+        };
+        inputs.push((f.display().to_string(), input));
+    }
+    if aggregate.is_some() && !inputs.iter().any(|(_, i)| matches!(i, Input::Suites(_))) {
+        return Err(UsageError(
+            "--aggregate applies to suite files (`suite --format json`); drop it".into(),
+        )
+        .into());
+    }
+    Ok(inputs)
+}
+
+/// The suite documents of `inputs` when every input is a suite file.
+fn all_suites(inputs: &[(String, Input)]) -> Option<Vec<cephbench::suite::SuiteDoc>> {
+    let mut docs = Vec::new();
+    for (_, i) in inputs {
+        match i {
+            Input::Suites(d) => docs.extend(d.iter().cloned()),
+            _ => return None,
+        }
+    }
+    Some(docs)
+}
+
+/// `cephbench compare`: no cluster involved. Inputs are cephbench results,
+/// suites or fio JSON outputs; an unusable file is bad input (exit 2).
+/// Suites with CrystalDiskMark's jobs print its table (`--long`: and the
+/// full comparison); `--format json` always prints the comparison.
 fn compare(
     files: &[std::path::PathBuf],
     format: Format,
+    view: View,
+    aggregate: Option<cephbench::suite::Aggregate>,
     fail_if_slower: Option<f64>,
 ) -> anyhow::Result<ExitCode> {
+    let inputs = load_inputs(files, aggregate)?;
     let mut sources = Vec::new();
-    for f in files {
-        sources.push(cephbench::input::load_source(f).map_err(|e| UsageError(e.to_string()))?);
+    for (f, i) in &inputs {
+        match i {
+            Input::Result(r) => sources.push(cephbench::compare::Source::from(&**r)),
+            Input::Fio(s) => sources.push(s.clone()),
+            Input::Suites(docs) => {
+                for d in docs {
+                    sources.push(cephbench::suite::suite_source(d).ok_or_else(|| {
+                        UsageError(format!("{f}: a suite result without any run"))
+                    })?);
+                }
+            }
+            Input::Sweep(_) => {
+                return Err(UsageError(format!(
+                    "{f}: a sweep cannot be compared; render it with `cephbench report {f}`"
+                ))
+                .into())
+            }
+        }
+    }
+    if sources.len() < 2 {
+        return Err(UsageError(
+            "compare needs at least two results (or one `suite --pools` file); add a file".into(),
+        )
+        .into());
     }
     let c = cephbench::compare::compare_sources(&sources);
+    let suites = all_suites(&inputs)
+        .map(cephbench::suite::Suites::new)
+        .filter(|s| s.cdm.is_some() && format != Format::Json);
+    let doc = match suites {
+        Some(s) => Document::Suites(s),
+        None => Document::Comparison(c.clone()),
+    };
     let mut out = std::io::stdout().lock();
-    match format {
-        Format::Json => {
-            serde_json::to_writer_pretty(&mut out, &c)?;
-            writeln!(out)?;
-        }
-        Format::Markdown => cephbench::compare::render(&c, true, &mut out)?,
-        Format::Text => cephbench::compare::render(&c, false, &mut out)?,
-        Format::Csv | Format::Html => {
-            return Err(UsageError(
-                "compare prints text, markdown or json; for csv or html use \
-                 `cephbench report A.json B.json --format csv|html`"
-                    .into(),
-            )
-            .into())
-        }
-    }
+    cephbench::report::render(&doc, format, view, &mut out)?;
     out.flush()?;
     if let Some(pct) = fail_if_slower {
         let r = cephbench::compare::regressions(&c, pct);
@@ -540,58 +599,54 @@ fn compare(
     Ok(ExitCode::SUCCESS)
 }
 
-/// `cephbench report`: re-renders saved results, no cluster involved. Every
-/// file is loaded and checked first; on any error nothing is written.
+/// `cephbench report`: re-renders saved results, suites or a sweep, no
+/// cluster involved. Every file is loaded and checked first; on any error
+/// nothing is written.
 fn report(
     files: &[std::path::PathBuf],
     output: Option<&std::path::Path>,
     format: Format,
-    verbose: bool,
+    view: View,
+    aggregate: Option<cephbench::suite::Aggregate>,
 ) -> anyhow::Result<ExitCode> {
-    if let [f] = files {
-        let sweep = cephbench::input::load_sweep(f).map_err(|e| UsageError(e.to_string()))?;
-        if let Some(doc) = sweep {
-            if format == Format::Csv {
-                return Err(UsageError(
-                    "a sweep renders as text, markdown, json or html; drop --format csv".into(),
-                )
-                .into());
-            }
-            let mut buf = Vec::new();
-            cephbench::sweep::render(&doc, format, &mut buf)?;
-            return write_report(&buf, output);
-        }
-    }
-    let mut results = Vec::new();
-    for f in files {
-        let r = cephbench::input::load_result(f).map_err(|e| UsageError(e.to_string()))?;
-        results.push((f.display().to_string(), r));
-    }
+    let inputs = load_inputs(files, aggregate)?;
     let mut buf = Vec::new();
-    match format {
-        Format::Html => cephbench::report::html::render_page(&results, &mut buf)?,
-        Format::Json if results.len() > 1 => {
-            let all: Vec<_> = results.iter().map(|(_, r)| r).collect();
-            serde_json::to_writer_pretty(&mut buf, &all)?;
-            writeln!(buf)?;
+    if let [(_, Input::Sweep(doc))] = &inputs[..] {
+        if format == Format::Csv {
+            return Err(UsageError(
+                "a sweep renders as text, markdown, json or html; drop --format csv".into(),
+            )
+            .into());
         }
-        _ => {
-            for (i, (_, r)) in results.iter().enumerate() {
-                let mut one = Vec::new();
-                format.reporter_for(verbose).render(r, &mut one)?;
-                if i > 0 {
-                    if format == Format::Csv {
-                        // One header for all files.
-                        let cut = one.iter().position(|b| *b == b'\n').map_or(0, |p| p + 1);
-                        one.drain(..cut);
-                    } else {
-                        buf.push(b'\n');
-                    }
+        cephbench::sweep::render(doc, format, &mut buf)?;
+        return write_report(&buf, output);
+    }
+    let doc = if let Some(docs) = all_suites(&inputs) {
+        Document::Suites(cephbench::suite::Suites::new(docs))
+    } else {
+        let mut results = Vec::new();
+        for (f, i) in inputs {
+            match i {
+                Input::Result(r) => results.push((f, *r)),
+                Input::Fio(_) => {
+                    return Err(UsageError(format!(
+                        "{f}: this is fio output: `cephbench compare` imports it; `report` renders \
+                         cephbench results"
+                    ))
+                    .into())
                 }
-                buf.extend_from_slice(&one);
+                other => {
+                    return Err(UsageError(format!(
+                    "{f}: {} cannot be rendered with results on one report; render it on its own",
+                    other.kind()
+                ))
+                    .into())
+                }
             }
         }
-    }
+        Document::Results(results)
+    };
+    cephbench::report::render(&doc, format, view, &mut buf)?;
     write_report(&buf, output)
 }
 
@@ -614,7 +669,10 @@ fn write_report(buf: &[u8], output: Option<&std::path::Path>) -> anyhow::Result<
 fn finish(outcome: bench::Outcome, format: Format, verbose: bool) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     format
-        .reporter_for(verbose)
+        .reporter_for(View {
+            verbose,
+            long: false,
+        })
         .render(&outcome.result, &mut out)?;
     if let Some(n) = outcome.cleaned {
         if format == Format::Text {
@@ -645,7 +703,10 @@ fn finish_group(
 ) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     format
-        .reporter_for(verbose)
+        .reporter_for(View {
+            verbose,
+            long: false,
+        })
         .render(&outcome.result, &mut out)?;
     out.flush()?;
     let mut bad: Vec<String> = Vec::new();

@@ -788,6 +788,36 @@ impl RateReport {
     }
 }
 
+/// A short name of the workload (`rados write 4 KiB QD16`, `rbd randread
+/// 4 KiB QD32x1`) and the pool (`pool` or `pool/image`).
+pub fn workload_label(r: &BenchResult) -> (String, String) {
+    use crate::units::fmt_bytes;
+    match &r.workload {
+        Workload::Rados(w) => (
+            format!(
+                "rados {} {} QD{}",
+                w.mode,
+                fmt_bytes(w.block_size),
+                w.concurrent_ios
+            ),
+            w.pool.clone(),
+        ),
+        Workload::Rbd(w) => (
+            format!(
+                "rbd {} {} QD{}x{}{}",
+                w.rw,
+                fmt_bytes(w.bs),
+                w.iodepth,
+                w.numjobs,
+                w.fsync_every
+                    .map(|n| format!(" fsync={n}"))
+                    .unwrap_or_default()
+            ),
+            format!("{}/{}", w.pool, w.image),
+        ),
+    }
+}
+
 /// A result for unit tests: `rados write` on pool `pool` (4 KiB, QD16, 5 s)
 /// holding `jobs`, with nothing probed.
 #[cfg(test)]

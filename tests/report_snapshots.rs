@@ -331,7 +331,7 @@ fn text_report() {
 fn text_report_default_is_short() {
     let mut buf = Vec::new();
     Format::Text
-        .reporter_for(false)
+        .reporter_for(cephbench::report::View::default())
         .render(&fixture(), &mut buf)
         .unwrap();
     let text = String::from_utf8(buf).unwrap();
@@ -581,7 +581,7 @@ fn text_fits_100_columns() {
 
     let c = cephbench::compare::compare(&[fixture(), fixture()]);
     let mut buf = Vec::new();
-    cephbench::compare::render(&c, false, &mut buf).unwrap();
+    cephbench::report::comparison_table(&c, false, &mut buf).unwrap();
     assert_fits(&String::from_utf8(buf).unwrap());
 }
 

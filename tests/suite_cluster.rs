@@ -42,7 +42,7 @@ fn assert_full(doc: &SuiteDoc, rows: usize, runs: u32, once: &[&str]) {
         assert!(r.iops_per_gib.is_some_and(|x| x > 0.0), "{r:?}");
     }
     let mut text = Vec::new();
-    suite::render_table(doc, false, &mut text).unwrap();
+    cephbench::report::suite_table(doc, false, &mut text).unwrap();
     let text = String::from_utf8(text).unwrap();
     for l in text.lines() {
         assert!(l.chars().count() <= 100, "{l}");
@@ -282,6 +282,93 @@ fn suite_cdm_end_to_end() {
         assert!(labels.contains(&want), "{labels:?}");
     }
     no_images_left(pool);
+    cdm_table_matches_the_document(&doc);
+}
+
+/// A cell of CrystalDiskMark's text table as a number (`1,296` -> 1296).
+fn number(cell: &str) -> f64 {
+    cell.replace(',', "")
+        .parse()
+        .unwrap_or_else(|_| panic!("not a number: {cell}"))
+}
+
+/// Whether a printed figure is `want` to the digits it shows.
+fn shows(cell: &str, want: f64) -> bool {
+    let decimals = cell.split('.').nth(1).map_or(0, str::len) as i32;
+    (number(cell) - want).abs() <= 0.5 * 10f64.powi(-decimals) + 1e-9
+}
+
+/// `report` of the saved document prints CrystalDiskMark's table whose
+/// cells are the document's figures: MB/s = bytes/s / 10^6 of that job's
+/// runs (their mean for two runs, or the best run's with `--aggregate
+/// best`), and its p99; `compare` of the file with itself: +0% within the
+/// noise in every Diff.
+fn cdm_table_matches_the_document(doc: &SuiteDoc) {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("cdm.json");
+    std::fs::write(&f, serde_json::to_vec(doc).unwrap()).unwrap();
+    for best in [false, true] {
+        let mut cmd = common::cephbench();
+        cmd.arg("report").arg(&f);
+        if best {
+            cmd.args(["--aggregate", "best"]);
+        }
+        let text = common::ok(cmd.output().unwrap(), "report of the cdm suite");
+        let how = if best {
+            "best of 2 runs"
+        } else {
+            "median of 2 runs"
+        };
+        assert!(text.contains(how), "{text}");
+        assert!(text.contains("MB/s = 10^6 bytes/s"), "{text}");
+        for profile in suite::CDM_PROFILES {
+            let row = text
+                .lines()
+                .find(|l| l.starts_with(&format!("{profile}  ")))
+                .unwrap_or_else(|| panic!("no row {profile}: {text}"));
+            let cells: Vec<&str> = row[profile.len()..].split_whitespace().collect();
+            assert_eq!(cells.len(), 4, "{row}");
+            for (k, op) in ["read", "write"].into_iter().enumerate() {
+                let runs: Vec<&cephbench::result::JobReport> = doc
+                    .runs
+                    .iter()
+                    .filter(|e| e.job == format!("{profile} {op}"))
+                    .map(|e| &e.result.jobs[0])
+                    .collect();
+                assert_eq!(runs.len(), 2);
+                let mbs: Vec<f64> = runs.iter().map(|j| j.bytes_per_sec / 1e6).collect();
+                let p99: Vec<f64> = runs.iter().map(|j| j.latency_ns.p99 as f64 / 1e6).collect();
+                let (want_mbs, want_p99) = if best {
+                    let i = if mbs[0] >= mbs[1] { 0 } else { 1 };
+                    (mbs[i], p99[i])
+                } else {
+                    ((mbs[0] + mbs[1]) / 2.0, (p99[0] + p99[1]) / 2.0)
+                };
+                assert!(shows(cells[2 * k], want_mbs), "{op} MB/s {want_mbs}: {row}");
+                assert!(
+                    shows(cells[2 * k + 1], want_p99),
+                    "{op} p99 {want_p99}: {row}"
+                );
+            }
+        }
+    }
+    let text = common::ok(
+        common::cephbench()
+            .arg("compare")
+            .arg(&f)
+            .arg(&f)
+            .output()
+            .unwrap(),
+        "compare of the cdm suite with itself",
+    );
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| suite::CDM_PROFILES.iter().any(|p| l.starts_with(p)))
+        .collect();
+    assert_eq!(rows.len(), 4, "{text}");
+    for r in rows {
+        assert_eq!(r.matches("+0% ~").count(), 2, "{r}");
+    }
 }
 
 #[test]

@@ -197,7 +197,7 @@ fn fixture() -> SuiteDoc {
     .iter()
     .map(|s| s.to_string())
     .collect();
-    let summary = suite::summarize(&order, &runs, Some(12 << 30));
+    let summary = suite::summarize(&order, &runs, Some(12 << 30), Default::default());
     SuiteDoc {
         suite_schema_version: suite::SUITE_SCHEMA_VERSION,
         suite: "lab".into(),
@@ -210,6 +210,7 @@ fn fixture() -> SuiteDoc {
             image_size: 8 << 30,
             test_area: 2 << 30,
             telemetry: true,
+            aggregate: Default::default(),
         },
         pool_settings: Some(pool()),
         started_unix: 1_700_000_000,
@@ -245,7 +246,7 @@ fn summary_figures_match_hand_computation() {
 fn table_snapshots_fit_100_columns() {
     let d = fixture();
     let mut text = Vec::new();
-    suite::render_table(&d, false, &mut text).unwrap();
+    cephbench::report::suite_table(&d, false, &mut text).unwrap();
     let text = String::from_utf8(text).unwrap();
     for l in text.lines() {
         assert!(l.chars().count() <= 100, "wider than 100: {l}");
@@ -253,7 +254,7 @@ fn table_snapshots_fit_100_columns() {
     assert!(text.contains("10,357 ±17%!"), "{text}");
     insta::assert_snapshot!("suite_table_text", text);
     let mut md = Vec::new();
-    suite::render_table(&d, true, &mut md).unwrap();
+    cephbench::report::suite_table(&d, true, &mut md).unwrap();
     insta::assert_snapshot!("suite_table_markdown", String::from_utf8(md).unwrap());
 }
 
@@ -262,7 +263,7 @@ fn long_job_names_are_cut_to_fit() {
     let mut d = fixture();
     d.summary.rows[0].label = "x".repeat(150);
     let mut text = Vec::new();
-    suite::render_table(&d, false, &mut text).unwrap();
+    cephbench::report::suite_table(&d, false, &mut text).unwrap();
     for l in String::from_utf8(text).unwrap().lines() {
         assert!(l.chars().count() <= 100, "wider than 100: {l}");
     }
@@ -485,4 +486,344 @@ fn check(text: &str) {
             );
         }
     }
+}
+
+/// Seed 001's four profiles on one pool, three runs each: MB/s per profile
+/// (read, write) and p99 ms (read, write), each run scaled by 0.97, 1.0 and
+/// 1.03 (so the median is the figure and the best run 1.03 x it).
+fn cdm_doc(pool: &str, figures: [(f64, f64, f64, f64); 4]) -> SuiteDoc {
+    let k = 4096u64;
+    let m = 1u64 << 20;
+    let profiles = [
+        ("SEQ1M Q8T1", m, 8, "read", "write"),
+        ("SEQ1M Q1T1", m, 1, "read", "write"),
+        ("RND4K Q32T1", k, 32, "randread", "randwrite"),
+        ("RND4K Q1T1", k, 1, "randread", "randwrite"),
+    ];
+    let mut runs = Vec::new();
+    let mut order = Vec::new();
+    for (run, f) in [(1u32, 0.97), (2, 1.0), (3, 1.03)] {
+        for dir in 0..2 {
+            for ((name, bs, qd, rrw, wrw), (rmb, rp99, wmb, wp99)) in profiles.iter().zip(figures) {
+                let (op, rw, mbs, p99) = if dir == 0 {
+                    ("read", *rrw, rmb, rp99)
+                } else {
+                    ("write", *wrw, wmb, wp99)
+                };
+                let job_name = format!("{name} {op}");
+                if run == 1 {
+                    order.push(job_name.clone());
+                }
+                let iops = mbs * f * 1e6 / *bs as f64;
+                let mut res = result(
+                    vec![job(
+                        &format!("{rw}/{op}"),
+                        op,
+                        iops,
+                        *bs,
+                        p99 / 3.0,
+                        p99 / f,
+                    )],
+                    rw,
+                    *bs,
+                    *qd,
+                    None,
+                );
+                if let Workload::Rbd(w) = &mut res.workload {
+                    w.pool = pool.into();
+                }
+                runs.push(RunEntry {
+                    job: job_name,
+                    run,
+                    result: res,
+                });
+            }
+        }
+    }
+    let summary = suite::summarize(&order, &runs, Some(12 << 30), Default::default());
+    SuiteDoc {
+        suite: "cdm".into(),
+        pool: pool.into(),
+        settings: SuiteSettings {
+            runs: 3,
+            runtime_s: 5.0,
+            ramp_s: 1.0,
+            image_size: 1 << 30,
+            test_area: 1 << 30,
+            ..fixture().settings
+        },
+        runs,
+        summary,
+        ..fixture()
+    }
+}
+
+/// The seed's Ceph (consumer SSDs) and Gluster columns.
+fn seed_pools() -> Vec<SuiteDoc> {
+    vec![
+        cdm_doc(
+            "consumer",
+            [
+                (1296.0, 9.1, 150.0, 61.0),
+                (409.0, 3.2, 65.0, 17.5),
+                (237.0, 0.95, 10.0, 21.0),
+                (20.0, 0.31, 1.0, 4.6),
+            ],
+        ),
+        cdm_doc(
+            "plp",
+            [
+                (893.0, 12.4, 859.0, 10.2),
+                (353.0, 3.6, 537.0, 2.4),
+                (149.0, 1.4, 75.0, 2.8),
+                (10.0, 0.62, 66.0, 0.09),
+            ],
+        ),
+    ]
+}
+
+fn render(docs: Vec<SuiteDoc>, format: cephbench::report::Format, long: bool) -> String {
+    let doc = cephbench::report::Document::Suites(suite::Suites::new(docs));
+    let view = cephbench::report::View {
+        verbose: false,
+        long,
+    };
+    let mut buf = Vec::new();
+    cephbench::report::render(&doc, format, view, &mut buf).unwrap();
+    String::from_utf8(buf).unwrap()
+}
+
+#[test]
+fn cdm_table_one_pool() {
+    use cephbench::report::Format;
+    let docs = seed_pools();
+    assert!(suite::is_cdm(&docs[0]));
+    let text = render(vec![docs[0].clone()], Format::Text, false);
+    for l in text.lines() {
+        assert!(l.chars().count() <= 100, "wider than 100: {l}");
+    }
+    // The seed's figures, in MB/s as CrystalDiskMark counts them.
+    let row = text.lines().find(|l| l.starts_with("SEQ1M Q8T1")).unwrap();
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(cells[2..], ["1,296", "9.100", "150", "61.00"], "{row}");
+    assert!(text.contains("median of 3 runs"), "{text}");
+    assert!(
+        !text.contains("IOPS/GiB"),
+        "the long table only with --long"
+    );
+    insta::assert_snapshot!("cdm_table_one_pool_text", text);
+    let md = render(vec![docs[0].clone()], Format::Markdown, false);
+    insta::assert_snapshot!("cdm_table_one_pool_markdown", md);
+    // --long: the table per job too.
+    let long = render(vec![docs[0].clone()], Format::Text, true);
+    assert!(long.contains("IOPS/GiB") && long.contains("SEQ1M Q8T1 read"));
+}
+
+#[test]
+fn cdm_table_two_pools_is_the_seeds() {
+    use cephbench::report::Format;
+    let text = render(seed_pools(), Format::Text, false);
+    for l in text.lines() {
+        assert!(
+            l.chars().count() <= cephbench::report::CDM_TEXT_WIDTH,
+            "wider than 120: {l}"
+        );
+    }
+    // Seed 001: | SEQ1M Q8T1 | 1296 | 893 | -31% | 150 | 859 | +473% |, and the
+    // per-run spread (+-3%) is far below these differences: real (*).
+    let row = text.lines().find(|l| l.starts_with("SEQ1M Q8T1")).unwrap();
+    let cells: Vec<&str> = row
+        .split("  ")
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    assert_eq!(
+        cells[..7],
+        [
+            "SEQ1M Q8T1",
+            "1,296",
+            "893",
+            "-31% *",
+            "150",
+            "859",
+            "+473% *"
+        ],
+        "{row}"
+    );
+    let row = text.lines().find(|l| l.starts_with("RND4K Q1T1")).unwrap();
+    assert!(row.contains("-50% *") && row.contains("+6500% *"), "{row}");
+    insta::assert_snapshot!("cdm_table_two_pools_text", text);
+    let md = render(seed_pools(), Format::Markdown, false);
+    assert!(
+        md.contains("| Test | consumer Read (MB/s) | plp Read (MB/s) | Diff | consumer Write (MB/s) | plp Write (MB/s) | Diff |"),
+        "{md}"
+    );
+    insta::assert_snapshot!("cdm_table_two_pools_markdown", md);
+    // Long pool names: letters and a legend, still within 120 columns.
+    let mut docs = seed_pools();
+    docs[0].pool = "consumer-ssd-replicated-3".into();
+    docs[1].pool = "enterprise-plp-replicated-3".into();
+    let text = render(docs, Format::Text, false);
+    assert!(text.contains("A = pool consumer-ssd-replicated-3, B = pool enterprise-plp"));
+    for l in text.lines() {
+        assert!(l.chars().count() <= 120, "wider than 120: {l}");
+    }
+    // One run a side: no verdict, and the table says why.
+    let one: Vec<SuiteDoc> = seed_pools()
+        .into_iter()
+        .map(|mut d| {
+            d.runs.retain(|r| r.run == 2);
+            d.summary = suite::summarize(&d.job_order(), &d.runs, None, Default::default());
+            d
+        })
+        .collect();
+    let text = render(one, Format::Text, false);
+    let row = text.lines().find(|l| l.starts_with("SEQ1M Q8T1")).unwrap();
+    assert!(
+        row.contains("-31% ") && !row.contains('*') && !row.contains('~'),
+        "{row}"
+    );
+    assert!(text.contains("One run a side"), "{text}");
+}
+
+#[test]
+fn aggregate_best_takes_the_best_run_and_says_so() {
+    use cephbench::report::Format;
+    let docs: Vec<SuiteDoc> = seed_pools()
+        .into_iter()
+        .map(|d| d.with_aggregate(suite::Aggregate::Best))
+        .collect();
+    // The best run is run 3 (x 1.03), its p99 that run's (p99 / 1.03).
+    let r = &docs[0].summary.rows[0];
+    assert!((r.mb_s.value - 1296.0 * 1.03).abs() < 1e-6, "{r:?}");
+    assert!((r.p99_ms.value - 9.1 / 1.03).abs() < 1e-5, "{r:?}");
+    let text = render(docs.clone(), Format::Text, false);
+    assert!(text.contains("best of 3 runs per cell"), "{text}");
+    assert!(text.contains("the p99 is that run's"), "{text}");
+    let row = text.lines().find(|l| l.starts_with("SEQ1M Q8T1")).unwrap();
+    assert!(row.contains("1,335"), "1296 x 1.03: {row}");
+    insta::assert_snapshot!("cdm_table_best_text", text);
+    // Recorded in the document, which still validates, and read back.
+    let v = serde_json::to_value(&docs[0]).unwrap();
+    assert_eq!(v["settings"]["aggregate"], "best");
+    common::validate_suite(&v);
+    let back: SuiteDoc = serde_json::from_value(v).unwrap();
+    assert_eq!(back.settings.aggregate, suite::Aggregate::Best);
+    // Documents written before --aggregate read as median.
+    let mut old = serde_json::to_value(fixture()).unwrap();
+    old["settings"].as_object_mut().unwrap().remove("aggregate");
+    let back: SuiteDoc = serde_json::from_value(old).unwrap();
+    assert_eq!(back.settings.aggregate, suite::Aggregate::Median);
+}
+
+#[test]
+fn suites_as_csv_and_html() {
+    use cephbench::report::Format;
+    let csv = render(seed_pools(), Format::Csv, false);
+    let mut lines = csv.lines();
+    assert_eq!(lines.next().unwrap(), cephbench::report::SUITE_CSV_HEADER);
+    assert_eq!(csv.lines().count(), 1 + 2 * 8, "{csv}");
+    insta::assert_snapshot!("suite_csv_two_pools", csv);
+    let html = render(seed_pools(), Format::Html, false);
+    assert!(html.starts_with("<!DOCTYPE html>") && html.ends_with("</html>\n"));
+    assert!(html.contains("<h2>CrystalDiskMark's table</h2>"), "{html}");
+    assert!(html.contains("<td class=\"n\">+473% *</td>"));
+    assert!(html.contains("<h2>Suite cdm on pool plp</h2>"));
+    assert!(html.contains("<h2>Comparison</h2>"));
+    // CrystalDiskMark's four bar charts, IOPS / MB/s / p99 per job, the
+    // comparison's two.
+    assert_eq!(html.matches("<svg ").count(), 4 + 3 + 2, "{html}");
+    // A page for one suite that is not CrystalDiskMark's: its table and bars.
+    let html = render(vec![fixture()], Format::Html, false);
+    assert!(!html.contains("CrystalDiskMark"));
+    assert!(html.contains("4k randwrite QD1 fsync flush"));
+    assert_eq!(html.matches("<svg ").count(), 3);
+    if let Some(dir) = std::env::var_os("CEPHBENCH_HTML_OUT") {
+        let p = std::path::Path::new(&dir);
+        std::fs::write(
+            p.join("suite-cdm.html"),
+            render(seed_pools(), Format::Html, false),
+        )
+        .unwrap();
+        std::fs::write(p.join("suite-lab.html"), html).unwrap();
+    }
+}
+
+#[test]
+fn report_and_compare_render_saved_suites() {
+    let dir = tempfile::tempdir().unwrap();
+    let pools = dir.path().join("pools.json");
+    let docs = seed_pools();
+    let c = suite::compare_suites(&docs);
+    std::fs::write(
+        &pools,
+        serde_json::to_vec(&serde_json::json!({"suites": docs, "comparison": c})).unwrap(),
+    )
+    .unwrap();
+    let a = dir.path().join("a.json");
+    let b = dir.path().join("b.json");
+    std::fs::write(&a, serde_json::to_vec(&docs[0]).unwrap()).unwrap();
+    std::fs::write(&b, serde_json::to_vec(&docs[1]).unwrap()).unwrap();
+    let run = |args: &[&std::ffi::OsStr]| {
+        let out = assert_cmd::Command::cargo_bin("cephbench")
+            .unwrap()
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let os = |s: &'static str| std::ffi::OsStr::new(s);
+    // report of the --pools document = compare of the two suite files = the seed's table.
+    let report = run(&[os("report"), pools.as_os_str()]);
+    let compare = run(&[os("compare"), a.as_os_str(), b.as_os_str()]);
+    assert_eq!(report, compare);
+    assert!(report.contains("-31% *"), "{report}");
+    // compare of the one --pools file is the same comparison.
+    assert_eq!(run(&[os("compare"), pools.as_os_str()]), compare);
+    // --long adds each pool's table and the full comparison.
+    let long = run(&[os("compare"), os("--long"), a.as_os_str(), b.as_os_str()]);
+    assert!(
+        long.contains("IOPS/GiB") && long.contains("Diff B"),
+        "{long}"
+    );
+    // --aggregate re-renders a saved document.
+    let best = run(&[
+        os("report"),
+        os("--aggregate"),
+        os("best"),
+        pools.as_os_str(),
+    ]);
+    assert!(best.contains("best of 3 runs"), "{best}");
+    // Every format.
+    let csv = run(&[os("--format"), os("csv"), os("report"), pools.as_os_str()]);
+    assert!(csv.starts_with("suite,pool,job,"), "{csv}");
+    let html = run(&[os("--format"), os("html"), os("report"), a.as_os_str()]);
+    assert!(html.contains("<svg "), "{html}");
+    let json = run(&[os("--format"), os("json"), os("report"), a.as_os_str()]);
+    let back: SuiteDoc = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, docs[0]);
+    // compare --format json stays the comparison.
+    let json = run(&[
+        os("--format"),
+        os("json"),
+        os("compare"),
+        a.as_os_str(),
+        b.as_os_str(),
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert!(v["rows"].is_array(), "{v}");
+    // --aggregate on results alone, suites mixed with results: bad input.
+    let out = assert_cmd::Command::cargo_bin("cephbench")
+        .unwrap()
+        .args(["compare", "--aggregate", "best"])
+        .arg(dir.path().join("nosuch.json"))
+        .arg(&a)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
 }

@@ -5,7 +5,9 @@
 use std::io;
 
 use super::{share_ns, workload_label, Reporter, SHARE_COLUMNS};
+use crate::compare::{letter, Comparison};
 use crate::result::BenchResult;
+use crate::suite::Suites;
 
 /// The CSV reporter.
 pub struct Csv;
@@ -29,49 +31,133 @@ fn field(s: &str) -> String {
     }
 }
 
+/// The columns of a comparison: one line per job, figure and source
+/// (`source` is its letter, A the baseline; `diff_pct` against A, empty for
+/// A; `significant`: `true` real, `false` within the noise, empty without a
+/// verdict).
+pub const COMPARISON_HEADER: &str = "job,figure,source,label,value,diff_pct,significant";
+
+/// The columns of a suite: one line per pool and job (op kind), each
+/// figure the median over runs (or the best run's, `aggregate`) with its
+/// spread between runs in percent; MB/s = 10^6 bytes/s, latencies in ms.
+pub const SUITE_HEADER: &str = "suite,pool,job,op,label,runs,aggregate,iops,iops_spread_pct,\
+mb_per_s,mb_per_s_spread_pct,mean_ms,mean_ms_spread_pct,p99_ms,p99_ms_spread_pct,iops_per_gib,flagged";
+
 impl Reporter for Csv {
     fn render(&self, r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
         writeln!(out, "{HEADER}")?;
-        let (workload, pool) = workload_label(r);
-        let ms = |ns: f64| format!("{:.3}", ns / 1e6);
-        for j in &r.jobs {
-            let l = &j.latency_ns;
-            // Empty cells where a part was not measured.
-            let shares: Vec<String> = SHARE_COLUMNS
-                .iter()
-                .map(|p| {
-                    j.attribution
-                        .as_ref()
-                        .and_then(|a| share_ns(a, *p))
-                        .map(ms)
-                        .unwrap_or_default()
-                })
-                .collect();
-            let shares = shares.join(",");
-            writeln!(
-                out,
-                "{},{},{},{},{},{},{:.3},{:.1},{:.3},{},{},{},{},{},{},{},{},{},{}",
-                field(&workload),
-                field(&pool),
-                field(&j.name),
-                j.op,
-                j.ops,
-                j.errors,
-                j.elapsed_s,
-                j.iops,
-                j.bytes_per_sec / f64::from(1u32 << 20),
-                ms(l.min as f64),
-                ms(l.mean),
-                ms(l.stddev),
-                ms(l.p50 as f64),
-                ms(l.p90 as f64),
-                ms(l.p99 as f64),
-                ms(l.p99_9 as f64),
-                ms(l.max as f64),
-                j.stop_reason,
-                shares
-            )?;
+        rows(r, out)
+    }
+
+    /// One header for every file.
+    fn render_results(
+        &self,
+        results: &[(String, BenchResult)],
+        out: &mut dyn io::Write,
+    ) -> io::Result<()> {
+        writeln!(out, "{HEADER}")?;
+        for (_, r) in results {
+            rows(r, out)?;
         }
         Ok(())
     }
+
+    fn render_comparison(&self, c: &Comparison, out: &mut dyn io::Write) -> io::Result<()> {
+        writeln!(out, "{COMPARISON_HEADER}")?;
+        for r in &c.rows {
+            for (i, v) in r.values.iter().enumerate() {
+                writeln!(
+                    out,
+                    "{},{},{},{},{},{},{}",
+                    field(&r.job),
+                    field(r.figure),
+                    letter(i),
+                    field(&c.labels[i]),
+                    v.map_or(String::new(), |v| format!("{v:.3}")),
+                    r.diff_pct[i]
+                        .filter(|_| i > 0)
+                        .map_or(String::new(), |d| format!("{d:.1}")),
+                    r.significant[i]
+                        .filter(|_| i > 0)
+                        .map_or(String::new(), |b| b.to_string())
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    fn render_suites(&self, s: &Suites, out: &mut dyn io::Write) -> io::Result<()> {
+        writeln!(out, "{SUITE_HEADER}")?;
+        for d in &s.docs {
+            for r in &d.summary.rows {
+                writeln!(
+                    out,
+                    "{},{},{},{},{},{},{},{:.1},{:.1},{:.3},{:.1},{:.3},{:.1},{:.3},{:.1},{},{}",
+                    field(&d.suite),
+                    field(&d.pool),
+                    field(&r.job),
+                    field(&r.op),
+                    field(&r.label),
+                    r.runs,
+                    d.settings.aggregate.as_str(),
+                    r.iops.value,
+                    r.iops.spread_pct,
+                    r.mb_s.value,
+                    r.mb_s.spread_pct,
+                    r.mean_ms.value,
+                    r.mean_ms.spread_pct,
+                    r.p99_ms.value,
+                    r.p99_ms.spread_pct,
+                    r.iops_per_gib.map_or(String::new(), |x| format!("{x:.1}")),
+                    r.flagged
+                )?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One line per job of `r`.
+fn rows(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
+    let (workload, pool) = workload_label(r);
+    let ms = |ns: f64| format!("{:.3}", ns / 1e6);
+    for j in &r.jobs {
+        let l = &j.latency_ns;
+        // Empty cells where a part was not measured.
+        let shares: Vec<String> = SHARE_COLUMNS
+            .iter()
+            .map(|p| {
+                j.attribution
+                    .as_ref()
+                    .and_then(|a| share_ns(a, *p))
+                    .map(ms)
+                    .unwrap_or_default()
+            })
+            .collect();
+        let shares = shares.join(",");
+        writeln!(
+            out,
+            "{},{},{},{},{},{},{:.3},{:.1},{:.3},{},{},{},{},{},{},{},{},{},{}",
+            field(&workload),
+            field(&pool),
+            field(&j.name),
+            j.op,
+            j.ops,
+            j.errors,
+            j.elapsed_s,
+            j.iops,
+            j.bytes_per_sec / f64::from(1u32 << 20),
+            ms(l.min as f64),
+            ms(l.mean),
+            ms(l.stddev),
+            ms(l.p50 as f64),
+            ms(l.p90 as f64),
+            ms(l.p99 as f64),
+            ms(l.p99_9 as f64),
+            ms(l.max as f64),
+            j.stop_reason,
+            shares
+        )?;
+    }
+    Ok(())
 }

@@ -12,6 +12,7 @@ use super::{workload_label, Reporter};
 use crate::compare;
 use crate::result::{BenchResult, JobReport, Part};
 use crate::stats::decode_histogram;
+use crate::suite::Suites;
 
 /// The HTML reporter (one result per page; see [`render_page`] for several).
 pub struct Html;
@@ -20,6 +21,47 @@ impl Reporter for Html {
     fn render(&self, result: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
         render_page(&[(String::new(), result.clone())], out)
     }
+
+    /// One page: the comparison, then each result.
+    fn render_results(
+        &self,
+        results: &[(String, BenchResult)],
+        out: &mut dyn io::Write,
+    ) -> io::Result<()> {
+        render_page(results, out)
+    }
+
+    /// One page: the comparison table, its bars and where the mean went.
+    fn render_comparison(
+        &self,
+        c: &compare::Comparison,
+        out: &mut dyn io::Write,
+    ) -> io::Result<()> {
+        let mut h = open_page(&format!(
+            "cephbench: comparison of {} results",
+            c.labels.len()
+        ));
+        comparison_section(&mut h, c, &[]);
+        h.push_str("</body></html>\n");
+        out.write_all(h.as_bytes())
+    }
+
+    fn render_suites(&self, s: &Suites, out: &mut dyn io::Write) -> io::Result<()> {
+        super::suite_html::render_suites_page(s, out)
+    }
+}
+
+/// The page's head and title.
+pub(super) fn open_page(title: &str) -> String {
+    let mut h = String::new();
+    h.push_str("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
+    h.push_str("<meta name=\"viewport\" content=\"width=device-width\">");
+    h.push_str(&format!(
+        "<title>{}</title><style>{CSS}</style></head><body>\n<h1>{}</h1>\n",
+        esc(title),
+        esc(title)
+    ));
+    h
 }
 
 /// The page's style sheet (also used by the sweep page).
@@ -28,7 +70,7 @@ pub const CSS: &str =
 h1{font-size:1.5em}h2{font-size:1.25em;border-bottom:1px solid #ccc;margin-top:2em}\
 h3{font-size:1.05em;margin-bottom:.3em}\
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ddd;padding:2px 8px}\
-td.n{text-align:right;font-variant-numeric:tabular-nums}\
+td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\
 .plots{display:flex;flex-wrap:wrap;gap:12px}.note{color:#555;font-size:.9em}\
 .warn{color:#a40000;font-weight:bold}\
 svg{background:#fff;border:1px solid #eee;font-size:11px}svg text{fill:#222}\
@@ -44,9 +86,6 @@ fn letter(i: usize) -> char {
 /// name, e.g. the file, may be empty), with comparison bars when there are
 /// several.
 pub fn render_page(results: &[(String, BenchResult)], out: &mut dyn io::Write) -> io::Result<()> {
-    let mut h = String::new();
-    h.push_str("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
-    h.push_str("<meta name=\"viewport\" content=\"width=device-width\">");
     let title = match results {
         [(_, r)] => {
             let (w, p) = workload_label(r);
@@ -54,13 +93,11 @@ pub fn render_page(results: &[(String, BenchResult)], out: &mut dyn io::Write) -
         }
         _ => format!("cephbench: {} results", results.len()),
     };
-    h.push_str(&format!(
-        "<title>{}</title><style>{CSS}</style></head><body>\n<h1>{}</h1>\n",
-        esc(&title),
-        esc(&title)
-    ));
+    let mut h = open_page(&title);
     if results.len() > 1 {
-        comparison(&mut h, results);
+        let rs: Vec<BenchResult> = results.iter().map(|(_, r)| r.clone()).collect();
+        let names: Vec<String> = results.iter().map(|(n, _)| n.clone()).collect();
+        comparison_section(&mut h, &compare::compare(&rs), &names);
     }
     for (i, (name, r)) in results.iter().enumerate() {
         result_section(&mut h, i, results.len() > 1, name, r);
@@ -69,20 +106,24 @@ pub fn render_page(results: &[(String, BenchResult)], out: &mut dyn io::Write) -
     out.write_all(h.as_bytes())
 }
 
-fn comparison(h: &mut String, results: &[(String, BenchResult)]) {
-    let rs: Vec<BenchResult> = results.iter().map(|(_, r)| r.clone()).collect();
-    let c = compare::compare(&rs);
+/// The comparison: its sources (with the file each came from, `names`,
+/// where given), bars of IOPS and latency, the table and the evidence.
+pub(super) fn comparison_section(h: &mut String, c: &compare::Comparison, names: &[String]) {
     h.push_str("<section><h2>Comparison</h2><ul>");
-    for (i, (l, (name, _))) in c.labels.iter().zip(results).enumerate() {
-        let src = if name.is_empty() {
-            String::new()
-        } else {
-            format!(" <span class=\"note\">({})</span>", esc(name))
+    for (i, l) in c.labels.iter().enumerate() {
+        let src = match names.get(i) {
+            Some(name) if !name.is_empty() => {
+                format!(" <span class=\"note\">({})</span>", esc(name))
+            }
+            _ => String::new(),
         };
         h.push_str(&format!("<li><b>{}</b>: {}{src}</li>", letter(i), esc(l)));
     }
     h.push_str("</ul>");
-    let series: Vec<String> = (0..results.len()).map(|i| letter(i).to_string()).collect();
+    for n in &c.notes {
+        h.push_str(&format!("<p class=\"note\">Note: {}</p>", esc(n)));
+    }
+    let series: Vec<String> = (0..c.labels.len()).map(|i| letter(i).to_string()).collect();
     let bars = |figure: &str, label: &dyn Fn(&str) -> String| -> Vec<BarGroup> {
         c.rows
             .iter()
@@ -122,7 +163,7 @@ fn comparison(h: &mut String, results: &[(String, BenchResult)]) {
         groups: lat,
     }));
     h.push_str("</div><table><tr><th>job</th><th>figure</th>");
-    for i in 0..results.len() {
+    for i in 0..c.labels.len() {
         h.push_str(&format!("<th>{}</th>", letter(i)));
         if i > 0 {
             h.push_str(&format!("<th>Diff {}</th>", letter(i)));
@@ -153,7 +194,7 @@ fn comparison(h: &mut String, results: &[(String, BenchResult)]) {
         "</table><p class=\"note\">* = {}; ~ = within the noise.</p>\n",
         esc(c.method)
     ));
-    evidence(h, &c);
+    evidence(h, c);
     h.push_str("</section>\n");
 }
 

@@ -5,12 +5,25 @@
 use std::io;
 
 use super::{osd_rows, share_columns, share_ns, workload_label, Reporter};
+use crate::compare::Comparison;
 use crate::result::BenchResult;
+use crate::suite::Suites;
 
 /// The Markdown reporter.
-pub struct Markdown;
+pub struct Markdown {
+    /// Suites: the long table beside CrystalDiskMark's (`--long`).
+    pub long: bool,
+}
 
 impl Reporter for Markdown {
+    fn render_comparison(&self, c: &Comparison, out: &mut dyn io::Write) -> io::Result<()> {
+        super::comparison_table(c, true, out)
+    }
+
+    fn render_suites(&self, s: &Suites, out: &mut dyn io::Write) -> io::Result<()> {
+        super::tables::suites(s, self.long, true, out)
+    }
+
     fn render(&self, r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
         let (workload, pool) = workload_label(r);
         writeln!(

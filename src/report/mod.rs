@@ -5,23 +5,96 @@ mod csv;
 pub mod html;
 mod json;
 mod markdown;
+mod suite_html;
 pub mod svg;
+mod tables;
 mod text;
 
 use std::io;
 
-use crate::result::{Attribution, BenchResult, Part, Workload};
+use crate::compare::Comparison;
+use crate::result::{Attribution, BenchResult, Part};
+use crate::suite::Suites;
 
-pub use csv::{Csv, HEADER as CSV_HEADER};
+pub use crate::result::workload_label;
+
+pub use csv::{
+    Csv, COMPARISON_HEADER as COMPARISON_CSV_HEADER, HEADER as CSV_HEADER,
+    SUITE_HEADER as SUITE_CSV_HEADER,
+};
 pub use html::Html;
 pub use json::Json;
 pub use markdown::Markdown;
+pub use tables::{cdm_table, comparison_table, suite_table, CDM_TEXT_WIDTH};
 pub use text::Text;
 
-/// Renders a finished result.
+/// One output format: renders a finished result, several results, a
+/// comparison and suites. `main.rs` picks the format once
+/// ([`Format::reporter_for`]) and calls the method for what it has.
 pub trait Reporter {
     /// Writes the report for `result` to `out`.
     fn render(&self, result: &BenchResult, out: &mut dyn io::Write) -> io::Result<()>;
+
+    /// Several results (`(source name, result)`): each in turn, a blank
+    /// line between, unless the format has a better way (one CSV header,
+    /// one JSON array, one HTML page with their comparison).
+    fn render_results(
+        &self,
+        results: &[(String, BenchResult)],
+        out: &mut dyn io::Write,
+    ) -> io::Result<()> {
+        for (i, (_, r)) in results.iter().enumerate() {
+            if i > 0 {
+                writeln!(out)?;
+            }
+            self.render(r, out)?;
+        }
+        Ok(())
+    }
+
+    /// A comparison (`cephbench compare`).
+    fn render_comparison(&self, c: &Comparison, out: &mut dyn io::Write) -> io::Result<()>;
+
+    /// Suites, one per pool, with their comparison and CrystalDiskMark's
+    /// table where they have them (`cephbench suite`, `report SUITE.json`).
+    fn render_suites(&self, s: &Suites, out: &mut dyn io::Write) -> io::Result<()>;
+}
+
+/// What a command renders.
+#[derive(Debug, Clone)]
+pub enum Document {
+    /// One result, or several (`report A.json B.json`).
+    Results(Vec<(String, BenchResult)>),
+    /// A comparison (`compare`).
+    Comparison(Comparison),
+    /// Suites (`suite`, `report SUITE.json`, `compare` of CrystalDiskMark suites).
+    Suites(Suites),
+}
+
+/// Renders `doc` in `format`: the one place a format's renderer is chosen
+/// for results, comparisons and suites.
+pub fn render(
+    doc: &Document,
+    format: Format,
+    view: View,
+    out: &mut dyn io::Write,
+) -> io::Result<()> {
+    let r = format.reporter_for(view);
+    match doc {
+        Document::Results(rs) => r.render_results(rs, out),
+        Document::Comparison(c) => r.render_comparison(c, out),
+        Document::Suites(s) => r.render_suites(s, out),
+    }
+}
+
+/// What a report shows besides its format's defaults.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct View {
+    /// Every section of the text report (`-v/--verbose`).
+    pub verbose: bool,
+    /// The long suite tables (one row per job) beside CrystalDiskMark's
+    /// table (`--long`).
+    pub long: bool,
 }
 
 /// The output formats the CLI offers.
@@ -42,49 +115,26 @@ pub enum Format {
 impl Format {
     /// The reporter for this format, with every section.
     pub fn reporter(self) -> Box<dyn Reporter> {
-        self.reporter_for(true)
+        self.reporter_for(View {
+            verbose: true,
+            long: true,
+        })
     }
 
-    /// The reporter for this format; `verbose` false gives the short text
-    /// report (the other formats always carry everything).
-    pub fn reporter_for(self, verbose: bool) -> Box<dyn Reporter> {
+    /// The reporter for this format; the view's `verbose` and `long` shape
+    /// the text and Markdown reports (JSON, CSV and HTML always carry
+    /// everything).
+    pub fn reporter_for(self, view: View) -> Box<dyn Reporter> {
         match self {
-            Format::Text => Box::new(Text { verbose }),
+            Format::Text => Box::new(Text {
+                verbose: view.verbose,
+                long: view.long,
+            }),
             Format::Json => Box::new(Json),
             Format::Csv => Box::new(Csv),
-            Format::Markdown => Box::new(Markdown),
+            Format::Markdown => Box::new(Markdown { long: view.long }),
             Format::Html => Box::new(Html),
         }
-    }
-}
-
-/// A short name of the workload (`rados write 4 KiB QD16`, `rbd randread
-/// 4 KiB QD32x1`) and the pool (`pool` or `pool/image`).
-pub fn workload_label(r: &BenchResult) -> (String, String) {
-    use crate::units::fmt_bytes;
-    match &r.workload {
-        Workload::Rados(w) => (
-            format!(
-                "rados {} {} QD{}",
-                w.mode,
-                fmt_bytes(w.block_size),
-                w.concurrent_ios
-            ),
-            w.pool.clone(),
-        ),
-        Workload::Rbd(w) => (
-            format!(
-                "rbd {} {} QD{}x{}{}",
-                w.rw,
-                fmt_bytes(w.bs),
-                w.iodepth,
-                w.numjobs,
-                w.fsync_every
-                    .map(|n| format!(" fsync={n}"))
-                    .unwrap_or_default()
-            ),
-            format!("{}/{}", w.pool, w.image),
-        ),
     }
 }
 

@@ -352,10 +352,35 @@ pub struct BarChart {
     pub groups: Vec<BarGroup>,
 }
 
-/// Renders a grouped bar chart.
+/// Splits `label` at spaces into lines of at most `chars` characters (a
+/// longer word stays whole on its own line).
+fn wrap_label(label: &str, chars: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for w in label.split(' ') {
+        match lines.last_mut() {
+            Some(l) if l.chars().count() + 1 + w.chars().count() <= chars => {
+                l.push(' ');
+                l.push_str(w);
+            }
+            _ => lines.push(w.to_string()),
+        }
+    }
+    lines
+}
+
+/// Renders a grouped bar chart. Group labels wider than their group wrap
+/// onto more lines, and the chart grows to hold them.
 pub fn bar_chart(ch: &BarChart) -> String {
     let mut out = String::new();
-    open(&mut out, &ch.title, H);
+    let ng = ch.groups.len().max(1) as f64;
+    let gw = (W - LEFT - RIGHT) / ng;
+    let labels: Vec<Vec<String>> = ch
+        .groups
+        .iter()
+        .map(|g| wrap_label(&g.label, ((gw - 4.0) / 6.2).max(4.0) as usize))
+        .collect();
+    let extra = 12.0 * (labels.iter().map(Vec::len).max().unwrap_or(1).max(1) - 1) as f64;
+    open(&mut out, &ch.title, H + extra);
     let ymax = ch
         .groups
         .iter()
@@ -364,8 +389,6 @@ pub fn bar_chart(ch: &BarChart) -> String {
         .fold(0.0f64, f64::max);
     let ytop = y_axis(&mut out, &ch.y_label, ymax, H);
     let bottom = H - BOTTOM;
-    let ng = ch.groups.len().max(1) as f64;
-    let gw = (W - LEFT - RIGHT) / ng;
     let nb = ch.series.len().max(1) as f64;
     let bw = (gw * 0.8 / nb).min(60.0);
     for (gi, g) in ch.groups.iter().enumerate() {
@@ -389,13 +412,15 @@ pub fn bar_chart(ch: &BarChart) -> String {
                 n = esc(&b.note)
             );
         }
-        let _ = write!(
-            out,
-            "<text x=\"{x}\" y=\"{y}\" text-anchor=\"middle\">{l}</text>",
-            x = c(LEFT + gi as f64 * gw + gw / 2.0),
-            y = c(bottom + 16.0),
-            l = esc(&g.label)
-        );
+        for (k, l) in labels[gi].iter().enumerate() {
+            let _ = write!(
+                out,
+                "<text x=\"{x}\" y=\"{y}\" text-anchor=\"middle\">{l}</text>",
+                x = c(LEFT + gi as f64 * gw + gw / 2.0),
+                y = c(bottom + 16.0 + 12.0 * k as f64),
+                l = esc(l)
+            );
+        }
     }
     let _ = write!(
         out,
@@ -407,7 +432,7 @@ pub fn bar_chart(ch: &BarChart) -> String {
         t = c(TOP),
     );
     let rows = legend_rows(&ch.series) as f64;
-    legend(&mut out, &ch.series, H - 12.0 - 16.0 * (rows - 1.0));
+    legend(&mut out, &ch.series, H + extra - 12.0 - 16.0 * (rows - 1.0));
     out.push_str("</svg>");
     out
 }

@@ -4,7 +4,9 @@
 use std::io;
 
 use super::{share_columns, share_ns, wrap, Reporter, TEXT_WIDTH};
+use crate::compare::Comparison;
 use crate::result::{Attribution, BenchResult, JobReport, Workload};
+use crate::suite::Suites;
 use crate::units::fmt_bytes;
 
 /// The text reporter. The default report is short: the summary, the
@@ -16,6 +18,8 @@ use crate::units::fmt_bytes;
 pub struct Text {
     /// Every section (`-v/--verbose`).
     pub verbose: bool,
+    /// Suites: the long table beside CrystalDiskMark's (`--long`).
+    pub long: bool,
 }
 
 fn ms(ns: f64) -> String {
@@ -27,6 +31,14 @@ impl Reporter for Text {
         let mut buf = Vec::new();
         self.render_unwrapped(r, &mut buf)?;
         out.write_all(wrap(&String::from_utf8_lossy(&buf), TEXT_WIDTH).as_bytes())
+    }
+
+    fn render_comparison(&self, c: &Comparison, out: &mut dyn io::Write) -> io::Result<()> {
+        super::comparison_table(c, false, out)
+    }
+
+    fn render_suites(&self, s: &Suites, out: &mut dyn io::Write) -> io::Result<()> {
+        super::tables::suites(s, self.long, false, out)
     }
 }
 

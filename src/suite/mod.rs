@@ -10,6 +10,7 @@
 //! ([`load`], format in docs/usage.md and `examples/suite.toml`).
 #![forbid(unsafe_code)]
 
+mod cdm;
 mod file;
 mod run;
 mod summary;
@@ -19,12 +20,13 @@ use std::time::Duration;
 use crate::workload::rados::RadosMode;
 use crate::workload::rbd::RbdMode;
 
+pub use cdm::{cdm_table, is_cdm, CdmCell, CdmDiff, CdmRow, CdmTable, CDM_PROFILES};
 pub use file::{load, parse, SuiteFileError};
 pub(crate) use run::run_on_group;
 pub use run::{clock, run_suite, run_suites, SuiteOptions, SuiteOutcome};
 pub use summary::{
-    as_bench_result, compare_suites, median, render_table, suite_source, summarize, Figure,
-    RunEntry, SuiteDoc, SuiteSettings, Summary, SummaryRow, SPREAD_LIMIT_PCT, SUITE_SCHEMA_VERSION,
+    as_bench_result, compare_suites, median, suite_source, summarize, Aggregate, Figure, RunEntry,
+    SuiteDoc, SuiteSettings, Suites, Summary, SummaryRow, SPREAD_LIMIT_PCT, SUITE_SCHEMA_VERSION,
 };
 
 /// A suite: jobs and their defaults.

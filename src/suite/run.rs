@@ -622,7 +622,7 @@ impl PoolSession {
             .pool_settings
             .as_ref()
             .and_then(|p| p.memory_held_bytes);
-        let summary = summarize(&order, &self.runs, memory);
+        let summary = summarize(&order, &self.runs, memory, Default::default());
         let doc = SuiteDoc {
             suite_schema_version: SUITE_SCHEMA_VERSION,
             suite: suite.name.clone(),
@@ -643,6 +643,7 @@ impl PoolSession {
                     0
                 },
                 telemetry: opts.telemetry,
+                aggregate: Default::default(),
             },
             pool_settings: self.pool_settings,
             started_unix: self.started_unix,

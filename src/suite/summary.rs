@@ -3,8 +3,6 @@
 //! Markdown renderings.
 #![forbid(unsafe_code)]
 
-use std::io;
-
 use serde::{Deserialize, Serialize};
 
 use crate::compare::{self, Comparison};
@@ -60,6 +58,42 @@ pub struct SuiteSettings {
     pub test_area: u64,
     /// Whether the per-OSD probes ran.
     pub telemetry: bool,
+    /// How the table's figures are made from the runs (`--aggregate`;
+    /// documents without it: median).
+    #[serde(default)]
+    pub aggregate: Aggregate,
+}
+
+/// How a summary row's figures are made from a job's runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Aggregate {
+    /// The median over runs (for two runs, their mean), as seed 002 does.
+    #[default]
+    Median,
+    /// The best run (the highest MB/s, or IOPS where no bytes move), every
+    /// figure of the row that run's, as CrystalDiskMark takes the best of
+    /// its passes.
+    Best,
+}
+
+impl Aggregate {
+    /// `median of 3 runs`, `best of 3 runs`.
+    pub fn of_runs(self, runs: u32) -> String {
+        let s = if runs == 1 { "" } else { "s" };
+        match self {
+            Aggregate::Median => format!("median of {runs} run{s}"),
+            Aggregate::Best => format!("best of {runs} run{s}"),
+        }
+    }
+
+    /// Its name, as `--aggregate` takes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Aggregate::Median => "median",
+            Aggregate::Best => "best",
+        }
+    }
 }
 
 /// One run of one job.
@@ -114,7 +148,8 @@ pub struct SummaryRow {
 /// One figure over the runs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Figure {
-    /// The median over runs (for two runs: their mean).
+    /// The median over runs (for two runs: their mean), or with
+    /// `--aggregate best` the best run's value.
     pub value: f64,
     /// Half the range between runs, in percent of `value`: (max - min) / 2 / value.
     pub spread_pct: f64,
@@ -122,6 +157,34 @@ pub struct Figure {
     pub flagged: bool,
     /// Each run's value.
     pub runs: Vec<f64>,
+}
+
+impl SuiteDoc {
+    /// The jobs in the table's order.
+    pub fn job_order(&self) -> Vec<String> {
+        let mut order: Vec<String> = Vec::new();
+        for r in &self.summary.rows {
+            if !order.contains(&r.job) {
+                order.push(r.job.clone());
+            }
+        }
+        order
+    }
+
+    /// The document with its summary made as `aggregate` says (recorded in
+    /// its settings).
+    pub fn with_aggregate(mut self, aggregate: Aggregate) -> SuiteDoc {
+        if aggregate != self.settings.aggregate {
+            self.summary = summarize(
+                &self.job_order(),
+                &self.runs,
+                self.summary.memory_held_bytes,
+                aggregate,
+            );
+            self.settings.aggregate = aggregate;
+        }
+        self
+    }
 }
 
 /// The median (the mean of the middle two for an even count).
@@ -140,9 +203,14 @@ pub fn median(v: &[f64]) -> f64 {
 }
 
 impl Figure {
-    /// The figure of `runs`.
+    /// The figure of `runs`: their median.
     pub fn of(runs: Vec<f64>) -> Figure {
         let value = median(&runs);
+        Figure::around(value, runs)
+    }
+
+    /// The figure of `runs` centred on `value` (the median, or the best run's).
+    fn around(value: f64, runs: Vec<f64>) -> Figure {
         let max = runs.iter().copied().fold(f64::MIN, f64::max);
         let min = runs.iter().copied().fold(f64::MAX, f64::min);
         let spread_pct = if runs.len() > 1 && value != 0.0 {
@@ -163,6 +231,23 @@ const METHOD: &str = "each figure is the median over runs (for two runs, their m
 spread = (max - min) / 2 / median; flagged (!) above 10%; latencies are completion latencies; \
 MB/s = 10^6 bytes/s; IOPS/GiB = IOPS / (sum of osd_memory_target of the OSDs the pool's rule uses)";
 
+const METHOD_BEST: &str = "each figure is the best run's (the run with the highest MB/s, or IOPS \
+where no bytes move; its latencies too, not the best latencies of any run); \
+spread = (max - min) / 2 / that value; flagged (!) above 10%; latencies are completion latencies; \
+MB/s = 10^6 bytes/s; IOPS/GiB = IOPS / (sum of osd_memory_target of the OSDs the pool's rule uses)";
+
+/// The index of the best of `reps`: the highest bytes/s, then IOPS.
+fn best_index(reps: &[&JobReport]) -> usize {
+    (0..reps.len())
+        .max_by(|a, b| {
+            let (a, b) = (reps[*a], reps[*b]);
+            a.bytes_per_sec
+                .total_cmp(&b.bytes_per_sec)
+                .then(a.iops.total_cmp(&b.iops))
+        })
+        .unwrap_or(0)
+}
+
 /// The job reports of one row, in run order.
 fn row_reports<'a>(runs: &'a [RunEntry], job: &str, op: &str) -> Vec<&'a JobReport> {
     runs.iter()
@@ -171,8 +256,14 @@ fn row_reports<'a>(runs: &'a [RunEntry], job: &str, op: &str) -> Vec<&'a JobRepo
         .collect()
 }
 
-/// Builds the summary of `runs`, jobs in the order `job_order` gives.
-pub fn summarize(job_order: &[String], runs: &[RunEntry], memory: Option<u64>) -> Summary {
+/// Builds the summary of `runs`, jobs in the order `job_order` gives, each
+/// figure made as `aggregate` says.
+pub fn summarize(
+    job_order: &[String],
+    runs: &[RunEntry],
+    memory: Option<u64>,
+    aggregate: Aggregate,
+) -> Summary {
     let mut rows = Vec::new();
     for job in job_order {
         let mut ops: Vec<String> = Vec::new();
@@ -185,8 +276,14 @@ pub fn summarize(job_order: &[String], runs: &[RunEntry], memory: Option<u64>) -
         }
         for op in &ops {
             let reps = row_reports(runs, job, op);
-            let fig =
-                |f: &dyn Fn(&JobReport) -> f64| Figure::of(reps.iter().map(|j| f(j)).collect());
+            let best = best_index(&reps);
+            let fig = |f: &dyn Fn(&JobReport) -> f64| {
+                let v: Vec<f64> = reps.iter().map(|j| f(j)).collect();
+                match aggregate {
+                    Aggregate::Median => Figure::of(v),
+                    Aggregate::Best => Figure::around(v.get(best).copied().unwrap_or(0.0), v),
+                }
+            };
             let iops = fig(&|j| j.iops);
             let per_gib = memory
                 .filter(|m| *m > 0)
@@ -213,192 +310,15 @@ pub fn summarize(job_order: &[String], runs: &[RunEntry], memory: Option<u64>) -
         }
     }
     Summary {
-        method: METHOD.into(),
+        method: match aggregate {
+            Aggregate::Median => METHOD,
+            Aggregate::Best => METHOD_BEST,
+        }
+        .into(),
         spread_limit_pct: SPREAD_LIMIT_PCT,
         memory_held_bytes: memory,
         rows,
     }
-}
-
-fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// A rate: whole numbers with thousands separators from 100 up.
-fn rate(x: f64) -> String {
-    if x >= 99.95 {
-        thousands(x.round() as u64)
-    } else if x >= 9.995 {
-        format!("{x:.1}")
-    } else {
-        format!("{x:.2}")
-    }
-}
-
-/// A latency in ms: three significant digits.
-fn ms(x: f64) -> String {
-    if x >= 100.0 {
-        format!("{x:.1}")
-    } else if x >= 10.0 {
-        format!("{x:.2}")
-    } else {
-        format!("{x:.3}")
-    }
-}
-
-fn cell(f: &Figure, fmt: fn(f64) -> String, markdown: bool) -> String {
-    let flag = if f.flagged { "!" } else { "" };
-    if markdown {
-        format!("{} (±{:.0}%){flag}", fmt(f.value), f.spread_pct)
-    } else {
-        format!("{} ±{:.0}%{flag}", fmt(f.value), f.spread_pct)
-    }
-}
-
-/// Renders the suite table (text fitting 100 columns, or Markdown) with the
-/// header lines and the cost line.
-pub fn render_table(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> io::Result<()> {
-    let s = &doc.settings;
-    let head = format!(
-        "Suite {} on pool {}: {} run(s) per job, {} s measured after a {} s ramp{}",
-        doc.suite,
-        doc.pool,
-        s.runs,
-        s.runtime_s,
-        s.ramp_s,
-        if doc.interrupted {
-            " (INTERRUPTED)"
-        } else {
-            ""
-        }
-    );
-    if markdown {
-        writeln!(out, "**{head}**\n")?;
-    } else {
-        writeln!(out, "{head}")?;
-    }
-    if let Some(p) = &doc.pool_settings {
-        let line = format!(
-            "Pool: size {}, min_size {}, pg_num {}, crush rule {} (device class {}, {} OSDs)",
-            p.size,
-            p.min_size,
-            p.pg_num,
-            p.crush_rule,
-            if p.device_classes.is_empty() {
-                "-".to_string()
-            } else {
-                p.device_classes.join("+")
-            },
-            p.osds.len()
-        );
-        writeln!(out, "{line}{}", if markdown { "  " } else { "" })?;
-    }
-    if markdown {
-        writeln!(out)?;
-    }
-    let header = [
-        "job", "runs", "IOPS", "MB/s", "mean ms", "p99 ms", "IOPS/GiB",
-    ];
-    let mut lines: Vec<Vec<String>> = vec![header.iter().map(|h| h.to_string()).collect()];
-    for r in &doc.summary.rows {
-        lines.push(vec![
-            r.label.clone(),
-            r.runs.to_string(),
-            cell(&r.iops, rate, markdown),
-            cell(&r.mb_s, rate, markdown),
-            cell(&r.mean_ms, ms, markdown),
-            cell(&r.p99_ms, ms, markdown),
-            r.iops_per_gib.map_or("-".into(), rate),
-        ]);
-    }
-    if markdown {
-        for (n, l) in lines.iter().enumerate() {
-            writeln!(out, "| {} |", l.join(" | "))?;
-            if n == 0 {
-                writeln!(out, "|---|---:|---:|---:|---:|---:|---:|")?;
-            }
-        }
-        writeln!(out)?;
-    } else {
-        let mut widths: Vec<usize> = (0..header.len())
-            .map(|i| {
-                lines
-                    .iter()
-                    .map(|l| l[i].chars().count())
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect();
-        // Fit 100 columns: the job names give way.
-        let rest: usize = widths[1..].iter().sum::<usize>() + 2 * (widths.len() - 1);
-        widths[0] = widths[0].min(100usize.saturating_sub(rest).max(12));
-        for l in &lines {
-            let cells: Vec<String> = l
-                .iter()
-                .enumerate()
-                .map(|(i, s)| {
-                    if i == 0 {
-                        let t: String = if s.chars().count() > widths[0] {
-                            let mut t: String = s.chars().take(widths[0] - 1).collect();
-                            t.push('~');
-                            t
-                        } else {
-                            s.clone()
-                        };
-                        format!("{t:<w$}", w = widths[0])
-                    } else {
-                        format!("{s:>w$}", w = widths[i])
-                    }
-                })
-                .collect();
-            writeln!(out, "{}", cells.join("  ").trim_end())?;
-        }
-        writeln!(out)?;
-    }
-    let b = if markdown { "- " } else { "" };
-    match (&doc.pool_settings, doc.summary.memory_held_bytes) {
-        (Some(p), Some(m)) => {
-            let each: Vec<u64> = p.osd_memory_target.iter().map(|o| o.bytes).collect();
-            let lo = each.iter().copied().min().unwrap_or(0);
-            let hi = each.iter().copied().max().unwrap_or(0);
-            let per = if lo == hi {
-                format!("{} x {}", each.len(), crate::units::fmt_bytes(lo))
-            } else {
-                format!(
-                    "{} OSDs of {} to {}",
-                    each.len(),
-                    crate::units::fmt_bytes(lo),
-                    crate::units::fmt_bytes(hi)
-                )
-            };
-            writeln!(
-                out,
-                "{b}Cost: the pool's OSDs hold {} of RAM (osd_memory_target {per}); IOPS/GiB = IOPS / that.",
-                crate::units::fmt_bytes(m),
-            )?;
-        }
-        _ => writeln!(
-            out,
-            "{b}Cost: osd_memory_target could not be read (needs mon 'allow r'), so IOPS/GiB is '-'."
-        )?,
-    }
-    writeln!(
-        out,
-        "{b}Figures: median over runs (mean of two), ± half the range between runs, ! = spread > {:.0}%;",
-        doc.summary.spread_limit_pct
-    )?;
-    writeln!(
-        out,
-        "{b}completion latency (op submitted -> completion callback); MB/s = 10^6 bytes/s."
-    )
 }
 
 /// The suite as one [`BenchResult`] whose jobs are the summary rows (the
@@ -411,8 +331,11 @@ pub fn as_bench_result(doc: &SuiteDoc) -> Option<BenchResult> {
     for row in &doc.summary.rows {
         let reps = row_reports(&doc.runs, &row.job, &row.op);
         let Some(first) = reps.first() else { continue };
-        let med =
-            |f: &dyn Fn(&JobReport) -> f64| median(&reps.iter().map(|j| f(j)).collect::<Vec<_>>());
+        let best = best_index(&reps);
+        let med = |f: &dyn Fn(&JobReport) -> f64| match doc.settings.aggregate {
+            Aggregate::Median => median(&reps.iter().map(|j| f(j)).collect::<Vec<_>>()),
+            Aggregate::Best => f(reps[best]),
+        };
         let mut timeline = Vec::new();
         let mut t = 0.0;
         for j in &reps {
@@ -539,6 +462,32 @@ pub fn compare_suites(docs: &[SuiteDoc]) -> Comparison {
     compare::compare_sources(&sources)
 }
 
+/// What a suite command renders: one suite document per pool, their
+/// comparison when there are several, and CrystalDiskMark's table when
+/// every one has its jobs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Suites {
+    /// One document per pool, the first the baseline.
+    pub docs: Vec<SuiteDoc>,
+    /// The comparison of the pools (several docs only).
+    pub comparison: Option<Comparison>,
+    /// CrystalDiskMark's table ([`super::cdm_table`]).
+    pub cdm: Option<super::CdmTable>,
+}
+
+impl Suites {
+    /// The bundle of `docs` (at least one).
+    pub fn new(docs: Vec<SuiteDoc>) -> Suites {
+        let comparison = (docs.len() > 1).then(|| compare_suites(&docs));
+        let cdm = super::cdm_table(&docs);
+        Suites {
+            docs,
+            comparison,
+            cdm,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -555,15 +504,5 @@ mod tests {
         assert!((f.spread_pct - 25.0).abs() < 1e-9 && f.flagged);
         let f = Figure::of(vec![5.0]);
         assert_eq!((f.value, f.spread_pct), (5.0, 0.0));
-    }
-
-    #[test]
-    fn numbers_read_like_the_seed() {
-        assert_eq!(rate(44289.4), "44,289");
-        assert_eq!(rate(1036.0), "1,036");
-        assert_eq!(rate(42.04), "42.0");
-        assert_eq!(rate(0.5), "0.50");
-        assert_eq!(ms(8.3123), "8.312");
-        assert_eq!(ms(38.21), "38.21");
     }
 }

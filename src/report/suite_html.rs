@@ -1,0 +1,244 @@
+//! The HTML page of suites (`suite --format html`, `report SUITE.json
+//! --format html`): CrystalDiskMark's table and its bars where the suites
+//! have its jobs, each pool's table, bars of IOPS, MB/s and p99 per job and
+//! pool, and for several pools the comparison with where the mean went.
+#![forbid(unsafe_code)]
+
+use std::io;
+
+use super::html::{comparison_section, open_page};
+use super::svg::{self, esc, num, Bar, BarChart, BarGroup};
+use super::tables::{cdm_lines, rate};
+use crate::suite::{Aggregate, CdmCell, CdmTable, Figure, SuiteDoc, Suites};
+
+/// Renders the suites' page.
+pub fn render_suites_page(s: &Suites, out: &mut dyn io::Write) -> io::Result<()> {
+    let pools: Vec<&str> = s.docs.iter().map(|d| d.pool.as_str()).collect();
+    let name = s.docs.first().map_or("", |d| d.suite.as_str());
+    let mut h = open_page(&format!("cephbench suite {name} on {}", pools.join(", ")));
+    if let Some(t) = &s.cdm {
+        cdm_section(&mut h, t);
+    }
+    for d in &s.docs {
+        suite_section(&mut h, d);
+    }
+    job_bars(&mut h, &s.docs);
+    if let Some(c) = &s.comparison {
+        comparison_section(&mut h, c, &[]);
+    }
+    h.push_str("</body></html>\n");
+    out.write_all(h.as_bytes())
+}
+
+/// A table whose first line is the header.
+fn html_table(h: &mut String, lines: &[Vec<String>]) {
+    h.push_str("<table>");
+    for (k, l) in lines.iter().enumerate() {
+        h.push_str("<tr>");
+        for (i, c) in l.iter().enumerate() {
+            match (k, i) {
+                (0, _) => h.push_str(&format!("<th>{}</th>", esc(c))),
+                (_, 0) => h.push_str(&format!("<td style=\"white-space:nowrap\">{}</td>", esc(c))),
+                _ => h.push_str(&format!("<td class=\"n\">{}</td>", esc(c))),
+            }
+        }
+        h.push_str("</tr>");
+    }
+    h.push_str("</table>\n");
+}
+
+fn cdm_section(h: &mut String, t: &CdmTable) {
+    h.push_str("<section><h2>CrystalDiskMark's table</h2>");
+    h.push_str(&format!(
+        "<p>{} per cell; MB/s = 10<sup>6</sup> bytes/s (as CrystalDiskMark counts); p99 = 99th \
+         percentile completion latency, ms.</p>",
+        esc(&t.of_runs())
+    ));
+    let (_, lines) = cdm_lines(t, &t.pools, true);
+    html_table(h, &lines);
+    if t.pools.len() > 1 {
+        h.push_str(&format!(
+            "<p class=\"note\">Diff: MB/s against {}; * = real, ~ = within the noise, by Welch's \
+             t-test at 95% on the logarithms of the per-run MB/s (the pools took turns run by \
+             run); no mark where a side has one run.</p>",
+            esc(&t.pools[0])
+        ));
+    }
+    if t.aggregate == Aggregate::Best {
+        h.push_str(
+            "<p class=\"note\">Best: the run with the highest MB/s, the p99 is that run's \
+             (CrystalDiskMark takes the best of its passes).</p>",
+        );
+    }
+    let bars = |pick: &dyn Fn(&crate::suite::CdmRow) -> &Vec<Option<CdmCell>>,
+                value: &dyn Fn(&CdmCell) -> f64| {
+        t.rows
+            .iter()
+            .map(|r| BarGroup {
+                label: r.profile.clone(),
+                bars: pick(r)
+                    .iter()
+                    .map(|c| {
+                        c.as_ref().map(|c| Bar {
+                            value: value(c),
+                            note: num(value(c)),
+                        })
+                    })
+                    .collect(),
+            })
+            .collect::<Vec<_>>()
+    };
+    let series = t.pools.clone();
+    h.push_str("<div class=\"plots\">");
+    for (title, y, groups) in [
+        (
+            "Read MB/s",
+            "MB/s (10^6 bytes/s)",
+            bars(&|r| &r.read, &|c| c.mb_s),
+        ),
+        (
+            "Write MB/s",
+            "MB/s (10^6 bytes/s)",
+            bars(&|r| &r.write, &|c| c.mb_s),
+        ),
+        (
+            "Read p99 completion latency",
+            "p99, ms",
+            bars(&|r| &r.read, &|c| c.p99_ms),
+        ),
+        (
+            "Write p99 completion latency",
+            "p99, ms",
+            bars(&|r| &r.write, &|c| c.p99_ms),
+        ),
+    ] {
+        h.push_str(&svg::bar_chart(&BarChart {
+            title: format!("{title} ({})", t.of_runs()),
+            y_label: y.into(),
+            series: series.clone(),
+            groups,
+        }));
+    }
+    h.push_str("</div></section>\n");
+}
+
+fn cell(f: &Figure, fmt: fn(f64) -> String) -> String {
+    format!(
+        "{} ±{:.0}%{}",
+        fmt(f.value),
+        f.spread_pct,
+        if f.flagged { "!" } else { "" }
+    )
+}
+
+fn suite_section(h: &mut String, d: &SuiteDoc) {
+    let s = &d.settings;
+    h.push_str(&format!(
+        "<section><h2>Suite {} on pool {}</h2><p>{} run(s) per job, {} s measured after a {} s \
+         ramp; figures: {}{}.</p>",
+        esc(&d.suite),
+        esc(&d.pool),
+        s.runs,
+        s.runtime_s,
+        s.ramp_s,
+        esc(&s.aggregate.of_runs(s.runs)),
+        if d.interrupted {
+            " <span class=\"warn\">(INTERRUPTED)</span>"
+        } else {
+            ""
+        }
+    ));
+    if let Some(p) = &d.pool_settings {
+        h.push_str(&format!(
+            "<p>Pool: size {}, min_size {}, pg_num {}, crush rule {} (device class {}, {} OSDs)</p>",
+            p.size,
+            p.min_size,
+            p.pg_num,
+            esc(&p.crush_rule),
+            esc(&if p.device_classes.is_empty() {
+                "-".to_string()
+            } else {
+                p.device_classes.join("+")
+            }),
+            p.osds.len()
+        ));
+    }
+    let ms = |x: f64| format!("{x:.3}");
+    let mut lines = vec![[
+        "job", "runs", "IOPS", "MB/s", "mean ms", "p99 ms", "IOPS/GiB",
+    ]
+    .map(String::from)
+    .to_vec()];
+    for r in &d.summary.rows {
+        lines.push(vec![
+            r.label.clone(),
+            r.runs.to_string(),
+            cell(&r.iops, rate),
+            cell(&r.mb_s, rate),
+            cell(&r.mean_ms, ms),
+            cell(&r.p99_ms, ms),
+            r.iops_per_gib.map_or("-".into(), rate),
+        ]);
+    }
+    html_table(h, &lines);
+    h.push_str(&format!(
+        "<p class=\"note\">{}.</p>",
+        esc(&d.summary.method)
+    ));
+    h.push_str("</section>\n");
+}
+
+/// Bars of IOPS, MB/s and p99 per job, one bar per pool.
+fn job_bars(h: &mut String, docs: &[SuiteDoc]) {
+    let Some(first) = docs.first().filter(|d| !d.summary.rows.is_empty()) else {
+        return;
+    };
+    h.push_str("<section><h2>Per job</h2>");
+    let series: Vec<String> = docs.iter().map(|d| d.pool.clone()).collect();
+    let groups = |f: &dyn Fn(&crate::suite::SummaryRow) -> f64| -> Vec<BarGroup> {
+        first
+            .summary
+            .rows
+            .iter()
+            .map(|row| BarGroup {
+                label: row.label.clone(),
+                bars: docs
+                    .iter()
+                    .map(|d| {
+                        d.summary
+                            .rows
+                            .iter()
+                            .find(|r| r.job == row.job && r.op == row.op)
+                            .map(|r| Bar {
+                                value: f(r),
+                                note: num(f(r)),
+                            })
+                    })
+                    .collect(),
+            })
+            .collect()
+    };
+    let how = first.settings.aggregate.of_runs(first.settings.runs);
+    h.push_str("<div class=\"plots\">");
+    for (title, y, g) in [
+        ("IOPS per job", "IOPS (ops/s)", groups(&|r| r.iops.value)),
+        (
+            "MB/s per job",
+            "MB/s (10^6 bytes/s)",
+            groups(&|r| r.mb_s.value),
+        ),
+        (
+            "p99 completion latency per job",
+            "p99, ms",
+            groups(&|r| r.p99_ms.value),
+        ),
+    ] {
+        h.push_str(&svg::bar_chart(&BarChart {
+            title: format!("{title} ({how})"),
+            y_label: y.into(),
+            series: series.clone(),
+            groups: g,
+        }));
+    }
+    h.push_str("</div></section>\n");
+}

@@ -1,0 +1,659 @@
+//! The text and Markdown tables of comparisons and suites, shared by the
+//! `text` and `markdown` reporters (one function each, `markdown` picking the
+//! form).
+#![forbid(unsafe_code)]
+
+use std::io;
+
+use super::{wrap, TEXT_WIDTH};
+use crate::compare::{fmt_diff, fmt_pct, fmt_value, headlines, letter, Comparison};
+use crate::suite::{Aggregate, CdmCell, CdmDiff, CdmTable, Figure, SuiteDoc, Suites};
+
+/// Renders the comparison as a text or Markdown table.
+pub fn comparison_table(c: &Comparison, markdown: bool, out: &mut dyn io::Write) -> io::Result<()> {
+    // Prose is wrapped to the terminal width in text mode; the table is not.
+    let fit = |s: String| {
+        if markdown {
+            s
+        } else {
+            wrap(&s, TEXT_WIDTH)
+        }
+    };
+    for (i, l) in c.labels.iter().enumerate() {
+        let line = format!("{}{}: {l}", if markdown { "- " } else { "" }, letter(i));
+        writeln!(out, "{}", fit(line))?;
+    }
+    for n in &c.notes {
+        let line = format!("{}Note: {n}", if markdown { "- " } else { "" });
+        writeln!(out, "{}", fit(line))?;
+    }
+    writeln!(out)?;
+    let mut head = vec!["job".to_string(), "figure".to_string()];
+    for i in 0..c.labels.len() {
+        head.push(letter(i));
+        if i > 0 {
+            head.push(format!("Diff {}", letter(i)));
+        }
+    }
+    let mut lines = vec![head];
+    for r in &c.rows {
+        let mut line = vec![r.job.clone(), r.figure.to_string()];
+        for i in 0..r.values.len() {
+            line.push(fmt_value(r.values[i]));
+            if i > 0 {
+                line.push(fmt_diff(r.diff_pct[i], r.significant[i]));
+            }
+        }
+        lines.push(line);
+    }
+    table(&lines, &|i| i < 2, markdown, out)?;
+    writeln!(out)?;
+    let foot = format!("* = {}; ~ = within the noise.", c.method);
+    writeln!(out, "{}", fit(foot))?;
+    render_evidence(c, markdown, out)
+}
+
+/// Where the means moved (share by share) and the drives behind each
+/// source, under the comparison table.
+fn render_evidence(c: &Comparison, markdown: bool, out: &mut dyn io::Write) -> io::Result<()> {
+    let fit = |s: String| {
+        if markdown {
+            s
+        } else {
+            wrap(&s, TEXT_WIDTH)
+        }
+    };
+    let n = c.labels.len();
+    for m in &c.moved {
+        writeln!(out)?;
+        let mut head = vec![format!("{}: where the mean went, ms", m.job)];
+        for i in 0..n {
+            head.push(letter(i));
+            if i > 0 {
+                head.push(format!("moved {}", letter(i)));
+                head.push("% of diff".into());
+            }
+        }
+        let mut lines = vec![head];
+        let row = |name: String, ms: &[Option<f64>], pct: Option<&[Option<f64>]>| {
+            let mut l = vec![name];
+            for i in 0..n {
+                l.push(ms[i].map_or("-".into(), |v| format!("{v:.3}")));
+                if i > 0 {
+                    l.push(match (ms[0], ms[i]) {
+                        (Some(a), Some(b)) => format!("{:+.3}", b - a),
+                        _ => "-".into(),
+                    });
+                    l.push(pct.and_then(|p| p[i]).map_or(String::new(), fmt_pct));
+                }
+            }
+            l
+        };
+        for p in &m.parts {
+            lines.push(row(p.part.label().to_string(), &p.ms, Some(&p.pct_of_diff)));
+        }
+        lines.push(row("= mean".into(), &m.mean_ms, None));
+        table(&lines, &|i| i == 0, markdown, out)?;
+    }
+    for h in headlines(c) {
+        writeln!(out)?;
+        writeln!(out, "{}", fit(h))?;
+    }
+    if !c.osds.is_empty() {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "{}",
+            fit(
+                "Drives (device flush: the flush share of each write the OSD was primary for; \
+                 kv sync: BlueStore's flush + WAL commit round; means over the runs):"
+                    .to_string()
+            )
+        )?;
+        let ms = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.3}"));
+        if markdown {
+            let mut lines = vec![vec![
+                "".to_string(),
+                "OSD".into(),
+                "device flush ms".into(),
+                "kv sync ms".into(),
+                "drive".into(),
+            ]];
+            for o in &c.osds {
+                lines.push(vec![
+                    letter(o.source),
+                    format!("osd.{}", o.osd),
+                    ms(o.device_flush_ms),
+                    ms(o.kv_sync_ms),
+                    o.drive.clone().unwrap_or_else(|| "-".into()),
+                ]);
+            }
+            table(&lines, &|i| i < 2 || i == 4, markdown, out)?;
+        } else {
+            for o in &c.osds {
+                let line = format!(
+                    "{} osd.{}: device flush {} ms, kv sync {} ms — {}",
+                    letter(o.source),
+                    o.osd,
+                    ms(o.device_flush_ms),
+                    ms(o.kv_sync_ms),
+                    o.drive.as_deref().unwrap_or("drive unknown")
+                );
+                writeln!(out, "{}", fit(line))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A table whose first line is the header: Markdown, or text with padded
+/// columns, the columns `left` says left-aligned, the others right-aligned.
+fn table(
+    lines: &[Vec<String>],
+    left: &dyn Fn(usize) -> bool,
+    markdown: bool,
+    out: &mut dyn io::Write,
+) -> io::Result<()> {
+    let cols = lines[0].len();
+    if markdown {
+        for (k, l) in lines.iter().enumerate() {
+            let cells: Vec<String> = l.iter().map(|c| c.replace('|', "\\|")).collect();
+            writeln!(out, "| {} |", cells.join(" | "))?;
+            if k == 0 {
+                let seps: Vec<&str> = (0..cols)
+                    .map(|i| if left(i) { "---" } else { "---:" })
+                    .collect();
+                writeln!(out, "| {} |", seps.join(" | "))?;
+            }
+        }
+        return Ok(());
+    }
+    padded(lines, &col_widths(lines), left, out)
+}
+
+/// The width of each column of `lines`, in characters.
+fn col_widths(lines: &[Vec<String>]) -> Vec<usize> {
+    (0..lines[0].len())
+        .map(|i| {
+            lines
+                .iter()
+                .map(|l| l[i].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect()
+}
+
+/// Writes `lines` padded to `widths`, two spaces apart, the columns `left`
+/// says left-aligned, the others right-aligned.
+fn padded(
+    lines: &[Vec<String>],
+    widths: &[usize],
+    left: &dyn Fn(usize) -> bool,
+    out: &mut dyn io::Write,
+) -> io::Result<()> {
+    for l in lines {
+        let cells: Vec<String> = l
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                if left(i) {
+                    format!("{s:<w$}", w = widths[i])
+                } else {
+                    format!("{s:>w$}", w = widths[i])
+                }
+            })
+            .collect();
+        writeln!(out, "{}", cells.join("  ").trim_end())?;
+    }
+    Ok(())
+}
+
+fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A rate: whole numbers with thousands separators from 100 up.
+pub(super) fn rate(x: f64) -> String {
+    if x >= 99.95 {
+        thousands(x.round() as u64)
+    } else if x >= 9.995 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+/// A latency in ms: three significant digits.
+fn ms(x: f64) -> String {
+    if x >= 100.0 {
+        format!("{x:.1}")
+    } else if x >= 10.0 {
+        format!("{x:.2}")
+    } else {
+        format!("{x:.3}")
+    }
+}
+
+fn cell(f: &Figure, fmt: fn(f64) -> String, markdown: bool) -> String {
+    let flag = if f.flagged { "!" } else { "" };
+    if markdown {
+        format!("{} (±{:.0}%){flag}", fmt(f.value), f.spread_pct)
+    } else {
+        format!("{} ±{:.0}%{flag}", fmt(f.value), f.spread_pct)
+    }
+}
+
+/// The head lines of a suite: what ran where, and the pool's settings.
+fn suite_head(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> io::Result<()> {
+    let s = &doc.settings;
+    let head = format!(
+        "Suite {} on pool {}: {} run(s) per job, {} s measured after a {} s ramp{}",
+        doc.suite,
+        doc.pool,
+        s.runs,
+        s.runtime_s,
+        s.ramp_s,
+        if doc.interrupted {
+            " (INTERRUPTED)"
+        } else {
+            ""
+        }
+    );
+    if markdown {
+        writeln!(out, "**{head}**\n")?;
+    } else {
+        writeln!(out, "{head}")?;
+    }
+    if let Some(p) = &doc.pool_settings {
+        let line = format!(
+            "Pool: size {}, min_size {}, pg_num {}, crush rule {} (device class {}, {} OSDs)",
+            p.size,
+            p.min_size,
+            p.pg_num,
+            p.crush_rule,
+            if p.device_classes.is_empty() {
+                "-".to_string()
+            } else {
+                p.device_classes.join("+")
+            },
+            p.osds.len()
+        );
+        writeln!(out, "{line}{}", if markdown { "  " } else { "" })?;
+    }
+    if markdown {
+        writeln!(out)?;
+    }
+    Ok(())
+}
+
+/// Renders the suite table (text fitting 100 columns, or Markdown) with the
+/// header lines and the cost line: one row per job and op.
+pub fn suite_table(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> io::Result<()> {
+    suite_head(doc, markdown, out)?;
+    let header = [
+        "job", "runs", "IOPS", "MB/s", "mean ms", "p99 ms", "IOPS/GiB",
+    ];
+    let mut lines: Vec<Vec<String>> = vec![header.iter().map(|h| h.to_string()).collect()];
+    for r in &doc.summary.rows {
+        lines.push(vec![
+            r.label.clone(),
+            r.runs.to_string(),
+            cell(&r.iops, rate, markdown),
+            cell(&r.mb_s, rate, markdown),
+            cell(&r.mean_ms, ms, markdown),
+            cell(&r.p99_ms, ms, markdown),
+            r.iops_per_gib.map_or("-".into(), rate),
+        ]);
+    }
+    if markdown {
+        for (n, l) in lines.iter().enumerate() {
+            writeln!(out, "| {} |", l.join(" | "))?;
+            if n == 0 {
+                writeln!(out, "|---|---:|---:|---:|---:|---:|---:|")?;
+            }
+        }
+        writeln!(out)?;
+    } else {
+        let mut widths = col_widths(&lines);
+        // Fit 100 columns: the job names give way.
+        let rest: usize = widths[1..].iter().sum::<usize>() + 2 * (widths.len() - 1);
+        widths[0] = widths[0].min(100usize.saturating_sub(rest).max(12));
+        for l in &lines {
+            let cells: Vec<String> = l
+                .iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    if i == 0 {
+                        let t: String = if s.chars().count() > widths[0] {
+                            let mut t: String = s.chars().take(widths[0] - 1).collect();
+                            t.push('~');
+                            t
+                        } else {
+                            s.clone()
+                        };
+                        format!("{t:<w$}", w = widths[0])
+                    } else {
+                        format!("{s:>w$}", w = widths[i])
+                    }
+                })
+                .collect();
+            writeln!(out, "{}", cells.join("  ").trim_end())?;
+        }
+        writeln!(out)?;
+    }
+    let b = if markdown { "- " } else { "" };
+    match (&doc.pool_settings, doc.summary.memory_held_bytes) {
+        (Some(p), Some(m)) => {
+            let each: Vec<u64> = p.osd_memory_target.iter().map(|o| o.bytes).collect();
+            let lo = each.iter().copied().min().unwrap_or(0);
+            let hi = each.iter().copied().max().unwrap_or(0);
+            let per = if lo == hi {
+                format!("{} x {}", each.len(), crate::units::fmt_bytes(lo))
+            } else {
+                format!(
+                    "{} OSDs of {} to {}",
+                    each.len(),
+                    crate::units::fmt_bytes(lo),
+                    crate::units::fmt_bytes(hi)
+                )
+            };
+            writeln!(
+                out,
+                "{b}Cost: the pool's OSDs hold {} of RAM (osd_memory_target {per}); IOPS/GiB = IOPS / that.",
+                crate::units::fmt_bytes(m),
+            )?;
+        }
+        _ => writeln!(
+            out,
+            "{b}Cost: osd_memory_target could not be read (needs mon 'allow r'), so IOPS/GiB is '-'."
+        )?,
+    }
+    let centre = match doc.settings.aggregate {
+        Aggregate::Median => "median over runs (mean of two)",
+        Aggregate::Best => "the best run's (highest MB/s; its latencies too)",
+    };
+    writeln!(
+        out,
+        "{b}Figures: {centre}, ± half the range between runs, ! = spread > {:.0}%;",
+        doc.summary.spread_limit_pct
+    )?;
+    writeln!(
+        out,
+        "{b}completion latency (op submitted -> completion callback); MB/s = 10^6 bytes/s."
+    )
+}
+
+/// Columns CrystalDiskMark's text table keeps within, pool names and all.
+pub const CDM_TEXT_WIDTH: usize = 120;
+
+/// A Diff cell of CrystalDiskMark's table: whole percent as the seed
+/// prints it, with the noise verdict (`*` real, `~` within the noise).
+fn cdm_diff(d: Option<CdmDiff>) -> String {
+    match d {
+        None => "-".into(),
+        Some(d) => format!(
+            "{:+.0}%{}",
+            d.pct,
+            match d.significant {
+                Some(true) => " *",
+                Some(false) => " ~",
+                None => "",
+            }
+        ),
+    }
+}
+
+/// The column groups (label, columns spanned) and the lines (header first)
+/// of CrystalDiskMark's table, naming the pools `names`. Markdown gets one
+/// header line with the group in each column's name, as the seed's table.
+pub fn cdm_lines(
+    t: &CdmTable,
+    names: &[String],
+    markdown: bool,
+) -> (Vec<(String, usize)>, Vec<Vec<String>>) {
+    let n = t.pools.len();
+    let mbs = |c: &Option<CdmCell>| c.as_ref().map_or("-".into(), |c| rate(c.mb_s));
+    let p99 = |c: &Option<CdmCell>| c.as_ref().map_or("-".into(), |c| ms(c.p99_ms));
+    let diff_name = |i: usize| {
+        if n == 2 {
+            "Diff".to_string()
+        } else {
+            format!("Diff {}", names[i])
+        }
+    };
+    let mut head = vec!["Test".to_string()];
+    let groups;
+    if n == 1 {
+        groups = vec![
+            (String::new(), 1),
+            ("Read".to_string(), 2),
+            ("Write".to_string(), 2),
+        ];
+        if markdown {
+            head.extend(
+                [
+                    "Read (MB/s)",
+                    "Read p99 (ms)",
+                    "Write (MB/s)",
+                    "Write p99 (ms)",
+                ]
+                .map(String::from),
+            );
+        } else {
+            head.extend(["MB/s", "p99 ms", "MB/s", "p99 ms"].map(String::from));
+        }
+    } else {
+        groups = vec![
+            (String::new(), 1),
+            ("Read MB/s".to_string(), 2 * n - 1),
+            ("Write MB/s".to_string(), 2 * n - 1),
+            ("Read p99 ms".to_string(), n),
+            ("Write p99 ms".to_string(), n),
+        ];
+        for (what, p99) in [
+            ("Read", false),
+            ("Write", false),
+            ("Read", true),
+            ("Write", true),
+        ] {
+            for name in names {
+                head.push(match (markdown, p99) {
+                    (false, _) => name.clone(),
+                    (true, false) => format!("{name} {what} (MB/s)"),
+                    (true, true) => format!("{name} {what} p99 (ms)"),
+                });
+            }
+            if !p99 {
+                head.extend((1..n).map(diff_name));
+            }
+        }
+    }
+    let mut lines = vec![head];
+    for r in &t.rows {
+        let mut l = vec![r.profile.clone()];
+        if n == 1 {
+            l.extend([
+                mbs(&r.read[0]),
+                p99(&r.read[0]),
+                mbs(&r.write[0]),
+                p99(&r.write[0]),
+            ]);
+        } else {
+            for (cells, diffs) in [(&r.read, &r.read_diff), (&r.write, &r.write_diff)] {
+                l.extend(cells.iter().map(mbs));
+                l.extend(diffs[1..].iter().map(|d| cdm_diff(*d)));
+            }
+            l.extend(r.read.iter().map(p99));
+            l.extend(r.write.iter().map(p99));
+        }
+        lines.push(l);
+    }
+    (groups, lines)
+}
+
+/// A text table under a line of column groups, each label centred over
+/// the columns it spans; the first column left-aligned, the others right.
+fn grouped_table(
+    groups: &[(String, usize)],
+    lines: &[Vec<String>],
+    out: &mut dyn io::Write,
+) -> io::Result<()> {
+    let mut widths = col_widths(lines);
+    let mut spans = Vec::new();
+    let mut at = 0;
+    for (label, n) in groups {
+        let span = |w: &[usize]| w[at..at + n].iter().sum::<usize>() + 2 * (n - 1);
+        let need = label.chars().count();
+        if need > span(&widths) {
+            widths[at + n - 1] += need - span(&widths);
+        }
+        spans.push((label, span(&widths)));
+        at += n;
+    }
+    let top: Vec<String> = spans
+        .iter()
+        .map(|(l, w)| format!("{l:^w$}", w = *w))
+        .collect();
+    writeln!(out, "{}", top.join("  ").trim_end())?;
+    padded(lines, &widths, &|i| i == 0, out)
+}
+
+/// Renders CrystalDiskMark's table (seed 001's shape) as text (within
+/// [`CDM_TEXT_WIDTH`] columns: the pools' names, or letters with a legend
+/// when the names do not fit) or Markdown, with the lines saying how the
+/// cells are made.
+pub fn cdm_table(t: &CdmTable, markdown: bool, out: &mut dyn io::Write) -> io::Result<()> {
+    let fit = |s: String| {
+        if markdown {
+            s
+        } else {
+            wrap(&s, TEXT_WIDTH)
+        }
+    };
+    let b = if markdown { "- " } else { "" };
+    let title = format!(
+        "CrystalDiskMark's table: {} per cell; MB/s = 10^6 bytes/s (as CrystalDiskMark counts); \
+         p99 = 99th percentile completion latency",
+        t.of_runs()
+    );
+    if markdown {
+        writeln!(out, "**{title}**\n")?;
+    } else {
+        writeln!(out, "{}", fit(title))?;
+    }
+    let mut names = t.pools.clone();
+    let (mut groups, mut lines) = cdm_lines(t, &names, markdown);
+    let width =
+        |lines: &[Vec<String>]| col_widths(lines).iter().sum::<usize>() + 2 * (lines[0].len() - 1);
+    if !markdown && t.pools.len() > 1 && width(&lines) > CDM_TEXT_WIDTH {
+        names = (0..t.pools.len()).map(letter).collect();
+        (groups, lines) = cdm_lines(t, &names, markdown);
+        let legend: Vec<String> = t
+            .pools
+            .iter()
+            .enumerate()
+            .map(|(i, p)| format!("{} = pool {p}", letter(i)))
+            .collect();
+        writeln!(out, "{}", fit(legend.join(", ")))?;
+    }
+    if markdown {
+        table(&lines, &|i| i == 0, true, out)?;
+    } else {
+        grouped_table(&groups, &lines, out)?;
+    }
+    if t.pools.len() > 1 || t.aggregate == Aggregate::Best {
+        writeln!(out)?;
+    }
+    if t.pools.len() > 1 {
+        writeln!(
+            out,
+            "{}",
+            fit(format!(
+                "{b}Diff: MB/s against {}; * = real, ~ = within the noise, by Welch's t-test at 95% \
+                 on the logarithms of the per-run MB/s (the pools took turns run by run); no \
+                 mark where a side has one run.",
+                t.pools[0]
+            ))
+        )?;
+        if t.single_run() {
+            writeln!(
+                out,
+                "{}",
+                fit(format!(
+                    "{b}One run a side cannot tell a difference from run-to-run noise; repeat with \
+                     --runs 3 or more."
+                ))
+            )?;
+        }
+    }
+    if t.aggregate == Aggregate::Best {
+        writeln!(
+            out,
+            "{}",
+            fit(format!(
+                "{b}Best: the run with the highest MB/s, the p99 is that run's \
+                 (CrystalDiskMark takes the best of its passes)."
+            ))
+        )?;
+    }
+    Ok(())
+}
+
+/// Renders suites (one per pool) as text or Markdown. CrystalDiskMark's
+/// suites get its table alone unless `long`; every other suite, and `long`,
+/// each pool's full table and, for several pools, the comparison with where
+/// the mean went and the drives.
+pub fn suites(s: &Suites, long: bool, markdown: bool, out: &mut dyn io::Write) -> io::Result<()> {
+    if let (Some(t), false) = (&s.cdm, long) {
+        for d in &s.docs {
+            suite_head(d, markdown, out)?;
+        }
+        if !markdown {
+            writeln!(out)?;
+        }
+        cdm_table(t, markdown, out)?;
+        if let Some(c) = &s.comparison {
+            for h in headlines(c) {
+                writeln!(out)?;
+                writeln!(out, "{}", if markdown { h } else { wrap(&h, TEXT_WIDTH) })?;
+            }
+        }
+        return Ok(());
+    }
+    if let Some(t) = &s.cdm {
+        cdm_table(t, markdown, out)?;
+        writeln!(out)?;
+    }
+    for d in &s.docs {
+        suite_table(d, markdown, out)?;
+        writeln!(out)?;
+    }
+    if let Some(c) = &s.comparison {
+        comparison_table(c, markdown, out)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_read_like_the_seed() {
+        assert_eq!(rate(44289.4), "44,289");
+        assert_eq!(rate(1036.0), "1,036");
+        assert_eq!(rate(42.04), "42.0");
+        assert_eq!(rate(0.5), "0.50");
+        assert_eq!(ms(8.3123), "8.312");
+        assert_eq!(ms(38.21), "38.21");
+    }
+}
