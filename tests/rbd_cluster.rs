@@ -231,7 +231,14 @@ fn parity_with_fio_rbd_engine_on_seed_002_jobs() {
         if std::ptr::eq(j, &jobs[0]) {
             ours(image, j, secs);
         }
-        let (mut iops, mut lat) = (Vec::new(), Vec::new());
+        // Runs go F C | C F | F C: fio's sit at positions 0, 3, 4 and ours at
+        // 1, 2, 5, about as early on average, so the ratio of the means
+        // cancels a drift of the cluster over the job (after a precondition,
+        // or another test's removed images, a QD1 job once sped up 3.5x from
+        // its first run to its last), which the median of per-pair ratios,
+        // two of three with fio first, does not.
+        let (mut f_iops, mut f_lat, mut c_iops, mut c_lat) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for pair in 0..3 {
             let ((fi, fl), (ci, cl)) = if pair % 2 == 0 {
                 let f = fio(&fconf, image, j, secs);
@@ -248,12 +255,15 @@ fn parity_with_fio_rbd_engine_on_seed_002_jobs() {
                 fl / 1e6,
                 cl / 1e6
             );
-            iops.push(ci / fi);
-            lat.push(cl / fl);
+            f_iops.push(fi);
+            f_lat.push(fl);
+            c_iops.push(ci);
+            c_lat.push(cl);
         }
-        let (iops, lat) = (median(iops), median(lat));
+        let sum = |v: &[f64]| v.iter().sum::<f64>();
+        let (iops, lat) = (sum(&c_iops) / sum(&f_iops), sum(&c_lat) / sum(&f_lat));
         eprintln!(
-            "{} {} QD{}: median ratios IOPS {iops:.3} latency {lat:.3}",
+            "{} {} QD{}: ratios of the means IOPS {iops:.3} latency {lat:.3}",
             j.rw, j.bs, j.qd
         );
         if !(0.75..=1.25).contains(&iops) || !(0.75..=1.25).contains(&lat) {
@@ -860,7 +870,7 @@ fn end_flush_rate_matches_rbd_bench_through_its_final_flush() {
             "rbd bench",
         );
         common::ok(rbd(&["rm", "-p", POOL, &name]), "rbd rm");
-        // "elapsed: 0   ops: 96   ops/sec: 444.44   bytes/sec: 444 MiB/s"
+        // "elapsed: 0   ops: 48   ops/sec: 444.44   bytes/sec: 444 MiB/s"
         let last = out.lines().rfind(|l| l.starts_with("elapsed:")).unwrap();
         let ops_s: f64 = last
             .split("ops/sec:")
@@ -883,8 +893,11 @@ fn end_flush_rate_matches_rbd_bench_through_its_final_flush() {
          flushes {flushes:?} s",
         o / p
     );
+    // Loose: a run is a fraction of a second, where the debug build's own
+    // start (and rbd bench's coarse timer) weigh; measured 0.6-0.9 (release
+    // 0.77-0.9).
     assert!(
-        (0.5..2.0).contains(&(o / p)),
+        (0.45..2.2).contains(&(o / p)),
         "through the end flush: cephbench {ours:?} B/s vs rbd bench {peer:?} B/s"
     );
     // Write-back leaves up to rbd_cache_max_dirty (24 MiB) for the flush.

@@ -1,5 +1,5 @@
-//! Suites on the throwaway cluster (short runtimes): `suite lab` and
-//! `suite cdm` end to end with every cell filled and a valid document; the
+//! Suites on the throwaway cluster (short runtimes): `suite lab`, `suite
+//! cdm` and `suite vm` end to end with every cell filled and a valid document; the
 //! pool settings and the cost line checked against the `ceph` CLI; a size-1
 //! vs size-3 comparison flags the write difference; a suite compared with
 //! itself shows 0% and no significant difference. Tests run one at a time.
@@ -19,6 +19,29 @@ fn run_suite(args: &[&str]) -> (Value, String) {
     assert!(out.status.success(), "suite {args:?} failed: {err}");
     let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
     (v, err)
+}
+
+/// A built-in suite at short runtimes (1 s + 0.2 s ramp, 64 MiB image and
+/// test area, no telemetry) on `pool`; its document, checked against the schema.
+fn short_suite(name: &str, pool: &str, extra: &[&str]) -> SuiteDoc {
+    let mut args = vec![
+        name,
+        "-p",
+        pool,
+        "--no-telemetry",
+        "--runtime",
+        "1s",
+        "--ramp",
+        "200ms",
+        "--image-size",
+        "64M",
+        "--test-area",
+        "64M",
+    ];
+    args.extend_from_slice(extra);
+    let (v, _) = run_suite(&args);
+    common::validate_suite(&v);
+    serde_json::from_value(v).unwrap()
 }
 
 /// Every cell of the table has a number: no job without runs, no figure
@@ -57,6 +80,51 @@ fn assert_full(doc: &SuiteDoc, rows: usize, runs: u32, once: &[&str]) {
             "{:?}",
             e.result.warnings
         );
+    }
+}
+
+/// The checks under the suite table: one line per run, each the run's own
+/// client RTT (mean over the OSDs probed), mean latency and split, as the
+/// run's result document holds them.
+fn checks_match_the_runs(doc: &SuiteDoc) {
+    let mut text = Vec::new();
+    assert!(cephbench::report::checks_table(doc, false, &mut text).unwrap());
+    let text = String::from_utf8(text).unwrap();
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("job "))
+        .skip(1)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(rows.len(), doc.runs.len(), "{text}");
+    for (row, e) in rows.iter().zip(&doc.runs) {
+        // The job name takes the first cells; the rest are numbers from the right.
+        let n = row.len();
+        let (run, rtt, mean) = (row[n - 11], row[n - 10], row[n - 8]);
+        assert_eq!(run, e.run.to_string(), "{row:?}");
+        let rtts: Vec<f64> = e
+            .result
+            .network
+            .iter()
+            .flat_map(|n| &n.client_rtt)
+            .filter(|c| c.samples > 0)
+            .map(|c| c.mean_us / 1e3)
+            .collect();
+        let want = rtts.iter().sum::<f64>() / rtts.len() as f64;
+        assert_eq!(rtt, format!("{want:.3}"), "{}: {row:?}", e.job);
+        let j = e.result.jobs.iter().find(|j| j.op != "flush").unwrap();
+        assert_eq!(mean, format!("{:.2}", j.latency_ns.mean / 1e6), "{row:?}");
+        let other = j
+            .attribution
+            .as_ref()
+            .and_then(|a| {
+                a.shares
+                    .iter()
+                    .find(|s| s.part == cephbench::result::Part::Unattributed)
+            })
+            .map(|s| format!("{:.2}", s.ns / 1e6))
+            .expect("the split of each run");
+        assert_eq!(row[n - 1], other, "{row:?}");
     }
 }
 
@@ -106,7 +174,17 @@ fn assert_pool_settings(doc: &SuiteDoc, pool: &str) {
     assert_eq!(p.osd_memory_target.len(), osds.len());
     assert_eq!(p.memory_held_bytes, Some(sum));
     assert_eq!(doc.summary.memory_held_bytes, Some(sum));
-    let gib = sum as f64 / f64::from(1u32 << 30);
+    // Seed 000's IOPS per GiB: over the RAM one OSD held, measured (the
+    // test cluster's OSDs run here): the largest total after a run, per OSD.
+    let measured = doc
+        .runs
+        .iter()
+        .filter_map(|e| e.result.pool.as_ref()?.memory_measured_bytes)
+        .max()
+        .expect("the OSDs' resident sets were measured");
+    assert_eq!(doc.summary.ram_source.as_deref(), Some("measured"));
+    assert_eq!(doc.summary.memory_measured_bytes, Some(measured));
+    let gib = measured as f64 / osds.len() as f64 / f64::from(1u32 << 30);
     for r in &doc.summary.rows {
         let want = r.iops.value / gib;
         assert!(
@@ -193,6 +271,7 @@ fn suite_lab_end_to_end_and_self_compare() {
         })
         .collect();
     assert_eq!(check.len(), 2);
+    checks_match_the_runs(&doc);
     for w in check {
         assert_eq!(
             (
@@ -250,22 +329,7 @@ fn suite_lab_end_to_end_and_self_compare() {
 fn suite_cdm_end_to_end() {
     let _g = common::serial();
     let pool = common::pool_for("cb_suite_s1", "rbd");
-    let (v, _) = run_suite(&[
-        "cdm",
-        "-p",
-        pool,
-        "--no-telemetry",
-        "--runtime",
-        "1s",
-        "--ramp",
-        "200ms",
-        "--image-size",
-        "64M",
-        "--test-area",
-        "64M",
-    ]);
-    common::validate_suite(&v);
-    let doc: SuiteDoc = serde_json::from_value(v).unwrap();
+    let doc = short_suite("cdm", pool, &[]);
     assert_eq!(doc.runs.len(), 16);
     assert_full(&doc, 8, 2, &[]);
     let labels: Vec<&str> = doc.summary.rows.iter().map(|r| r.label.as_str()).collect();
@@ -283,6 +347,47 @@ fn suite_cdm_end_to_end() {
     }
     no_images_left(pool);
     cdm_table_matches_the_document(&doc);
+}
+
+/// Seed 000's guest (`suite vm`) at short runtimes: its fio lines (4k at
+/// QD32 x 4 jobs, 1M at QD32 x 1), every cell filled, and the cost over the
+/// RAM one OSD held, measured here (the test cluster's OSDs run on this host).
+#[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
+fn suite_vm_end_to_end_with_the_measured_cost() {
+    let _g = common::serial();
+    let pool = common::pool_for("cb_suite_s1", "rbd");
+    let doc = short_suite("vm", pool, &["--runs", "2"]);
+    assert_eq!(doc.runs.len(), 6);
+    assert_full(&doc, 3, 2, &[]);
+    for e in &doc.runs {
+        match &e.result.workload {
+            cephbench::result::Workload::Rbd(w) => {
+                let jobs = if w.bs == 4096 { 4 } else { 1 };
+                assert_eq!((w.numjobs, w.iodepth), (jobs, 32), "{}", e.job);
+            }
+            _ => panic!("vm runs rbd jobs"),
+        }
+    }
+    let s = &doc.summary;
+    assert_eq!(s.ram_source.as_deref(), Some("measured"));
+    let n = doc.pool_settings.as_ref().unwrap().osds.len() as f64;
+    let one = s.ram_per_osd_bytes.unwrap();
+    assert!((one - s.memory_measured_bytes.unwrap() as f64 / n).abs() < 1.0);
+    let gib = one / f64::from(1u32 << 30);
+    for r in &s.rows {
+        assert!(
+            (r.iops_per_gib.unwrap() - r.iops.value / gib).abs() < 1e-6 * r.iops.value.max(1.0)
+        );
+    }
+    let mut text = Vec::new();
+    cephbench::report::suite_table(&doc, false, &mut text).unwrap();
+    let text = String::from_utf8(text).unwrap();
+    assert!(
+        text.contains("of RAM, measured") && text.contains("IOPS/GiB = IOPS / one OSD's"),
+        "{text}"
+    );
+    no_images_left(pool);
 }
 
 /// A cell of CrystalDiskMark's text table as a number (`1,296` -> 1296).

@@ -197,7 +197,7 @@ fn fixture() -> SuiteDoc {
     .iter()
     .map(|s| s.to_string())
     .collect();
-    let summary = suite::summarize(&order, &runs, Some(12 << 30), Default::default());
+    let summary = suite::summarize(&order, &runs, Some(&pool()), Default::default());
     SuiteDoc {
         suite_schema_version: suite::SUITE_SCHEMA_VERSION,
         suite: "lab".into(),
@@ -233,8 +233,34 @@ fn summary_figures_match_hand_computation() {
     assert!((rr.mb_s.value - 10357.0 * 4096.0 / 1e6).abs() < 1e-6);
     assert!((rr.mean_ms.value - 3.0).abs() < 1e-9);
     assert_eq!((rr.p99_ms.value, rr.p99_ms.spread_pct), (9.0, 0.0));
-    // 12 GiB held: IOPS per GiB = 10357 / 12.
-    assert!((rr.iops_per_gib.unwrap() - 10357.0 / 12.0).abs() < 1e-6);
+    // Seed 000's IOPS per GiB: over one OSD's RAM. Not measured here (no
+    // OSD ran on the host): 12 GiB configured over 3 OSDs, 4 GiB each.
+    assert_eq!(d.summary.ram_source.as_deref(), Some("osd_memory_target"));
+    assert!((rr.iops_per_gib.unwrap() - 10357.0 / 4.0).abs() < 1e-6);
+    // Measured after each run: the largest total of a run counts, over its OSDs.
+    let mut m = d.clone();
+    for (i, e) in m.runs.iter_mut().enumerate() {
+        let p = e.result.pool.get_or_insert_with(pool);
+        let gib = [1.2, 1.5][i % 2];
+        p.memory_measured_bytes = Some((gib * f64::from(1u32 << 30)) as u64);
+    }
+    m.summary = suite::summarize(
+        &m.job_order(),
+        &m.runs,
+        m.pool_settings.as_ref(),
+        Default::default(),
+    );
+    assert_eq!(m.summary.ram_source.as_deref(), Some("measured"));
+    let one = m.summary.ram_per_osd_bytes.unwrap() / f64::from(1u32 << 30);
+    assert!((one - 0.5).abs() < 1e-6, "1.5 GiB over 3 OSDs: {one}");
+    assert!((m.summary.rows[0].iops_per_gib.unwrap() - 10357.0 / 0.5).abs() < 1e-3);
+    let mut text = Vec::new();
+    cephbench::report::suite_table(&m, false, &mut text).unwrap();
+    let text = String::from_utf8(text).unwrap();
+    assert!(
+        text.contains("held 1.50 GiB of RAM, measured") && text.contains("one OSD's 512 MiB"),
+        "{text}"
+    );
     let rw = &rows[1];
     assert!(!rw.iops.flagged && rw.p99_ms.flagged && rw.flagged);
     assert_eq!(rows[3].label, "4k randwrite QD1 fsync write");
@@ -540,7 +566,7 @@ fn cdm_doc(pool: &str, figures: [(f64, f64, f64, f64); 4]) -> SuiteDoc {
             }
         }
     }
-    let summary = suite::summarize(&order, &runs, Some(12 << 30), Default::default());
+    let summary = suite::summarize(&order, &runs, Some(&self::pool()), Default::default());
     SuiteDoc {
         suite: "cdm".into(),
         pool: pool.into(),
@@ -673,7 +699,12 @@ fn cdm_table_two_pools_is_the_seeds() {
         .into_iter()
         .map(|mut d| {
             d.runs.retain(|r| r.run == 2);
-            d.summary = suite::summarize(&d.job_order(), &d.runs, None, Default::default());
+            d.summary = suite::summarize(
+                &d.job_order(),
+                &d.runs,
+                d.pool_settings.as_ref(),
+                Default::default(),
+            );
             d
         })
         .collect();

@@ -25,7 +25,7 @@ pub use csv::{
 pub use html::Html;
 pub use json::Json;
 pub use markdown::Markdown;
-pub use tables::{cdm_table, comparison_table, suite_table, CDM_TEXT_WIDTH};
+pub use tables::{cdm_table, checks_table, comparison_table, suite_table, CDM_TEXT_WIDTH};
 pub use text::Text;
 
 /// One output format: renders a finished result, several results, a

@@ -182,6 +182,10 @@ fn suite_section(h: &mut String, d: &SuiteDoc) {
     }
     html_table(h, &lines);
     h.push_str(&format!(
+        "<p class=\"note\">{}</p>",
+        esc(&super::tables::cost_line(d))
+    ));
+    h.push_str(&format!(
         "<p class=\"note\">{}.</p>",
         esc(&d.summary.method)
     ));

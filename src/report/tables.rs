@@ -351,31 +351,10 @@ pub fn suite_table(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> i
         writeln!(out)?;
     }
     let b = if markdown { "- " } else { "" };
-    match (&doc.pool_settings, doc.summary.memory_held_bytes) {
-        (Some(p), Some(m)) => {
-            let each: Vec<u64> = p.osd_memory_target.iter().map(|o| o.bytes).collect();
-            let lo = each.iter().copied().min().unwrap_or(0);
-            let hi = each.iter().copied().max().unwrap_or(0);
-            let per = if lo == hi {
-                format!("{} x {}", each.len(), crate::units::fmt_bytes(lo))
-            } else {
-                format!(
-                    "{} OSDs of {} to {}",
-                    each.len(),
-                    crate::units::fmt_bytes(lo),
-                    crate::units::fmt_bytes(hi)
-                )
-            };
-            writeln!(
-                out,
-                "{b}Cost: the pool's OSDs hold {} of RAM (osd_memory_target {per}); IOPS/GiB = IOPS / that.",
-                crate::units::fmt_bytes(m),
-            )?;
-        }
-        _ => writeln!(
-            out,
-            "{b}Cost: osd_memory_target could not be read (needs mon 'allow r'), so IOPS/GiB is '-'."
-        )?,
+    let fit = |s: String| if markdown { s } else { wrap(&s, TEXT_WIDTH) };
+    writeln!(out, "{}", fit(format!("{b}{}", cost_line(doc))))?;
+    if doc.summary.rows.iter().any(|r| r.op == "flush") {
+        writeln!(out, "{}", fit(format!("{b}{FLUSH_NOTE}")))?;
     }
     let centre = match doc.settings.aggregate {
         Aggregate::Median => "median over runs (mean of two)",
@@ -390,6 +369,57 @@ pub fn suite_table(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> i
         out,
         "{b}completion latency (op submitted -> completion callback); MB/s = 10^6 bytes/s."
     )
+}
+
+/// What a flush row measures (seed 002's fsync job, natively).
+pub const FLUSH_NOTE: &str = "Flush rows: a guest's fsync reaches librbd as this flush. With \
+librbd's cache off, every write was acknowledged only once all copies were on the OSDs' stable \
+storage, so the flush waits for nothing but librbd's own round: its cost is in the write row \
+(the device-flush share there says whether the drives' own cache flushes are slow); a fast \
+flush row does not show that a drive's cache is safe against power loss.";
+
+/// Seed 000's cost line: the RAM the pool's OSDs hold (measured, or as
+/// configured) and what IOPS/GiB divides by.
+pub fn cost_line(doc: &SuiteDoc) -> String {
+    use crate::units::fmt_bytes;
+    let s = &doc.summary;
+    let Some(p) = &doc.pool_settings else {
+        return "Cost: the pool's settings could not be read (needs mon 'allow r'), so IOPS/GiB is '-'."
+            .into();
+    };
+    let each: Vec<u64> = p.osd_memory_target.iter().map(|o| o.bytes).collect();
+    let (lo, hi) = (
+        each.iter().copied().min().unwrap_or(0),
+        each.iter().copied().max().unwrap_or(0),
+    );
+    let target = if lo == hi {
+        format!("osd_memory_target {} x {}", each.len(), fmt_bytes(lo))
+    } else {
+        format!(
+            "osd_memory_target {} OSDs of {} to {}",
+            each.len(),
+            fmt_bytes(lo),
+            fmt_bytes(hi)
+        )
+    };
+    let per = |b: f64| fmt_bytes(b.round() as u64);
+    match (s.ram_source.as_deref(), s.ram_per_osd_bytes, s.memory_measured_bytes) {
+        (Some("measured"), Some(one), Some(m)) => format!(
+            "Cost: the pool's {} OSD(s) held {} of RAM, measured (their processes' resident sets, \
+             the largest after a run; {target}); IOPS/GiB = IOPS / one OSD's {}, as seed 000 divides.",
+            each.len(),
+            fmt_bytes(m),
+            per(one)
+        ),
+        (_, Some(one), _) => format!(
+            "Cost: the pool's OSDs are configured to hold {} of RAM ({target}; not measured: \
+             not every one runs on this host); IOPS/GiB = IOPS / one OSD's {}, as seed 000 divides.",
+            fmt_bytes(s.memory_held_bytes.unwrap_or(0)),
+            per(one)
+        ),
+        _ => "Cost: osd_memory_target could not be read (needs mon 'allow r'), so IOPS/GiB is '-'."
+            .into(),
+    }
 }
 
 /// Columns CrystalDiskMark's text table keeps within, pool names and all.
@@ -636,11 +666,124 @@ pub fn suites(s: &Suites, long: bool, markdown: bool, out: &mut dyn io::Write) -
     for d in &s.docs {
         suite_table(d, markdown, out)?;
         writeln!(out)?;
+        if checks_table(d, markdown, out)? {
+            writeln!(out)?;
+        }
     }
     if let Some(c) = &s.comparison {
         comparison_table(c, markdown, out)?;
     }
     Ok(())
+}
+
+/// Short column names of the split's shares.
+fn short_part(p: crate::result::Part) -> &'static str {
+    use crate::result::Part::*;
+    match p {
+        Client => "client",
+        PublicNetwork => "net",
+        OsdQueue => "queue",
+        OsdLocal => "local",
+        DeviceFlush => "flush",
+        ClusterNetwork => "cable",
+        Replica => "repl",
+        Replication => "repl",
+        Unattributed => "other",
+    }
+}
+
+/// Seed 002's "how to check", beside every run: the client's RTT to the
+/// OSDs it used, `ceph osd perf` commit/apply (mean over the OSDs), and the
+/// split of the run's mean. Nothing (and `false`) when no run was probed.
+pub fn checks_table(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> io::Result<bool> {
+    use crate::result::Part;
+    let mean = |v: Vec<f64>| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
+    let probed = |e: &crate::suite::RunEntry| {
+        let r = &e.result;
+        r.network.as_ref().is_some_and(|n| !n.client_rtt.is_empty())
+            || r.osds.iter().any(|o| o.mgr_perf.is_some())
+            || r.jobs.iter().any(|j| j.attribution.is_some())
+    };
+    if !doc.runs.iter().any(probed) {
+        return Ok(false);
+    }
+    let atts = doc
+        .runs
+        .iter()
+        .flat_map(|e| e.result.jobs.iter().filter_map(|j| j.attribution.as_ref()));
+    let parts: Vec<Part> = super::share_columns(atts);
+    let mut head = vec![
+        "job".to_string(),
+        "run".into(),
+        "RTT".into(),
+        "osd perf".into(),
+        "mean".into(),
+    ];
+    head.extend(parts.iter().map(|p| short_part(*p).to_string()));
+    let mut lines = vec![head];
+    let f3 = |x: Option<f64>| x.map_or("-".into(), |v| format!("{v:.3}"));
+    let f2 = |x: Option<f64>| x.map_or("-".into(), |v| format!("{v:.2}"));
+    for e in &doc.runs {
+        let r = &e.result;
+        let Some(j) = r.jobs.iter().find(|j| j.op != "flush") else {
+            continue;
+        };
+        let rtt = mean(
+            r.network
+                .iter()
+                .flat_map(|n| &n.client_rtt)
+                .filter(|c| c.samples > 0)
+                .map(|c| c.mean_us / 1e3)
+                .collect(),
+        );
+        let perf: Vec<&crate::counters::MgrOsdPerf> =
+            r.osds.iter().filter_map(|o| o.mgr_perf.as_ref()).collect();
+        let ms_of = |ns: Option<u64>, ms: u64| ns.map_or(ms as f64, |n| n as f64 / 1e6);
+        let commit = mean(
+            perf.iter()
+                .map(|p| ms_of(p.commit_latency_ns, p.commit_latency_ms))
+                .collect(),
+        );
+        let apply = mean(
+            perf.iter()
+                .map(|p| ms_of(p.apply_latency_ns, p.apply_latency_ms))
+                .collect(),
+        );
+        // Whole ms where the release reports no ns (pacific) and one OSD
+        // served, as `ceph osd perf` prints them.
+        let whole = perf.len() == 1 && perf[0].commit_latency_ns.is_none();
+        let mut line = vec![
+            e.job.clone(),
+            e.run.to_string(),
+            f3(rtt),
+            match (commit, apply) {
+                (Some(c), Some(a)) if whole => format!("{c:.0}/{a:.0}"),
+                (Some(c), Some(a)) => format!("{c:.1}/{a:.1}"),
+                _ => "-".into(),
+            },
+            format!("{:.2}", j.latency_ns.mean / 1e6),
+        ];
+        for p in &parts {
+            line.push(f2(j
+                .attribution
+                .as_ref()
+                .and_then(|a| super::share_ns(a, *p))
+                .map(|ns| ns / 1e6)));
+        }
+        lines.push(line);
+    }
+    let title =
+        "Checks beside each run (seed 002's \"how to check\"), ms: RTT = the client's round \
+                 trip to the OSDs it used; osd perf = `ceph osd perf` commit/apply, mean over the \
+                 OSDs; mean = the run's mean latency and its split (net = public network, flush = \
+                 device flush, cable = cluster network, repl = replica, other = unattributed)";
+    if markdown {
+        writeln!(out, "{title}\n")?;
+    } else {
+        writeln!(out, "{}", wrap(title, TEXT_WIDTH))?;
+    }
+    table(&lines, &|i| i == 0, markdown, out)?;
+    Ok(true)
 }
 
 #[cfg(test)]

@@ -209,6 +209,33 @@ fn render_clients(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
     )
 }
 
+/// Seed 000's figure for one run: its IOPS over the RAM one OSD of the pool
+/// holds (measured when every OSD of the pool runs on this host).
+fn cost_line(r: &BenchResult) -> Option<String> {
+    let p = r.pool.as_ref()?;
+    let n = p.osd_memory_target.len();
+    let (total, how) = match (p.memory_measured_bytes, p.memory_held_bytes) {
+        (Some(m), _) => (m, "resident, measured"),
+        (None, Some(h)) => (h, "osd_memory_target; not measured here"),
+        _ => return None,
+    };
+    if n == 0 || total == 0 {
+        return None;
+    }
+    let iops: f64 = r
+        .jobs
+        .iter()
+        .filter(|j| j.op != "flush")
+        .map(|j| j.iops)
+        .sum();
+    let one = total as f64 / n as f64;
+    Some(format!(
+        "Cost (seed 000): {iops:.0} IOPS / one OSD's {} ({how}) = {:.0} IOPS per GiB",
+        fmt_bytes(one.round() as u64),
+        iops / (one / f64::from(1u32 << 30))
+    ))
+}
+
 /// What the end flush of `--end-flush` does here, against dd on a guest.
 pub fn end_flush_note(rbd_cache: bool) -> &'static str {
     if rbd_cache {
@@ -672,10 +699,27 @@ fn render_osds(r: &BenchResult, verbose: bool, out: &mut dyn io::Write) -> io::R
          w_proc dequeue->reply, commit = BlueStore commit_lat, kv_sync = BlueStore's kv sync round: \
          data flush + RocksDB WAL commit, subop_w = as a replica)"
     )?;
+    let mem = r.pool.as_ref().map(|p| p.osd_memory_target.as_slice());
     for o in &r.osds {
-        if let Some(d) = &o.device {
-            writeln!(out, "  osd.{}: {}", o.osd, d.summary())?;
+        let ram = mem
+            .and_then(|m| m.iter().find(|m| m.osd == o.osd))
+            .map(|m| match m.rss_bytes {
+                Some(rss) => format!(
+                    "; RAM {} resident (osd_memory_target {})",
+                    fmt_bytes(rss),
+                    fmt_bytes(m.bytes)
+                ),
+                None => format!("; osd_memory_target {}", fmt_bytes(m.bytes)),
+            })
+            .unwrap_or_default();
+        match &o.device {
+            Some(d) => writeln!(out, "  osd.{}: {}{ram}", o.osd, d.summary())?,
+            None if !ram.is_empty() => writeln!(out, "  osd.{}{ram}", o.osd)?,
+            None => {}
         }
+    }
+    if let Some(line) = cost_line(r) {
+        writeln!(out, "  {line}")?;
     }
     if !verbose {
         let mut more = Vec::new();

@@ -618,11 +618,12 @@ impl PoolSession {
             return Err(e.into());
         }
         let order: Vec<String> = suite.jobs.iter().map(|j| j.name.clone()).collect();
-        let memory = self
-            .pool_settings
-            .as_ref()
-            .and_then(|p| p.memory_held_bytes);
-        let summary = summarize(&order, &self.runs, memory, Default::default());
+        let summary = summarize(
+            &order,
+            &self.runs,
+            self.pool_settings.as_ref(),
+            Default::default(),
+        );
         let doc = SuiteDoc {
             suite_schema_version: SUITE_SCHEMA_VERSION,
             suite: suite.name.clone(),

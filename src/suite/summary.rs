@@ -116,6 +116,20 @@ pub struct Summary {
     pub spread_limit_pct: f64,
     /// RAM the pool's OSDs are configured to hold (sum of `osd_memory_target`), bytes.
     pub memory_held_bytes: Option<u64>,
+    /// RAM the pool's OSDs held, measured: the largest sum of their
+    /// processes' resident sets after any run (null unless every OSD of the
+    /// pool runs on this host), bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_measured_bytes: Option<u64>,
+    /// What `iops_per_gib` divides by: the RAM one OSD holds (the pool's
+    /// total over its OSD count), bytes; measured when known, else the
+    /// configured target (seed 000 divides by one OSD's 8 GiB).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ram_per_osd_bytes: Option<f64>,
+    /// Where `ram_per_osd_bytes` comes from: `measured` (resident sets) or
+    /// `osd_memory_target`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ram_source: Option<String>,
     /// One row per job and op kind.
     pub rows: Vec<SummaryRow>,
 }
@@ -139,7 +153,8 @@ pub struct SummaryRow {
     pub mean_ms: Figure,
     /// 99th percentile completion latency, ms.
     pub p99_ms: Figure,
-    /// IOPS per GiB of `osd_memory_target` held by the pool's OSDs.
+    /// IOPS per GiB of RAM one OSD of the pool holds (seed 000's "IOPS per
+    /// GiB held": 72,000 IOPS / 8 GiB = 9,000); see `Summary::ram_source`.
     pub iops_per_gib: Option<f64>,
     /// Whether any figure's spread exceeds the limit.
     pub flagged: bool,
@@ -178,7 +193,7 @@ impl SuiteDoc {
             self.summary = summarize(
                 &self.job_order(),
                 &self.runs,
-                self.summary.memory_held_bytes,
+                self.pool_settings.as_ref(),
                 aggregate,
             );
             self.settings.aggregate = aggregate;
@@ -229,12 +244,16 @@ impl Figure {
 
 const METHOD: &str = "each figure is the median over runs (for two runs, their mean); \
 spread = (max - min) / 2 / median; flagged (!) above 10%; latencies are completion latencies; \
-MB/s = 10^6 bytes/s; IOPS/GiB = IOPS / (sum of osd_memory_target of the OSDs the pool's rule uses)";
+MB/s = 10^6 bytes/s; IOPS/GiB = IOPS / the RAM one OSD of the pool holds (measured resident set when every OSD runs on \
+this host, else osd_memory_target; the pool's total over its OSD count), as seed 000 divides by one \
+OSD's 8 GiB";
 
 const METHOD_BEST: &str = "each figure is the best run's (the run with the highest MB/s, or IOPS \
 where no bytes move; its latencies too, not the best latencies of any run); \
 spread = (max - min) / 2 / that value; flagged (!) above 10%; latencies are completion latencies; \
-MB/s = 10^6 bytes/s; IOPS/GiB = IOPS / (sum of osd_memory_target of the OSDs the pool's rule uses)";
+MB/s = 10^6 bytes/s; IOPS/GiB = IOPS / the RAM one OSD of the pool holds (measured resident set when every OSD runs on \
+this host, else osd_memory_target; the pool's total over its OSD count), as seed 000 divides by one \
+OSD's 8 GiB";
 
 /// The index of the best of `reps`: the highest bytes/s, then IOPS.
 fn best_index(reps: &[&JobReport]) -> usize {
@@ -261,9 +280,11 @@ fn row_reports<'a>(runs: &'a [RunEntry], job: &str, op: &str) -> Vec<&'a JobRepo
 pub fn summarize(
     job_order: &[String],
     runs: &[RunEntry],
-    memory: Option<u64>,
+    pool: Option<&crate::result::PoolSettings>,
     aggregate: Aggregate,
 ) -> Summary {
+    let held = pool.and_then(|p| p.memory_held_bytes);
+    let (measured, per_osd, source) = ram_per_osd(held, pool, runs);
     let mut rows = Vec::new();
     for job in job_order {
         let mut ops: Vec<String> = Vec::new();
@@ -285,9 +306,7 @@ pub fn summarize(
                 }
             };
             let iops = fig(&|j| j.iops);
-            let per_gib = memory
-                .filter(|m| *m > 0)
-                .map(|m| iops.value / (m as f64 / f64::from(1u32 << 30)));
+            let per_gib = per_osd.map(|b| iops.value / (b / f64::from(1u32 << 30)));
             let row = SummaryRow {
                 job: job.clone(),
                 op: op.clone(),
@@ -316,8 +335,38 @@ pub fn summarize(
         }
         .into(),
         spread_limit_pct: SPREAD_LIMIT_PCT,
-        memory_held_bytes: memory,
+        memory_held_bytes: held,
+        memory_measured_bytes: measured,
+        ram_per_osd_bytes: per_osd,
+        ram_source: source.map(str::to_string),
         rows,
+    }
+}
+
+/// The RAM one OSD of the pool holds, for IOPS/GiB: (the measured total,
+/// bytes per OSD, where that comes from). Measured is the largest total of
+/// the runs whose every OSD was measured (the OSDs grow as they cache), over
+/// that run's OSD count; else the configured targets over theirs.
+fn ram_per_osd(
+    held: Option<u64>,
+    pool: Option<&crate::result::PoolSettings>,
+    runs: &[RunEntry],
+) -> (Option<u64>, Option<f64>, Option<&'static str>) {
+    let measured = runs
+        .iter()
+        .filter_map(|r| {
+            let p = r.result.pool.as_ref()?;
+            Some((p.memory_measured_bytes?, p.osd_memory_target.len()))
+        })
+        .filter(|(b, n)| *b > 0 && *n > 0)
+        .max_by_key(|(b, _)| *b);
+    if let Some((b, n)) = measured {
+        return (Some(b), Some(b as f64 / n as f64), Some("measured"));
+    }
+    let n = pool.map_or(0, |p| p.osd_memory_target.len());
+    match held {
+        Some(h) if h > 0 && n > 0 => (None, Some(h as f64 / n as f64), Some("osd_memory_target")),
+        _ => (None, None, None),
     }
 }
 
