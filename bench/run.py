@@ -197,9 +197,9 @@ def workloads():
     if BASELINE:
         for _, ours, peers, _ in w:
             peers["cephbench baseline"] = lambda c, secs, ours=ours: ours(secs, b=BASELINE)
-    if QUICK:  # CI: one RADOS workload (the bare loop and the telemetry pair) and one RBD workload (rbd bench)
+    if QUICK:  # CI: one RADOS workload (the bare loop) and one RBD workload (rbd bench)
         w = [w[1], w[5]]
-        w[0] = (w[0][0], w[0][1], {k: v for k, v in w[0][2].items() if k in ("bare aio", NO_TEL)}, w[0][3])
+        w[0] = (w[0][0], w[0][1], {k: v for k, v in w[0][2].items() if k == "bare aio"}, w[0][3])
         w[1] = (w[1][0], w[1][1], {k: v for k, v in w[1][2].items() if k == "rbd bench"}, w[1][3])
     if ONLY:
         w = [x for x in w if re.search(ONLY, x[0])]

@@ -18,7 +18,7 @@
 # --memory runs only that check. --baseline BIN adds another cephbench binary (e.g. a build of main)
 # as a peer of every workload: before/after from one run. --only REGEX runs the matching workloads.
 # --debug-build uses the debug binaries (as `cargo build` leaves them) instead of a release build.
-# --quick (CI, ~50 s): 1 pair, 2 s (and 1 s), two workloads, three peers, no memory check; asserts
+# --quick (CI, ~35 s): 1 pair, 2 s (and 1 s), two workloads, two peers, no memory check; asserts
 # nothing about speed, fails on any script or tool error. The table ends with the targets, met or NOT met.
 # Needs python3, fio, /usr/bin/time (containers/install-deps.sh installs them).
 set -euo pipefail

@@ -106,6 +106,10 @@ pub struct Source {
     /// the row. When every source has them, differences are judged between
     /// runs ([`judge_between_runs`]); else from each run's per-second samples.
     pub per_run: Vec<JobReport>,
+    /// The RAM one OSD of its pool holds, bytes (measured when its OSDs ran
+    /// on the client's host, else `osd_memory_target`): seed 000's IOPS per
+    /// GiB divides by it. `None` for fio outputs and results without it.
+    pub ram_per_osd_bytes: Option<f64>,
 }
 
 impl From<&BenchResult> for Source {
@@ -117,9 +121,21 @@ impl From<&BenchResult> for Source {
             notes: Vec::new(),
             osds: osd_evidence(&[r]),
             per_run: Vec::new(),
+            ram_per_osd_bytes: r.pool.as_ref().and_then(ram_per_osd),
         }
     }
 }
+
+/// The RAM one OSD of the pool holds: the measured total (resident sets)
+/// over the OSD count, else the configured targets'.
+pub fn ram_per_osd(p: &crate::result::PoolSettings) -> Option<f64> {
+    let n = p.osd_memory_target.len();
+    let total = p.memory_measured_bytes.or(p.memory_held_bytes)?;
+    (n > 0 && total > 0).then(|| total as f64 / n as f64)
+}
+
+/// The comparison row of seed 000's figure, IOPS per GiB one OSD holds.
+pub const IOPS_PER_GIB: &str = "IOPS/GiB";
 
 /// The OSDs of `runs` (one result, or a suite's runs) with their drive
 /// evidence, each figure the mean over the runs that have it.
@@ -423,6 +439,30 @@ pub fn compare_sources(results: &[Source]) -> Comparison {
                 significant,
             });
         }
+        // Seed 000's cost figure, where every source knows its OSDs' RAM
+        // (no verdict: it moves with the IOPS row's).
+        if results.iter().all(|r| r.ram_per_osd_bytes.is_some()) {
+            let gib = f64::from(1u32 << 30);
+            let values: Vec<Option<f64>> = jobs
+                .iter()
+                .zip(results)
+                .map(|(j, r)| Some(j.as_ref()?.iops / (r.ram_per_osd_bytes? / gib)))
+                .collect();
+            let diff_pct = values
+                .iter()
+                .map(|v| match (values[0], v) {
+                    (Some(b), Some(v)) if b != 0.0 => Some((v - b) / b * 100.0),
+                    _ => None,
+                })
+                .collect();
+            rows.push(Row {
+                job: key.clone(),
+                figure: IOPS_PER_GIB,
+                significant: vec![None; values.len()],
+                values,
+                diff_pct,
+            });
+        }
     }
     let osds = results
         .iter()
@@ -707,6 +747,45 @@ mod tests {
             Some(false),
             "+10% inside a noisy baseline: {iops:?}"
         );
+    }
+
+    /// Seed 000's IOPS per GiB one OSD holds: measured RAM where known, the
+    /// targets otherwise; no row unless every source knows it.
+    #[test]
+    fn iops_per_gib_row_over_the_ram_one_osd_holds() {
+        use crate::result::{OsdMemory, PoolSettings};
+        let gib = 1u64 << 30;
+        let pool = |measured: Option<u64>| PoolSettings {
+            name: "p".into(),
+            id: 1,
+            size: 3,
+            min_size: 2,
+            pg_num: 32,
+            crush_rule: "r".into(),
+            device_classes: vec![],
+            osds: vec![0, 1, 2, 3],
+            osd_memory_target: (0..4)
+                .map(|osd| OsdMemory {
+                    osd,
+                    bytes: 8 * gib,
+                    rss_bytes: None,
+                })
+                .collect(),
+            memory_held_bytes: Some(32 * gib),
+            memory_measured_bytes: measured,
+        };
+        let mut a = result_with(job(&[9000; 4], 1.0));
+        a.pool = Some(pool(None));
+        let mut b = result_with(job(&[1000; 4], 1.0));
+        b.pool = Some(pool(Some(2 * gib)));
+        let c = compare(&[a.clone(), b]);
+        let row = c.rows.iter().find(|r| r.figure == IOPS_PER_GIB).unwrap();
+        // 9,000 IOPS over one OSD's 8 GiB target; 1,000 over 2 GiB / 4 measured.
+        assert_eq!(row.values, vec![Some(1125.0), Some(2000.0)]);
+        assert!((row.diff_pct[1].unwrap() - 77.777).abs() < 0.01);
+        assert_eq!(row.significant, vec![None, None]);
+        let c = compare(&[a, result_with(job(&[1000; 4], 1.0))]);
+        assert!(c.rows.iter().all(|r| r.figure != IOPS_PER_GIB));
     }
 
     #[test]

@@ -209,6 +209,7 @@ pub fn import(v: &Value) -> Result<Source, FioError> {
         notes,
         osds: Vec::new(),
         per_run: Vec::new(),
+        ram_per_osd_bytes: None,
     })
 }
 

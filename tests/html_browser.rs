@@ -1,7 +1,8 @@
 //! The HTML report in a real browser: Debian's headless Chromium opens a
 //! two-result page made by `cephbench report`, logs no console errors,
 //! builds the expected number of non-empty `<svg>` plots, and renders a
-//! screenshot in which the plots' colours appear.
+//! screenshot in which the plots' colours appear; the same for a suite page
+//! (`suite --pools ... --format html`, re-rendered from its saved document).
 //!
 //! The fixture is the one of `tests/report_snapshots.rs`, read back from its
 //! JSON snapshot (the fixture serialized), plus a serialized histogram.
@@ -70,6 +71,22 @@ fn run_chromium(bin: &str, page: &Path, extra: &[&str]) -> Output {
         String::from_utf8_lossy(&out.stderr)
     );
     out
+}
+
+/// `cephbench report --format html -o page FILES...`, which must succeed.
+fn report_html(page: &Path, files: &[&Path]) {
+    let out = assert_cmd::Command::cargo_bin("cephbench")
+        .unwrap()
+        .args(["report", "--format", "html", "-o"])
+        .arg(page)
+        .args(files)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// The page's console messages as Chromium logs them (`INFO:CONSOLE...`),
@@ -200,19 +217,7 @@ fn html_report_renders_in_headless_chromium() {
     std::fs::write(&pa, serde_json::to_vec(&a).unwrap()).unwrap();
     std::fs::write(&pb, serde_json::to_vec(&b).unwrap()).unwrap();
     let page: PathBuf = dir.path().join("page.html");
-    let out = assert_cmd::Command::cargo_bin("cephbench")
-        .unwrap()
-        .args(["report", "--format", "html", "-o"])
-        .arg(&page)
-        .arg(&pa)
-        .arg(&pb)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    report_html(&page, &[&pa, &pb]);
 
     // The harness sees console errors when there are some.
     let bad = dir.path().join("bad.html");
@@ -272,4 +277,91 @@ fn html_report_renders_in_headless_chromium() {
         );
         assert!(n > 2000, "plot colour {c} on only {n} pixels");
     }
+}
+
+/// A suite of two runs of the fixture on two pools, as `suite --pools`
+/// writes it (`{"suites": [...], "comparison": ...}`).
+fn suite_pools_doc() -> serde_json::Value {
+    use cephbench::suite::{self, RunEntry, SuiteDoc, SuiteSettings};
+    let doc = |pool: &str, scale: f64| {
+        let runs: Vec<RunEntry> = (1..=2)
+            .map(|run| {
+                let mut r = fixture();
+                r.jobs[0].iops *= scale * (1.0 + 0.05 * f64::from(run));
+                r.jobs[0].bytes_per_sec *= scale;
+                RunEntry {
+                    job: "4k write QD16".into(),
+                    run,
+                    result: r,
+                }
+            })
+            .collect();
+        let order = vec!["4k write QD16".to_string()];
+        SuiteDoc {
+            suite_schema_version: suite::SUITE_SCHEMA_VERSION,
+            suite: "rados".into(),
+            source: "built-in".into(),
+            pool: pool.into(),
+            settings: SuiteSettings {
+                runs: 2,
+                runtime_s: 10.0,
+                ramp_s: 2.0,
+                image_size: 0,
+                test_area: 0,
+                telemetry: true,
+                aggregate: Default::default(),
+            },
+            pool_settings: None,
+            started_unix: 1_700_000_000,
+            elapsed_s: 30.0,
+            interrupted: false,
+            summary: suite::summarize(&order, &runs, None, Default::default()),
+            runs,
+        }
+    };
+    let docs = vec![doc("consumer", 1.0), doc("plp", 3.0)];
+    let c = suite::compare_suites(&docs);
+    serde_json::json!({"suites": docs, "comparison": c})
+}
+
+/// `suite --format html` as `cephbench report` renders a saved `--pools`
+/// document: no console output, every plot drawn, both pools' colours on
+/// the screenshot.
+#[test]
+fn suite_html_page_renders_in_headless_chromium() {
+    let Some(bin) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("pools.json");
+    std::fs::write(&saved, serde_json::to_vec(&suite_pools_doc()).unwrap()).unwrap();
+    let page = dir.path().join("suite.html");
+    report_html(&page, &[&saved]);
+    let out = run_chromium(bin, &page, &["--dump-dom"]);
+    let lines = console_lines(&out.stderr);
+    assert!(lines.is_empty(), "console messages: {lines:?}");
+    let dom = String::from_utf8_lossy(&out.stdout);
+    assert!(dom.contains("consumer") && dom.contains("plp"), "{dom}");
+    let (total, drawn) = non_empty_svgs(&dom);
+    assert!(
+        total >= 3 && drawn == total,
+        "{drawn} of {total} plots drawn"
+    );
+    let shot = dir.path().join("suite.png");
+    run_chromium(
+        bin,
+        &page,
+        &[
+            &format!("--screenshot={}", shot.display()),
+            "--window-size=1200,2000",
+        ],
+    );
+    let (_, _, px) = decode_png(&std::fs::read(&shot).unwrap());
+    for c in [
+        cephbench::report::svg::PALETTE[0],
+        cephbench::report::svg::PALETTE[1],
+    ] {
+        let want = hex(c);
+        let n = px.iter().filter(|p| **p == want).count();
+        assert!(n > 500, "plot colour {c} on only {n} pixels");
+    }
+    std::fs::copy(&shot, std::env::temp_dir().join("cephbench-suite-page.png")).ok();
 }

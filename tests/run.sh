@@ -33,7 +33,7 @@ bash tests/valgrind.sh
 # The benchmark script's arithmetic (steady-state CPU per op from two runs, the targets), no cluster.
 python3 -m unittest discover -s bench -p 'test_*.py'
 
-# The benchmark script against its peers, short (~50 s), on the debug binaries built above, so it
+# The benchmark script against its peers, short (~35 s), on the debug binaries built above, so it
 # cannot rot: it fails on any script or tool error and asserts nothing about speed.
 bash bench/run.sh --quick --debug-build --conf "$CEPHBENCH_TEST_CONF" --out target/bench-quick.json
 

@@ -226,9 +226,9 @@ fn suite_lab_end_to_end_and_self_compare() {
         "-p",
         pool,
         "--runtime",
-        "2s",
-        "--ramp",
         "1s",
+        "--ramp",
+        "500ms",
         "--image-size",
         "64M",
         "--test-area",
@@ -238,7 +238,7 @@ fn suite_lab_end_to_end_and_self_compare() {
     ]);
     common::validate_suite(&v);
     // Seed 002: five jobs and the rados bench check twice, the fsync job once.
-    assert!(err.contains("expected 0:39 of measuring"), "{err}");
+    assert!(err.contains("expected 0:19 of measuring"), "{err}");
     assert!(err.contains("job 13 of 13"), "{err}");
     let doc: SuiteDoc = serde_json::from_value(v.clone()).unwrap();
     assert_eq!(doc.runs.len(), 13);

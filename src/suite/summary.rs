@@ -498,6 +498,7 @@ pub fn suite_source(doc: &SuiteDoc) -> Option<compare::Source> {
         .collect();
     let runs: Vec<&BenchResult> = doc.runs.iter().map(|r| &r.result).collect();
     s.osds = compare::osd_evidence(&runs);
+    s.ram_per_osd_bytes = doc.summary.ram_per_osd_bytes;
     Some(s)
 }
 
