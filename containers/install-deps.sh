@@ -3,7 +3,7 @@
 # Ceph daemons and CLIs (for the throwaway cluster and the peer tools rados
 # bench / rbd bench), librados/librbd headers, libclang for bindgen, fio with
 # its rbd engine, iproute2, chromium (headless, for the HTML report's browser
-# test), time and python3 (bench/run.sh), gcc (cluster.sh --slow-flush builds
+# test), time and python3 (perf/run.sh), gcc (cluster.sh --slow-flush builds
 # tools/slowflush), and the container engine for the containerized cluster
 # (podman with runc - crun fails on these machines -, catatonit for --init,
 # debootstrap to build the debian:bookworm base image when no registry is

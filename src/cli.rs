@@ -9,10 +9,42 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use cephbench::bench::{ImageChoice, RadosConfig, RbdConfig};
 use cephbench::ceph::ConnectOptions;
 use cephbench::objects::{self, VerifyMode};
+use cephbench::plan::{self, Source::Flags};
 use cephbench::report::Format;
 use cephbench::units::{fmt_bytes, parse_duration, parse_size};
 use cephbench::workload::rados::{RadosMode, WriteDest};
 use cephbench::workload::rbd::RbdMode;
+
+/// The `--help` heading of the options that say how to reach the cluster.
+const CONNECTION: &str = "Connection";
+/// The `--help` heading of the report's options.
+const OUTPUT: &str = "Output";
+/// The `--help` heading of the options of the probes around a run.
+const TELEMETRY: &str = "Telemetry";
+/// Subcommands that read files only: the cluster's options are accepted but
+/// not shown in their `--help`.
+const OFFLINE: [&str; 2] = ["compare", "report"];
+
+/// Parses the process's arguments. `compare` and `report` work without a
+/// cluster, so their `--help` leaves out the connection and telemetry options
+/// (and the live line) that every command accepts.
+pub fn parse() -> Result<Cli, clap::Error> {
+    use clap::{CommandFactory, FromArgMatches};
+    let mut cmd = Cli::command();
+    // A subcommand's own argument of a global's id shadows the global there:
+    // hidden copies keep `compare -c C` accepted but out of `compare --help`.
+    let cluster_options: Vec<clap::Arg> = cmd
+        .get_arguments()
+        .filter(|a| {
+            matches!(a.get_help_heading(), Some(CONNECTION | TELEMETRY)) || a.get_id() == "progress"
+        })
+        .map(|a| a.clone().global(false).hide(true))
+        .collect();
+    for name in OFFLINE {
+        cmd = cmd.mut_subcommand(name, |sc| sc.args(cluster_options.iter().cloned()));
+    }
+    Cli::from_arg_matches(&cmd.try_get_matches()?)
+}
 
 /// A Ceph-native storage benchmark: RADOS workloads with HDR percentiles.
 #[derive(Debug, Parser)]
@@ -31,21 +63,28 @@ pub struct Cli {
     #[command(flatten)]
     pub conn: ConnArgs,
     /// Output format of the final report (stdout).
-    #[arg(long, value_enum, default_value_t = Format::Text, global = true)]
+    #[arg(long, value_enum, default_value_t = Format::Text, global = true, help_heading = OUTPUT)]
     pub format: Format,
     /// Skip the probes (PG map, OSD perf counters) around the run.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = TELEMETRY)]
     pub no_telemetry: bool,
     /// Read the OSDs' counters this often during a run, for the counter
     /// timelines (0: only before and after).
-    #[arg(long, global = true, default_value = "5s", value_parser = dur, value_name = "DURATION")]
+    #[arg(
+        long,
+        global = true,
+        default_value = "5s",
+        value_parser = dur,
+        value_name = "DURATION",
+        help_heading = TELEMETRY
+    )]
     pub counter_interval: Duration,
     /// Per-second progress line on stderr: auto = when stderr is a terminal.
-    #[arg(long, value_enum, default_value_t = Progress::Auto, global = true)]
+    #[arg(long, value_enum, default_value_t = Progress::Auto, global = true, help_heading = OUTPUT)]
     pub progress: Progress,
     /// Text report with every section: the network probes, `ceph osd perf`, the OSDs'
     /// counters over time, each OSD's split, the slowest ops (JSON and HTML always have them).
-    #[arg(short = 'v', long, global = true)]
+    #[arg(short = 'v', long, global = true, help_heading = OUTPUT)]
     pub verbose: bool,
     #[command(subcommand)]
     pub command: Command,
@@ -64,6 +103,7 @@ pub enum Progress {
 
 /// How to reach the cluster (same flags as the `ceph`/`rados` CLIs).
 #[derive(Debug, Args)]
+#[command(next_help_heading = CONNECTION)]
 pub struct ConnArgs {
     /// Ceph config file (default: $CEPH_CONF, then /etc/ceph/ceph.conf, ~/.ceph/config, ./ceph.conf).
     #[arg(short = 'c', long = "conf", global = true, value_name = "PATH")]
@@ -94,10 +134,16 @@ pub struct ConnArgs {
     pub op_timeout: Duration,
     /// A separate identity for the probes (OSD counters need osd 'allow *',
     /// the PG map mon 'allow r' + mgr 'allow r'), e.g. `telemetry` for client.telemetry.
-    #[arg(long, global = true, value_name = "ID")]
+    #[arg(long, global = true, value_name = "ID", help_heading = TELEMETRY)]
     pub telemetry_id: Option<String>,
     /// Keyring of the telemetry identity (default: the data identity's keyring setting).
-    #[arg(long, global = true, value_name = "PATH", requires = "telemetry_id")]
+    #[arg(
+        long,
+        global = true,
+        value_name = "PATH",
+        requires = "telemetry_id",
+        help_heading = TELEMETRY
+    )]
     pub telemetry_keyring: Option<PathBuf>,
 }
 
@@ -248,10 +294,8 @@ impl SweepOpts {
                 "--rate-from",
             ),
             (None, None, Some(q)) => {
-                if q.iter().any(|d| *d == 0 || *d > 65536) {
-                    return Err(u(
-                        "--qd: each queue depth must be between 1 and 65536".into()
-                    ));
+                for d in q {
+                    plan::in_range(Flags, "qd", *d as u64, 1, plan::MAX_IN_FLIGHT).map_err(u)?;
                 }
                 (Axis::Qd, q.iter().map(|d| *d as f64).collect(), "--qd")
             }
@@ -565,9 +609,8 @@ impl GroupArgs {
             }
         };
         cephbench::group::validate_name("--group", group).map_err(UsageError)?;
-        if clients == 0 || clients > 1000 {
-            return Err(UsageError("--clients must be between 1 and 1000".into()));
-        }
+        plan::in_range(Flags, "clients", clients as u64, 1, plan::MAX_CLIENTS)
+            .map_err(UsageError)?;
         Ok(Some(cephbench::group::GroupConfig {
             pool: pool.to_string(),
             namespace: namespace.to_string(),
@@ -783,38 +826,24 @@ impl RbdArgs {
     /// Validates the arguments.
     pub fn config(&self, live: bool) -> Result<RbdConfig, UsageError> {
         let u = |s: String| UsageError(s);
-        if self.bs == 0 {
-            return Err(u("--bs must be at least 1 byte (e.g. --bs 4K)".into()));
-        }
-        if self.bs > 1 << 30 {
-            return Err(u("--bs larger than 1 GiB is not supported".into()));
-        }
+        plan::block_size(Flags, "bs", self.bs).map_err(u)?;
         let iodepth = self
             .iodepth
-            .unwrap_or(if self.fsync_every.is_some() { 1 } else { 32 });
-        if iodepth == 0 || iodepth > 65536 {
-            return Err(u("--iodepth must be between 1 and 65536".into()));
-        }
-        if self.numjobs == 0 || self.numjobs > 1024 {
-            return Err(u("--numjobs must be between 1 and 1024".into()));
-        }
-        if self.rwmix_read > 100 {
-            return Err(u("--rwmix-read is a percentage: 0 to 100".into()));
-        }
-        if self.fsync_every == Some(0) {
-            return Err(u("--fsync-every must be at least 1".into()));
-        }
-        if self.fsync_every.is_some() && iodepth != 1 {
-            return Err(u(
-                "--fsync-every runs at iodepth 1; drop --iodepth or set it to 1".into(),
-            ));
-        }
-        if self.fsync_every.is_some() && !self.rw.writes(self.rwmix_read) {
-            return Err(u(format!(
-                "--fsync-every needs a workload that writes, not --rw {}",
-                self.rw.as_str()
-            )));
-        }
+            .map_or(plan::default_iodepth(self.fsync_every.is_some()), |d| {
+                d as u64
+            });
+        plan::in_range(Flags, "iodepth", iodepth, 1, plan::MAX_IN_FLIGHT).map_err(u)?;
+        let iodepth = iodepth as usize;
+        plan::in_range(Flags, "numjobs", self.numjobs as u64, 1, plan::MAX_NUMJOBS).map_err(u)?;
+        plan::in_range(Flags, "rwmix-read", self.rwmix_read, 0, 100).map_err(u)?;
+        plan::rbd_flushes(
+            Flags,
+            self.rw,
+            self.rwmix_read,
+            iodepth as u64,
+            self.fsync_every,
+        )
+        .map_err(u)?;
         if self.io_total == Some(0) {
             return Err(u("--io-total must be at least 1 byte".into()));
         }
@@ -1159,12 +1188,15 @@ impl RadosArgs {
                 fmt_bytes(block_size)
             )));
         }
-        if block_size > 1 << 30 {
-            return Err(u("--block-size larger than 1 GiB is not supported".into()));
-        }
-        if self.concurrent_ios == 0 || self.concurrent_ios > 65536 {
-            return Err(u("--concurrent-ios must be between 1 and 65536".into()));
-        }
+        plan::block_size(Flags, "block-size", block_size).map_err(u)?;
+        plan::in_range(
+            Flags,
+            "concurrent-ios",
+            self.concurrent_ios as u64,
+            1,
+            plan::MAX_IN_FLIGHT,
+        )
+        .map_err(u)?;
         if self.ops == Some(0) || self.max_objects == Some(0) {
             return Err(u("--ops and --max-objects must be at least 1".into()));
         }
@@ -1191,12 +1223,8 @@ impl RadosArgs {
                 "--create-pool applies to `write` only (seq/rand read an existing run)".into(),
             ));
         }
-        if self.pool_size == 0 || self.pool_size > 10 {
-            return Err(u("--pool-size must be between 1 and 10".into()));
-        }
-        if self.pg_num == 0 || self.pg_num > 65536 {
-            return Err(u("--pg-num must be between 1 and 65536".into()));
-        }
+        plan::in_range(Flags, "pool-size", self.pool_size, 1, plan::MAX_POOL_SIZE).map_err(u)?;
+        plan::in_range(Flags, "pg-num", self.pg_num, 1, plan::MAX_PG_NUM).map_err(u)?;
         if mode.is_write() && (self.verify.is_some() || self.no_verify || self.wrap) {
             return Err(u(
                 "--verify, --no-verify and --wrap apply to `seq`/`rand` only".into(),
@@ -1478,7 +1506,8 @@ mod tests {
         ])
         .contains("group"));
         assert!(e(&["rados", "write", "-p", "x", "--rate-step", "5"]).contains("add --rate-from"));
-        assert!(e(&["rados", "write", "-p", "x", "--qd", "0,2"]).contains("between 1 and"));
+        assert!(e(&["rados", "write", "-p", "x", "--qd", "0,2"])
+            .contains("--qd 0 is out of range; use 1 to 65536"));
         assert!(e(&[
             "rados",
             "write",

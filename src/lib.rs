@@ -26,6 +26,7 @@ pub mod objects;
 pub mod osdbench;
 pub mod osdmem;
 pub mod placement;
+pub mod plan;
 pub mod probe;
 pub mod progress;
 pub mod report;

@@ -13,7 +13,6 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use clap::Parser;
 use tokio::sync::watch;
 
 use cephbench::bench;
@@ -50,7 +49,7 @@ fn exit_code(
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match cli::parse() {
         Ok(c) => c,
         Err(e) if !e.use_stderr() => {
             // --help / --version

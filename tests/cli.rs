@@ -217,3 +217,57 @@ fn compare_fail_if_slower_gates_on_regressions() {
     assert_eq!(out.status.code(), Some(2));
     one_line_error(&out);
 }
+
+/// `--help` groups the options every command accepts under Connection,
+/// Telemetry and Output; `compare` and `report` read files only, so their
+/// help leaves the cluster's options out, and still accepts them (a script
+/// that passes `-c` to every command keeps working).
+#[test]
+fn help_groups_cluster_options_and_hides_them_offline() {
+    let help = |args: &[&str]| {
+        let out = cephbench().args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let rados = help(&["rados", "--help"]);
+    for heading in ["\nConnection:\n", "\nTelemetry:\n", "\nOutput:\n"] {
+        assert!(rados.contains(heading), "{heading:?} missing: {rados}");
+    }
+    let telemetry = &rados[rados.find("\nTelemetry:\n").unwrap()..];
+    let telemetry = &telemetry[..telemetry.find("\nOutput:\n").unwrap()];
+    for flag in ["--telemetry-id", "--no-telemetry", "--counter-interval"] {
+        assert!(
+            telemetry.contains(flag),
+            "{flag} not under Telemetry: {rados}"
+        );
+    }
+    for cmd in ["compare", "report"] {
+        let h = help(&[cmd, "--help"]);
+        for flag in [
+            "--conf",
+            "--telemetry-id",
+            "--op-timeout",
+            "--progress",
+            "Connection:",
+        ] {
+            assert!(!h.contains(flag), "`{cmd} --help` shows {flag}: {h}");
+        }
+        assert!(h.contains("--format"), "{h}");
+        let out = cephbench()
+            .args([
+                cmd,
+                "-c",
+                "/nonexistent.conf",
+                "--progress",
+                "never",
+                "missing.json",
+            ])
+            .output()
+            .unwrap();
+        let e = one_line_error(&out);
+        assert!(
+            e.contains("missing.json"),
+            "{cmd} rejected a cluster option: {e}"
+        );
+    }
+}

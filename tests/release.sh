@@ -22,7 +22,7 @@ release=${1:?usage: tests/run.sh --release reef|tentacle [TEST...]}
 shift
 tests=("$@")
 ((${#tests[@]})) || tests=(release_fixtures ceph_layer rados_cluster rbd_cluster explain_cluster
-    suite_cluster security_cluster faults2_cluster multi_cluster)
+    suite_cluster security_cluster faults multi_cluster)
 
 if ! command -v debootstrap >/dev/null 2>&1; then
     [[ $(id -u) -eq 0 ]] || { echo "release job: debootstrap is missing: apt-get install debootstrap" >&2; exit 1; }

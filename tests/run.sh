@@ -31,11 +31,11 @@ cargo test --workspace -- --include-ignored
 bash tests/valgrind.sh
 
 # The benchmark script's arithmetic (steady-state CPU per op from two runs, the targets), no cluster.
-python3 -m unittest discover -s bench -p 'test_*.py'
+python3 -m unittest discover -s perf -p 'test_*.py'
 
 # The benchmark script against its peers, short (~35 s), on the debug binaries built above, so it
 # cannot rot: it fails on any script or tool error and asserts nothing about speed.
-bash bench/run.sh --quick --debug-build --conf "$CEPHBENCH_TEST_CONF" --out target/bench-quick.json
+bash perf/run.sh --quick --debug-build --conf "$CEPHBENCH_TEST_CONF" --out target/bench-quick.json
 
 # The containerized single-node cluster (containers/Containerfile, built here: ~5.5 min from
 # nothing, ~1.5 min with the image cached) and a job against it from the host, then checks

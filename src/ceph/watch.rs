@@ -329,11 +329,6 @@ impl Watch<'_> {
         self.rx.recv().await
     }
 
-    /// An event if one is queued, without waiting.
-    pub fn try_next_event(&mut self) -> Option<WatchEvent> {
-        self.rx.try_recv().ok()
-    }
-
     /// Acknowledges notify `notify_id` with `payload` (sent, not waited for).
     pub fn ack(&self, notify_id: u64, payload: &[u8]) -> Result<()> {
         let len = c_int::try_from(payload.len())

@@ -9,6 +9,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::{JobKind, Suite, SuiteJob};
+use crate::plan::{self, Source::File};
 use crate::units::{fmt_bytes, parse_duration, parse_size};
 use crate::workload::rados::RadosMode;
 use crate::workload::rbd::RbdMode;
@@ -145,15 +146,8 @@ pub fn parse(text: &str, file: &str) -> Result<Suite, SuiteFileError> {
         }
         Ok(s)
     };
-    let int = |v: &Spanned<i64>, key: &str, min: i64, max: i64| -> Result<i64, SuiteFileError> {
-        let n = *v.get_ref();
-        if n < min || n > max {
-            return Err(err(
-                v.span().start,
-                format!("{key} = {n} is out of range; use {min} to {max}"),
-            ));
-        }
-        Ok(n)
+    let int = |v: &Spanned<i64>, key: &str, min: u64, max: u64| -> Result<u64, SuiteFileError> {
+        plan::in_range(File, key, *v.get_ref(), min, max).map_err(|m| err(v.span().start, m))
     };
 
     let mut suite = super::Suite {
@@ -177,7 +171,7 @@ pub fn parse(text: &str, file: &str) -> Result<Suite, SuiteFileError> {
         suite.namespace = n.get_ref().clone();
     }
     if let Some(r) = &raw.runs {
-        suite.runs = int(r, "runs", 1, 1000)? as u32;
+        suite.runs = int(r, "runs", 1, plan::MAX_RUNS)? as u32;
     }
     if let Some(d) = &raw.duration {
         suite.runtime = dur(d, "duration")?;
@@ -257,43 +251,24 @@ pub fn parse(text: &str, file: &str) -> Result<Suite, SuiteFileError> {
                     Some(q) => size(q, "bs")?,
                     None => 4096,
                 };
-                if bs > 1 << 30 {
-                    return Err(err(at, "bs larger than 1 GiB is not supported".into()));
-                }
+                plan::block_size(File, "bs", bs).map_err(|m| err(at, m))?;
                 let rwmix_read = match &j.rwmix_read {
                     Some(v) => int(v, "rwmix-read", 0, 100)? as u8,
                     None => 50,
                 };
                 let fsync_every = match &j.fsync_every {
-                    Some(v) => Some(int(v, "fsync-every", 1, i64::MAX)? as u64),
+                    Some(v) => Some(int(v, "fsync-every", 1, u64::MAX)?),
                     None => None,
                 };
                 let iodepth = match &j.iodepth {
-                    Some(v) => int(v, "iodepth", 1, 65536)? as usize,
-                    None if fsync_every.is_some() => 1,
-                    None => 32,
+                    Some(v) => int(v, "iodepth", 1, plan::MAX_IN_FLIGHT)?,
+                    None => plan::default_iodepth(fsync_every.is_some()),
                 };
-                if fsync_every.is_some() && iodepth != 1 {
-                    return Err(err(
-                        at,
-                        format!(
-                            "job {}: fsync-every runs at iodepth 1; remove iodepth or set it to 1",
-                            i + 1
-                        ),
-                    ));
-                }
-                if fsync_every.is_some() && !rw.writes(rwmix_read) {
-                    return Err(err(
-                        at,
-                        format!(
-                            "job {}: fsync-every needs a workload that writes, not rw = \"{}\"",
-                            i + 1,
-                            rw.as_str()
-                        ),
-                    ));
-                }
+                plan::rbd_flushes(File, rw, rwmix_read, iodepth, fsync_every)
+                    .map_err(|m| err(at, format!("job {}: {m}", i + 1)))?;
+                let iodepth = iodepth as usize;
                 let numjobs = match &j.numjobs {
-                    Some(v) => int(v, "numjobs", 1, 1024)? as usize,
+                    Some(v) => int(v, "numjobs", 1, plan::MAX_NUMJOBS)? as usize,
                     None => 1,
                 };
                 if suite.test_area % bs != 0 || suite.test_area / bs < numjobs as u64 {
@@ -358,7 +333,7 @@ pub fn parse(text: &str, file: &str) -> Result<Suite, SuiteFileError> {
                     Some(q) => size(q, "object-size")?,
                     None => block_size,
                 };
-                if object_size % block_size != 0 || block_size > 1 << 30 {
+                if object_size % block_size != 0 || block_size > plan::MAX_BLOCK_SIZE {
                     return Err(err(
                         at,
                         format!(
@@ -376,7 +351,7 @@ pub fn parse(text: &str, file: &str) -> Result<Suite, SuiteFileError> {
                     ));
                 }
                 let concurrent_ios = match &j.concurrent_ios {
-                    Some(v) => int(v, "concurrent-ios", 1, 65536)? as usize,
+                    Some(v) => int(v, "concurrent-ios", 1, plan::MAX_IN_FLIGHT)? as usize,
                     None => 16,
                 };
                 JobKind::Rados {

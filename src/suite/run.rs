@@ -113,9 +113,13 @@ impl Suite {
     pub fn with_options(&self, o: &SuiteOptions) -> Result<Suite, String> {
         let mut s = self.clone();
         if let Some(r) = o.runs {
-            if r == 0 || r > 1000 {
-                return Err("--runs must be between 1 and 1000".into());
-            }
+            crate::plan::in_range(
+                crate::plan::Source::Flags,
+                "runs",
+                r,
+                1,
+                crate::plan::MAX_RUNS,
+            )?;
             s.runs = r;
             s.jobs.iter_mut().for_each(|j| j.runs = None);
         }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""cephbench against its peers, alternated A B A B on one cluster (called by bench/run.sh).
+"""cephbench against its peers, alternated A B A B on one cluster (called by perf/run.sh).
 
 Environment (set by run.sh): CEPH_CONF, CB (cephbench binary), BARE (bare_aio example),
 PAIRS, SECS, QUICK (1 = CI subset), LONG (seconds of the long run of the RSS check, 0 = skip),
@@ -21,7 +21,7 @@ SECS = int(os.environ.get("SECS", "10"))
 SHORT = int(os.environ.get("SHORT") or max(1, SECS // 5))
 QUICK = os.environ.get("QUICK") == "1"
 LONG = int(os.environ.get("LONG", "0"))
-OUT = os.environ.get("OUT", "bench/results.json")
+OUT = os.environ.get("OUT", "perf/results.json")
 IMG_MB = int(os.environ.get("IMAGE_SIZE", "256"))
 STORE = os.environ.get("STORE", "?")
 MEMORY_ONLY = os.environ.get("MEMORY_ONLY") == "1"

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# bench/run.sh - cephbench against rados bench, rbd bench, fio (rbd and rados engines) and a bare
+# perf/run.sh - cephbench against rados bench, rbd bench, fio (rbd and rados engines) and a bare
 # librados/librbd aio loop (ceph-sys/examples/bare_aio.rs, the limit), alternated A B A B on one
 # cluster; prints a Markdown table of median per-pair ratios and writes it as JSON.
 #
-#   bench/run.sh [--quick] [--debug-build] [--conf PATH] [--objectstore memstore|bluestore] [--out PATH]
+#   perf/run.sh [--quick] [--debug-build] [--conf PATH] [--objectstore memstore|bluestore] [--out PATH]
 #                [--memory] [--long SECS] [--baseline BIN] [--only REGEX]
 #
 # Cluster: --conf PATH (or CEPH_CONF, or CEPHBENCH_TEST_CONF) uses that cluster; otherwise a
@@ -24,7 +24,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-quick=0 conf=${CEPH_CONF:-${CEPHBENCH_TEST_CONF:-}} store=memstore out=bench/results.json
+quick=0 conf=${CEPH_CONF:-${CEPHBENCH_TEST_CONF:-}} store=memstore out=perf/results.json
 profile=release long=${LONG:-600} memory=0 baseline= only=
 while [[ $# -gt 0 ]]; do
     case $1 in
@@ -38,16 +38,16 @@ while [[ $# -gt 0 ]]; do
     --baseline) baseline=$(realpath "$2"); shift ;;
     --only) only=$2; shift ;;
     -h | --help) sed -n '2,23p' "$0"; exit 0 ;;
-    *) echo "bench/run.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+    *) echo "perf/run.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
 done
 for t in python3 fio /usr/bin/time rados rbd ceph; do
-    command -v "$t" >/dev/null || { echo "bench/run.sh: $t missing; run containers/install-deps.sh" >&2; exit 2; }
+    command -v "$t" >/dev/null || { echo "perf/run.sh: $t missing; run containers/install-deps.sh" >&2; exit 2; }
 done
 
-[[ $long =~ ^[0-9]+$ ]] || { echo "bench/run.sh: --long takes whole seconds, e.g. --long 60" >&2; exit 2; }
-[[ -z $baseline || -x $baseline ]] || { echo "bench/run.sh: --baseline $baseline is not an executable" >&2; exit 2; }
+[[ $long =~ ^[0-9]+$ ]] || { echo "perf/run.sh: --long takes whole seconds, e.g. --long 60" >&2; exit 2; }
+[[ -z $baseline || -x $baseline ]] || { echo "perf/run.sh: --baseline $baseline is not an executable" >&2; exit 2; }
 if [[ $quick == 1 ]]; then
     export PAIRS=1 SECS=2 SHORT=1 LONG=0 QUICK=1 IMAGE_SIZE=${IMAGE_SIZE:-16}
 else
@@ -76,4 +76,4 @@ else
         python3 -c 'import json,sys; print(json.load(sys.stdin).get("osd_objectstore","?"))' || echo "?")
 fi
 export CEPH_CONF=$conf STORE=$store OUT=$out IMAGE_SIZE=${IMAGE_SIZE:-256}
-python3 bench/run.py
+python3 perf/run.py

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Unit tests of bench/run.py's arithmetic (no cluster): `python3 -m unittest discover -s bench`."""
+"""Unit tests of perf/run.py's arithmetic (no cluster): `python3 -m unittest discover -s bench`."""
 import os
 import sys
 import unittest

@@ -1,0 +1,178 @@
+//! What a job may ask for, in one place however the job is given: command-line
+//! flags (the binary's `cli.rs`), a suite file ([`crate::suite::file`]) or a
+//! sweep. The limits are named once here; each rule is a function over plain
+//! values that returns the message naming the fix, spelled the way the user
+//! gave the option (`--iodepth` on the command line, `iodepth` in a file). The
+//! caller adds where the value came from (a file position).
+#![forbid(unsafe_code)]
+
+use crate::workload::rbd::RbdMode;
+
+/// Largest op (block) size: 1 GiB.
+pub const MAX_BLOCK_SIZE: u64 = 1 << 30;
+/// Most ops in flight in one job (`--iodepth`, `--concurrent-ios`, a sweep's
+/// queue depths).
+pub const MAX_IN_FLIGHT: u64 = 65536;
+/// Most parallel rbd jobs of one run (`--numjobs`).
+pub const MAX_NUMJOBS: u64 = 1024;
+/// Most placement groups of a pool cephbench creates (`--pg-num`).
+pub const MAX_PG_NUM: u64 = 65536;
+/// Most copies of a pool cephbench creates (`--pool-size`).
+pub const MAX_POOL_SIZE: u64 = 10;
+/// Most runs of one suite job (`--runs`, `runs`).
+pub const MAX_RUNS: u64 = 1000;
+/// Most clients of a group run (`--clients`).
+pub const MAX_CLIENTS: u64 = 1000;
+/// The queue depth of an rbd job that does not name one (fio's rbd examples);
+/// a job that flushes every N writes runs at 1.
+pub const fn default_iodepth(fsync_every: bool) -> u64 {
+    if fsync_every {
+        1
+    } else {
+        32
+    }
+}
+
+/// Where a job's options were given, which decides how they are spelled in
+/// a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// Command-line flags: `--iodepth`.
+    Flags,
+    /// A suite file's keys: `iodepth`.
+    File,
+}
+
+impl Source {
+    /// The option `key` (its long flag without dashes) as spelled here.
+    pub fn name(self, key: &str) -> String {
+        match self {
+            Source::Flags => format!("--{key}"),
+            Source::File => key.to_string(),
+        }
+    }
+}
+
+/// Checks `value` lies in `min..=max` (a file may hold a negative number).
+pub fn in_range(
+    src: Source,
+    key: &str,
+    value: impl Into<i128>,
+    min: u64,
+    max: u64,
+) -> Result<u64, String> {
+    let value = value.into();
+    match u64::try_from(value) {
+        Ok(v) if (min..=max).contains(&v) => Ok(v),
+        _ => {
+            let given = match src {
+                Source::Flags => format!("--{key} {value}"),
+                Source::File => format!("{key} = {value}"),
+            };
+            Err(format!("{given} is out of range; use {min} to {max}"))
+        }
+    }
+}
+
+/// Checks an op size given as `key`: at least one byte, at most
+/// [`MAX_BLOCK_SIZE`].
+pub fn block_size(src: Source, key: &str, bs: u64) -> Result<u64, String> {
+    if bs == 0 {
+        return Err(format!(
+            "{} must be at least 1 byte (e.g. 4K)",
+            src.name(key)
+        ));
+    }
+    if bs > MAX_BLOCK_SIZE {
+        return Err(format!(
+            "{} larger than 1 GiB is not supported",
+            src.name(key)
+        ));
+    }
+    Ok(bs)
+}
+
+/// The rules between an rbd job's options: a job that flushes every N
+/// writes (N ≥ 1) runs one op at a time and must write.
+pub fn rbd_flushes(
+    src: Source,
+    rw: RbdMode,
+    rwmix_read: u8,
+    iodepth: u64,
+    fsync_every: Option<u64>,
+) -> Result<(), String> {
+    let Some(n) = fsync_every else {
+        return Ok(());
+    };
+    let (fsync, depth) = (src.name("fsync-every"), src.name("iodepth"));
+    if n == 0 {
+        return Err(format!("{fsync} must be at least 1"));
+    }
+    if iodepth != 1 {
+        return Err(format!(
+            "{fsync} runs at iodepth 1; drop {depth} or set it to 1"
+        ));
+    }
+    if !rw.writes(rwmix_read) {
+        return Err(format!(
+            "{fsync} needs a workload that writes, not {} {}",
+            src.name("rw"),
+            rw.as_str()
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_spell_the_option_as_given() {
+        assert_eq!(
+            in_range(Source::Flags, "iodepth", 0u64, 1, MAX_IN_FLIGHT).unwrap_err(),
+            "--iodepth 0 is out of range; use 1 to 65536"
+        );
+        assert_eq!(
+            in_range(Source::File, "iodepth", 70000u64, 1, MAX_IN_FLIGHT).unwrap_err(),
+            "iodepth = 70000 is out of range; use 1 to 65536"
+        );
+        assert_eq!(
+            in_range(Source::File, "runs", -1i64, 1, MAX_RUNS).unwrap_err(),
+            "runs = -1 is out of range; use 1 to 1000"
+        );
+        assert_eq!(
+            in_range(Source::File, "numjobs", 1024u64, 1, MAX_NUMJOBS),
+            Ok(1024)
+        );
+        assert!(block_size(Source::Flags, "bs", 0)
+            .unwrap_err()
+            .starts_with("--bs must be at least 1 byte"));
+        assert_eq!(block_size(Source::File, "bs", MAX_BLOCK_SIZE), Ok(1 << 30));
+        assert!(block_size(Source::File, "block-size", MAX_BLOCK_SIZE + 1)
+            .unwrap_err()
+            .starts_with("block-size larger than 1 GiB"));
+    }
+
+    #[test]
+    fn a_flushing_job_writes_one_op_at_a_time() {
+        let f = |rw, depth, n| rbd_flushes(Source::Flags, rw, 50, depth, n);
+        assert_eq!(f(RbdMode::Randread, 32, None), Ok(()));
+        assert_eq!(f(RbdMode::Randwrite, 1, Some(1)), Ok(()));
+        assert_eq!(f(RbdMode::Randrw, 1, Some(4)), Ok(()));
+        assert_eq!(
+            f(RbdMode::Randwrite, 1, Some(0)).unwrap_err(),
+            "--fsync-every must be at least 1"
+        );
+        assert_eq!(
+            f(RbdMode::Randwrite, 4, Some(1)).unwrap_err(),
+            "--fsync-every runs at iodepth 1; drop --iodepth or set it to 1"
+        );
+        assert_eq!(
+            rbd_flushes(Source::File, RbdMode::Read, 50, 1, Some(1)).unwrap_err(),
+            "fsync-every needs a workload that writes, not rw read"
+        );
+        assert_eq!(default_iodepth(true), 1);
+        assert_eq!(default_iodepth(false), 32);
+    }
+}

@@ -1,0 +1,13 @@
+//! Faults against the real cluster, one file a topic: a pool filling up, the
+//! cluster losing a part mid-run, interrupts at every phase, and data
+//! cephbench does not own. Each test makes and removes its own pools; the
+//! tests take turns (`common::serial`).
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod cluster_loss;
+mod interrupts;
+mod ownership;
+mod pool_full;
+mod support;

@@ -1,0 +1,202 @@
+//! What the fault tests share: a pool of the test's own, removed on drop, and a
+//! cephbench run watched line by line while it runs.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::common::{ceph, conf, list};
+
+/// A size-1 pool of this test, removed on drop.
+pub(crate) struct TempPool(pub(crate) &'static str);
+
+impl TempPool {
+    pub(crate) fn new(name: &'static str, app: &str) -> TempPool {
+        let _ = Command::new("ceph")
+            .arg("-c")
+            .arg(conf())
+            .args([
+                "osd",
+                "pool",
+                "rm",
+                name,
+                name,
+                "--yes-i-really-really-mean-it",
+            ])
+            .output();
+        ceph(&["osd", "pool", "create", name, "8", "8"]);
+        ceph(&[
+            "osd",
+            "pool",
+            "set",
+            name,
+            "size",
+            "1",
+            "--yes-i-really-mean-it",
+        ]);
+        ceph(&["osd", "pool", "application", "enable", name, app]);
+        if app == "rbd" {
+            assert!(rbd(&["pool", "init", name]).status.success());
+        }
+        wait_active(name);
+        TempPool(name)
+    }
+}
+
+impl Drop for TempPool {
+    fn drop(&mut self) {
+        let _ = Command::new("ceph")
+            .arg("-c")
+            .arg(conf())
+            .args([
+                "osd",
+                "pool",
+                "rm",
+                self.0,
+                self.0,
+                "--yes-i-really-really-mean-it",
+            ])
+            .output();
+    }
+}
+
+/// Waits (bounded) until every PG of `pool` is active (other pools of a
+/// shared cluster may be recovering: not our business).
+pub(crate) fn wait_active(pool: &str) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let out = ceph(&["pg", "ls-by-pool", pool, "-f", "json"]);
+        let v: Value = serde_json::from_str(&out).unwrap_or(Value::Null);
+        let pgs = v
+            .get("pg_stats")
+            .or(Some(&v))
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        if !pgs.is_empty()
+            && pgs
+                .iter()
+                .all(|p| p["state"].as_str().is_some_and(|s| s.starts_with("active")))
+        {
+            return;
+        }
+        assert!(Instant::now() < deadline, "PGs of {pool} not active: {out}");
+        std::thread::sleep(Duration::from_millis(250));
+    }
+}
+
+pub(crate) fn pools() -> Vec<String> {
+    ceph(&["osd", "pool", "ls"])
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+pub(crate) fn rbd(args: &[&str]) -> std::process::Output {
+    Command::new("timeout")
+        .arg("120")
+        .arg("rbd")
+        .arg("-c")
+        .arg(conf())
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+pub(crate) fn ours(pool: &str) -> Vec<String> {
+    list(pool)
+        .into_iter()
+        .filter(|n| {
+            n.starts_with("cephbench_data.")
+                || n.starts_with("cephbench_meta.")
+                || n.starts_with("rbd_id.cephbench_img.")
+        })
+        .collect()
+}
+
+/// A running cephbench whose stderr is collected line by line.
+pub(crate) struct Running {
+    child: Child,
+    stderr: Arc<Mutex<String>>,
+}
+
+pub(crate) fn spawn(args: &[&str]) -> Running {
+    let bin = assert_cmd::cargo::cargo_bin("cephbench");
+    let mut child = Command::new(bin)
+        .arg("-c")
+        .arg(conf())
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = Arc::new(Mutex::new(String::new()));
+    let err = child.stderr.take().unwrap();
+    let sink = Arc::clone(&stderr);
+    std::thread::spawn(move || {
+        for line in BufReader::new(err).lines().map_while(Result::ok) {
+            let mut s = sink.lock().unwrap();
+            s.push_str(&line);
+            s.push('\n');
+        }
+    });
+    Running { child, stderr }
+}
+
+impl Running {
+    pub(crate) fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+
+    /// Waits (bounded) until stderr contains `pat`.
+    pub(crate) fn wait_stderr(&self, pat: &str, limit: Duration) {
+        let t = Instant::now();
+        while !self.stderr().contains(pat) {
+            assert!(
+                t.elapsed() < limit,
+                "'{pat}' did not appear on stderr within {limit:?}: {}",
+                self.stderr()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    pub(crate) fn signal(&self, sig: &str) {
+        assert!(Command::new("kill")
+            .args([sig, &self.child.id().to_string()])
+            .status()
+            .unwrap()
+            .success());
+    }
+
+    /// Waits (bounded) for the exit; returns the exit code, stdout, stderr
+    /// and how long the wait took.
+    pub(crate) fn finish(mut self, limit: Duration) -> (Option<i32>, String, String, Duration) {
+        let t = Instant::now();
+        let status = loop {
+            if let Some(s) = self.child.try_wait().unwrap() {
+                break s;
+            }
+            if t.elapsed() > limit {
+                let _ = self.child.kill();
+                panic!("no exit within {limit:?}: {}", self.stderr());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let waited = t.elapsed();
+        let mut stdout = String::new();
+        use std::io::Read;
+        self.child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut stdout)
+            .unwrap();
+        // Let the reader thread catch the last lines.
+        std::thread::sleep(Duration::from_millis(100));
+        (status.code(), stdout, self.stderr(), waited)
+    }
+}
