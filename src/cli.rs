@@ -90,6 +90,53 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// The options every command shares, resolved once.
+#[derive(Debug, Clone, Copy)]
+pub struct Globals {
+    /// The report's format.
+    pub format: Format,
+    /// `-v`: every section of the text report.
+    pub verbose: bool,
+    /// The live line on stderr (`--progress`, auto = stderr is a terminal).
+    pub live: bool,
+    /// Announcements on stderr (what a suite or sweep will do), unless
+    /// `--progress never`.
+    pub announce: bool,
+    /// The probes around a run (`--no-telemetry` turns them off).
+    pub telemetry: bool,
+    /// `--counter-interval`.
+    pub counter_interval: Duration,
+}
+
+impl Cli {
+    /// The options every command shares.
+    pub fn globals(&self) -> Globals {
+        use std::io::IsTerminal;
+        Globals {
+            format: self.format,
+            verbose: self.verbose,
+            live: match self.progress {
+                Progress::Always => true,
+                Progress::Never => false,
+                Progress::Auto => std::io::stderr().is_terminal(),
+            },
+            announce: self.progress != Progress::Never,
+            telemetry: !self.no_telemetry,
+            counter_interval: self.counter_interval,
+        }
+    }
+}
+
+impl SuiteViewArgs {
+    /// How a report of suites is shown, `-v` included.
+    pub fn view(&self, g: &Globals) -> cephbench::report::View {
+        cephbench::report::View {
+            verbose: g.verbose,
+            long: self.long,
+        }
+    }
+}
+
 /// When to print the live line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Progress {

@@ -1,0 +1,136 @@
+//! `cephbench rados` and `cephbench rbd`: one run on this host, or a group
+//! run whose agents run it with us.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use cephbench::bench;
+use cephbench::ceph::Rados;
+use cephbench::group::{GroupConfig, JobSpec};
+use cephbench::report::{Format, View};
+use tokio::sync::watch;
+
+use crate::cli::{ConnArgs, Globals, RadosArgs, RbdArgs};
+use crate::cmd::{connect, exit, signals};
+
+/// `cephbench rados MODE`.
+pub fn rados(conn: &ConnArgs, args: &RadosArgs, g: &Globals) -> anyhow::Result<ExitCode> {
+    let mut cfg = args.config(g.live)?;
+    cfg.telemetry = g.telemetry;
+    cfg.counter_interval = g.counter_interval;
+    let group = args.group.config(&args.pool, &args.namespace)?;
+    let s = connect::connect(conn, Vec::new())?;
+    s.rt.block_on(async {
+        let stop = signals::install(bench::cleanup_hint(
+            &args.pool,
+            &cfg.namespace,
+            &cfg.run_name,
+        ));
+        if let Some(group) = group {
+            return run_group(&s.rados, group, JobSpec::Rados(cfg), stop, g).await;
+        }
+        finish(bench::run_rados(&s.rados, &cfg, stop).await?, g)
+    })
+}
+
+/// `cephbench rbd`.
+pub fn rbd(conn: &ConnArgs, args: &RbdArgs, g: &Globals) -> anyhow::Result<ExitCode> {
+    let mut cfg = args.config(g.live)?;
+    cfg.telemetry = g.telemetry;
+    cfg.counter_interval = g.counter_interval;
+    let group = args.group.config(&args.pool, "")?;
+    let s = connect::connect(conn, bench::rbd_cache_overrides(cfg.rbd_cache))?;
+    s.rt.block_on(async {
+        let hint = match &cfg.image {
+            bench::ImageChoice::Create { name, .. } => {
+                format!("cephbench cleanup -p {} --image {name}", args.pool)
+            }
+            // An existing image is not removed; nothing to clean.
+            bench::ImageChoice::Existing { .. } => "nothing (the image is not cephbench's)".into(),
+        };
+        let stop = signals::install(hint);
+        if let Some(group) = group {
+            return run_group(&s.rados, group, JobSpec::Rbd(cfg), stop, g).await;
+        }
+        finish(bench::run_rbd(&s.rados, &cfg, stop).await?, g)
+    })
+}
+
+/// Runs `job` as a group with its agents (`--group`) and prints the merged
+/// report.
+async fn run_group(
+    rados: &Rados,
+    group: GroupConfig,
+    job: JobSpec,
+    stop: watch::Receiver<bool>,
+    g: &Globals,
+) -> anyhow::Result<ExitCode> {
+    let outcome = cephbench::group::run_group(rados, &group, job, stop, |l| {
+        eprintln!("cephbench: group {}: {l}", group.group)
+    })
+    .await?;
+    finish_group(outcome, g)
+}
+
+/// Prints the report and turns the outcome into an exit code.
+fn finish(outcome: bench::Outcome, g: &Globals) -> anyhow::Result<ExitCode> {
+    let (format, verbose) = (g.format, g.verbose);
+    let mut out = std::io::stdout().lock();
+    format
+        .reporter_for(View {
+            verbose,
+            long: false,
+        })
+        .render(&outcome.result, &mut out)?;
+    if let Some(n) = outcome.cleaned {
+        if format == Format::Text {
+            writeln!(out, "\nRemoved {n} objects written by this run.")?;
+        }
+    }
+    out.flush()?;
+    if let Some(hint) = &outcome.leftovers {
+        eprintln!("cephbench: warning: this run left objects behind; remove them with `{hint}`");
+    }
+    let errors = outcome.result.data_errors();
+    let error = outcome
+        .error
+        .map(|e| anyhow::Error::new(e).context("the benchmark stopped on an error"));
+    // Nothing measured (e.g. preconditioning failed): the run never started.
+    exit::after_stop(errors, outcome.result.interrupted, error)
+}
+
+/// Prints a group run's merged report; agents without a result fail the
+/// command (exit 1) after the report, each named on stderr.
+fn finish_group(outcome: cephbench::group::GroupOutcome, g: &Globals) -> anyhow::Result<ExitCode> {
+    let (format, verbose) = (g.format, g.verbose);
+    let mut out = std::io::stdout().lock();
+    format
+        .reporter_for(View {
+            verbose,
+            long: false,
+        })
+        .render(&outcome.result, &mut out)?;
+    out.flush()?;
+    let mut bad: Vec<String> = Vec::new();
+    for (a, why) in outcome.missing.iter().chain(outcome.failed.iter()) {
+        eprintln!("cephbench: warning: agent {a}: {why}");
+        bad.push(a.clone());
+    }
+    if !bad.is_empty() {
+        let n = outcome
+            .result
+            .clients
+            .as_ref()
+            .map_or(0, |c| c.clients.len());
+        anyhow::bail!(
+            "{} of {n} agents delivered no complete result ({}); the report covers the others",
+            bad.len(),
+            bad.join(", ")
+        );
+    }
+    Ok(exit::after_report(
+        outcome.result.data_errors(),
+        outcome.result.interrupted,
+        None,
+    ))
+}
