@@ -728,7 +728,7 @@ fn bad_group_arguments_are_usage_errors() {
                 "--clients",
                 "0",
             ][..],
-            "--clients must be",
+            "--clients 0 is out of range; use 1 to 1000",
         ),
         (
             &["rados", "write", "-p", "x", "--group", "g"][..],
