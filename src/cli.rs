@@ -536,7 +536,7 @@ impl SuiteArgs {
             }
         };
         if let Some(n) = &self.namespace {
-            cephbench::objects::validate_namespace(n).map_err(UsageError)?;
+            cephbench::names::validate_namespace(n).map_err(UsageError)?;
         }
         let namespace = self.namespace.as_ref().unwrap_or(&base.namespace);
         // The group object lives in the agents' pool: -p POOL, or the first of --pools.
@@ -596,17 +596,17 @@ pub struct AgentArgs {
 impl AgentArgs {
     /// Validates the arguments.
     pub fn config(&self) -> Result<cephbench::group::AgentConfig, UsageError> {
-        use cephbench::group::{default_agent_id, validate_name};
-        validate_name("--group", &self.group).map_err(UsageError)?;
-        let id = self.agent_id.clone().unwrap_or_else(default_agent_id);
-        validate_name("--agent-id", &id).map_err(UsageError)?;
+        use cephbench::names::{validate_namespace, validate_token};
+        validate_token("--group", &self.group).map_err(UsageError)?;
+        let id = (self.agent_id.clone()).unwrap_or_else(cephbench::group::default_agent_id);
+        validate_token("--agent-id", &id).map_err(UsageError)?;
         if self.watch_timeout < MIN_WATCH_TIMEOUT {
             return Err(UsageError(
                 "--watch-timeout must be at least 15s (librados confirms a watch only every 5 s)"
                     .into(),
             ));
         }
-        objects::validate_namespace(&self.namespace).map_err(UsageError)?;
+        validate_namespace(&self.namespace).map_err(UsageError)?;
         Ok(cephbench::group::AgentConfig {
             pool: self.pool.clone(),
             namespace: self.namespace.clone(),
@@ -655,7 +655,7 @@ impl GroupArgs {
                 ))
             }
         };
-        cephbench::group::validate_name("--group", group).map_err(UsageError)?;
+        cephbench::names::validate_token("--group", group).map_err(UsageError)?;
         plan::in_range(Flags, "clients", clients as u64, 1, plan::MAX_CLIENTS)
             .map_err(UsageError)?;
         Ok(Some(cephbench::group::GroupConfig {
@@ -1213,8 +1213,8 @@ impl RadosArgs {
     /// Validates the arguments.
     pub fn config(&self, live: bool) -> Result<RadosConfig, UsageError> {
         let u = |s: String| UsageError(s);
-        objects::validate_run_name(&self.run_name).map_err(u)?;
-        objects::validate_namespace(&self.namespace).map_err(u)?;
+        cephbench::names::validate_token("--run-name", &self.run_name).map_err(u)?;
+        cephbench::names::validate_namespace(&self.namespace).map_err(u)?;
         let block_size = self.block_size.unwrap_or(4 << 20);
         let object_size = self.object_size.unwrap_or(block_size);
         if block_size == 0 {

@@ -21,6 +21,7 @@ pub mod fio;
 pub mod group;
 pub mod historic;
 pub mod input;
+pub mod names;
 pub mod network;
 pub mod objects;
 pub mod osdbench;

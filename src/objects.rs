@@ -12,44 +12,6 @@ pub const META_PREFIX: &str = "cephbench_meta.";
 /// The run name used when none is given.
 pub const DEFAULT_RUN: &str = "default";
 
-/// Checks a `--run-name`: 1–64 characters of `[A-Za-z0-9_-]`.
-pub fn validate_run_name(name: &str) -> Result<(), String> {
-    if name.is_empty() || name.len() > 64 {
-        return Err(format!(
-            "--run-name '{name}' must be 1 to 64 characters long"
-        ));
-    }
-    if !name
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-    {
-        return Err(format!(
-            "--run-name '{name}' may only contain letters, digits, '_' and '-'"
-        ));
-    }
-    Ok(())
-}
-
-/// Checks a `-N/--namespace`: up to 128 characters of `[A-Za-z0-9_.-]`
-/// ("" is the default namespace). Ceph allows more; these names survive
-/// shells, caps strings (`namespace=NS`) and `ceph osd map` alike.
-pub fn validate_namespace(ns: &str) -> Result<(), String> {
-    if ns.len() > 128 {
-        return Err(format!(
-            "--namespace '{ns}' must be at most 128 characters long"
-        ));
-    }
-    if !ns
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
-    {
-        return Err(format!(
-            "--namespace '{ns}' may only contain letters, digits, '_', '-' and '.'"
-        ));
-    }
-    Ok(())
-}
-
 /// The name prefix of a run's data objects.
 pub fn data_prefix(run: &str) -> String {
     format!("{DATA_PREFIX}{run}.")
@@ -248,15 +210,6 @@ mod tests {
         object_name_into(&mut b, &data_prefix("r1"), 42);
         assert_eq!(b, b"cephbench_data.r1.42\0");
         assert_eq!(meta_name("r1"), "cephbench_meta.r1");
-        assert!(validate_run_name("ok_Run-1").is_ok());
-        assert!(validate_run_name("").is_err());
-        assert!(validate_run_name("a.b").is_err());
-        assert!(validate_run_name(&"x".repeat(65)).is_err());
-        assert!(validate_namespace("").is_ok());
-        assert!(validate_namespace("bench.ns-1_a").is_ok());
-        assert!(validate_namespace("a b").is_err());
-        assert!(validate_namespace("a\u{1}").is_err());
-        assert!(validate_namespace(&"n".repeat(129)).is_err());
     }
 
     #[test]

@@ -68,9 +68,9 @@ pub fn agent(conn: &ConnArgs, args: &AgentArgs) -> anyhow::Result<ExitCode> {
 /// them) or one image it made, nothing else.
 pub fn cleanup(conn: &ConnArgs, args: &CleanupArgs) -> anyhow::Result<ExitCode> {
     if let Some(r) = &args.run_name {
-        cephbench::objects::validate_run_name(r).map_err(UsageError)?;
+        cephbench::names::validate_token("--run-name", r).map_err(UsageError)?;
     }
-    cephbench::objects::validate_namespace(&args.namespace).map_err(UsageError)?;
+    cephbench::names::validate_namespace(&args.namespace).map_err(UsageError)?;
     if let Some(i) = &args.image {
         if !i.starts_with(bench::IMAGE_PREFIX) || i.len() == bench::IMAGE_PREFIX.len() {
             return Err(UsageError(format!(

@@ -46,34 +46,9 @@ pub fn result_object(g: &str, job: &str, id: &str) -> String {
     format!("{GROUP_PREFIX}{g}.result.{job}.{id}")
 }
 
-/// Checks a group name or agent id: 1–64 characters of `[A-Za-z0-9_-]`.
-pub fn validate_name(what: &str, name: &str) -> Result<(), String> {
-    if name.is_empty()
-        || name.len() > 64
-        || !name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-    {
-        return Err(format!(
-            "{what} '{name}' must be 1 to 64 letters, digits, '_' or '-'"
-        ));
-    }
-    Ok(())
-}
-
 /// The default agent id: `<host>-<pid>`, reduced to the allowed characters.
 pub fn default_agent_id() -> String {
-    let host: String = crate::bench::hostname()
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(48)
-        .collect();
+    let host = crate::names::host_token(&crate::bench::hostname());
     format!("{host}-{}", std::process::id())
 }
 
@@ -363,10 +338,7 @@ mod tests {
             result_object("g1", "j", "a-1"),
             "cephbench_group.g1.result.j.a-1"
         );
-        assert!(validate_name("--group", "a.b").is_err());
-        assert!(validate_name("--group", "").is_err());
-        assert!(validate_name("--group", "ok_name-1").is_ok());
-        assert!(validate_name("--agent-id", &default_agent_id()).is_ok());
+        assert!(crate::names::validate_token("--agent-id", &default_agent_id()).is_ok());
         let m: Message = serde_json::from_str(r#"{"type":"stop","job_id":"x"}"#).unwrap();
         assert!(matches!(m, Message::Stop { job_id } if job_id == "x"));
         assert_eq!(

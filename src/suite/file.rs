@@ -166,7 +166,7 @@ pub fn parse(text: &str, file: &str) -> Result<Suite, SuiteFileError> {
         namespace: String::new(),
     };
     if let Some(n) = &raw.namespace {
-        crate::objects::validate_namespace(n.get_ref())
+        crate::names::validate_namespace(n.get_ref())
             .map_err(|m| err(n.span().start, m.replacen("--namespace", "namespace", 1)))?;
         suite.namespace = n.get_ref().clone();
     }
