@@ -5,6 +5,7 @@ mod csv;
 pub mod html;
 mod json;
 mod markdown;
+pub mod page;
 mod suite_html;
 pub mod svg;
 mod tables;

@@ -6,7 +6,7 @@
 
 use std::io;
 
-use super::html::{comparison_section, open_page};
+use super::page::{comparison_section, open_page};
 use super::svg::{self, esc, num, Bar, BarChart, BarGroup};
 use super::tables::{cdm_lines, rate};
 use crate::suite::{Aggregate, CdmCell, CdmTable, Figure, SuiteDoc, Suites};

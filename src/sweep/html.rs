@@ -95,7 +95,7 @@ pub fn render_html(doc: &SweepDoc, out: &mut dyn io::Write) -> io::Result<()> {
     h.push_str("<meta name=\"viewport\" content=\"width=device-width\">");
     h.push_str(&format!(
         "<title>{t}</title><style>{}</style></head><body>\n<h1>{t}</h1>\n",
-        crate::report::html::CSS,
+        crate::report::page::CSS,
         t = esc(&title)
     ));
     let text = super::text::table(doc, false);
