@@ -11,7 +11,6 @@ use std::time::Duration;
 use ceph_sys as sys;
 
 use super::error::{CephError, ConnectError, Result};
-use super::ioctx::IoCtx;
 
 /// How to find and authenticate to a cluster, as the `ceph` CLI takes it.
 ///
@@ -78,7 +77,7 @@ impl Drop for ClusterHandle {
 /// A connected cluster. Cheap to clone (shared handle).
 #[derive(Clone)]
 pub struct Rados {
-    handle: Arc<ClusterHandle>,
+    pub(super) handle: Arc<ClusterHandle>,
     entity: String,
     /// A second connection, under another identity, for the probes.
     telemetry: Option<Box<Rados>>,
@@ -95,7 +94,7 @@ pub struct CommandOutput {
     pub status: String,
 }
 
-fn cstring(what: &str, s: &str) -> Result<CString> {
+pub(super) fn cstring(what: &str, s: &str) -> Result<CString> {
     CString::new(s).map_err(|_| CephError::InvalidArgument(format!("{what} contains a NUL byte")))
 }
 
@@ -234,26 +233,6 @@ impl Rados {
             r if r == -i64::from(libc::ENOENT) => Err(CephError::NoSuchPool(pool.into())),
             r => Err(CephError::call(format!("look up pool '{pool}'"), r as i32)),
         }
-    }
-
-    /// Opens an I/O context on a pool.
-    pub fn ioctx(&self, pool: &str) -> Result<IoCtx> {
-        let p = cstring("pool name", pool)?;
-        let mut io: sys::rados_ioctx_t = std::ptr::null_mut();
-        // SAFETY: valid handle, NUL-terminated name, valid out-pointer.
-        let r = unsafe { sys::rados_ioctx_create(self.handle.as_ptr(), p.as_ptr(), &mut io) };
-        if r == -libc::ENOENT {
-            return Err(CephError::NoSuchPool(pool.into()));
-        }
-        if r < 0 {
-            return Err(CephError::call(format!("open pool '{pool}'"), r));
-        }
-        let ptr = NonNull::new(io).ok_or(CephError::Lost("rados_ioctx_create"))?;
-        Ok(IoCtx::from_raw(
-            ptr,
-            Arc::clone(&self.handle),
-            pool.to_string(),
-        ))
     }
 
     /// Sends a JSON command to the monitors.

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use ceph_sys as sys;
 
 use super::bufptr::SharedBuf;
-use super::cluster::ClusterHandle;
+use super::cluster::{self, cstring, ClusterHandle};
 use super::completion::{submit, AioFuture, CompletionQueue, Rados};
 use super::error::{CephError, Result};
 
@@ -55,6 +55,30 @@ pub struct ListEntry {
     pub namespace: String,
     /// The object's name.
     pub name: String,
+}
+
+/// An I/O context is opened from a connection; the constructor lives with
+/// the type it makes, so the connection's file needs nothing of this one.
+impl cluster::Rados {
+    /// Opens an I/O context on a pool.
+    pub fn ioctx(&self, pool: &str) -> Result<IoCtx> {
+        let p = cstring("pool name", pool)?;
+        let mut io: sys::rados_ioctx_t = std::ptr::null_mut();
+        // SAFETY: valid handle, NUL-terminated name, valid out-pointer.
+        let r = unsafe { sys::rados_ioctx_create(self.handle.as_ptr(), p.as_ptr(), &mut io) };
+        if r == -libc::ENOENT {
+            return Err(CephError::NoSuchPool(pool.into()));
+        }
+        if r < 0 {
+            return Err(CephError::call(format!("open pool '{pool}'"), r));
+        }
+        let ptr = NonNull::new(io).ok_or(CephError::Lost("rados_ioctx_create"))?;
+        Ok(IoCtx::from_raw(
+            ptr,
+            Arc::clone(&self.handle),
+            pool.to_string(),
+        ))
+    }
 }
 
 impl IoCtx {
