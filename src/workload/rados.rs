@@ -40,55 +40,7 @@ impl RadosMode {
     }
 }
 
-/// Where a write op puts its `-b` bytes: object data, an omap value, an
-/// xattr — rados bench's `--write-object`, `--write-omap`, `--write-xattr`
-/// (any combination, in one op; object data alone by default).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct WriteDest {
-    /// Object data at the op's offset.
-    pub object: bool,
-    /// One omap key per op (`cephbench.<offset>`) with the payload as value.
-    pub omap: bool,
-    /// One xattr per op (`cephbench.<offset>`) with the payload as value.
-    pub xattr: bool,
-}
-
-impl Default for WriteDest {
-    fn default() -> Self {
-        WriteDest {
-            object: true,
-            omap: false,
-            xattr: false,
-        }
-    }
-}
-
-impl WriteDest {
-    /// How many destinations each op writes `-b` bytes to.
-    pub fn count(self) -> u64 {
-        u64::from(self.object) + u64::from(self.omap) + u64::from(self.xattr)
-    }
-
-    /// Object data only (the zero-copy path).
-    pub fn object_only(self) -> bool {
-        self == WriteDest::default()
-    }
-
-    /// `object`, `omap`, `xattr` joined with `+`, e.g. `object+omap`.
-    pub fn label(self) -> String {
-        let mut v = Vec::new();
-        for (on, name) in [
-            (self.object, "object"),
-            (self.omap, "omap"),
-            (self.xattr, "xattr"),
-        ] {
-            if on {
-                v.push(name);
-            }
-        }
-        v.join("+")
-    }
-}
+pub use crate::objects::WriteDest;
 
 /// Object layout of a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
