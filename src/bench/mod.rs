@@ -11,17 +11,17 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::ceph::{CephError, Rados};
-use crate::counters::{self, Snapshot};
 use crate::engine::{JobOutcome, OpKind};
-use crate::network::RttProbe;
 use crate::placement::{self, OsdSlots};
-use crate::probe;
-use crate::probe::CounterSampler;
 use crate::progress::{Counters, Sample, Sampler};
 use crate::result::{
     BenchResult, ClusterInfo, JobReport, NetworkReport, OsdClientRow, OsdReport, PlacementInfo,
     ToolInfo,
 };
+use crate::telemetry::cluster as probe;
+use crate::telemetry::counters::{self, Snapshot};
+use crate::telemetry::network::RttProbe;
+use crate::telemetry::{CounterSampler, PlacementWatcher};
 
 pub use rados::{
     cleanup, cleanup_all_namespaces, cleanup_hint, read_meta, remove_objects, remove_run,
@@ -399,12 +399,7 @@ pub(crate) fn now_unix() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
-/// This host's name.
-pub fn hostname() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|s| s.trim().to_string())
-        .unwrap_or_else(|_| "unknown".into())
-}
+pub use crate::telemetry::hostname;
 
 /// Identity of the cluster for the result document.
 pub fn cluster_info(rados: &Rados) -> Result<ClusterInfo, CephError> {
@@ -511,7 +506,7 @@ pub struct Probes {
     /// Object → primary OSD slot map, if the placement could be read
     /// (kept current by the watcher when the osdmap changes).
     pub slots: Option<Arc<OsdSlots>>,
-    watcher: Option<probe::PlacementWatcher>,
+    watcher: Option<PlacementWatcher>,
     before: Vec<(i32, Snapshot)>,
     rtt: Option<RttProbe>,
     pool: String,
@@ -581,7 +576,7 @@ impl Probes {
             None => Vec::new(),
         };
         let watcher = slots.as_ref().map(|s| {
-            probe::PlacementWatcher::start(
+            PlacementWatcher::start(
                 rados.clone(),
                 pool.to_string(),
                 Arc::clone(s),
@@ -818,7 +813,7 @@ impl Probes {
         out: Option<&JobOutcome>,
         warnings: &mut Vec<String>,
     ) -> Vec<crate::result::TailOp> {
-        use crate::historic::{join, ClientSlowOp};
+        use crate::telemetry::historic::{join, ClientSlowOp};
         let rados = rados.telemetry();
         let (Some(slots), Some(out)) = (&self.slots, out) else {
             return Vec::new();

@@ -60,7 +60,7 @@ pub struct RadosConfig {
     pub telemetry: bool,
     /// Also sample the OSD counters this often during the run (zero: only
     /// before and after).
-    #[serde(default = "crate::probe::default_counter_interval")]
+    #[serde(default = "crate::telemetry::default_counter_interval")]
     pub counter_interval: std::time::Duration,
     /// `--create-pool`: create the pool if it does not exist (and remove it
     /// afterwards, when it was created by this run and cleanup is on).
@@ -311,7 +311,7 @@ pub async fn run_rados(
     drop(target);
     let osds = probes.after(rados, Some(&out), &mut warnings);
     if let Some(p) = pool_settings.as_mut() {
-        crate::probe::measure_osd_ram(rados, p);
+        crate::telemetry::cluster::measure_osd_ram(rados, p);
     }
     let tail = probes.tail(rados, Some(&out), &mut warnings);
 

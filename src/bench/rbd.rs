@@ -94,7 +94,7 @@ pub struct RbdConfig {
     pub telemetry: bool,
     /// Also sample the OSD counters this often during the run (zero: only
     /// before and after).
-    #[serde(default = "crate::probe::default_counter_interval")]
+    #[serde(default = "crate::telemetry::default_counter_interval")]
     pub counter_interval: std::time::Duration,
     /// Start the measured jobs at this time (after creating and
     /// preconditioning the image), for runs coordinated across clients.
@@ -496,7 +496,7 @@ async fn run_on_image(
     };
     let osds = probes.after(rados, outcome.as_ref(), &mut warnings);
     if let Some(p) = pool_settings.as_mut() {
-        crate::probe::measure_osd_ram(rados, p);
+        crate::telemetry::cluster::measure_osd_ram(rados, p);
     }
     let tail = probes.tail(rados, outcome.as_ref(), &mut warnings);
 
