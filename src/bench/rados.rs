@@ -9,12 +9,16 @@ use std::time::Duration;
 
 use futures_util::stream::{FuturesUnordered, StreamExt};
 
-use super::{cluster_info, diagnose, job_report, now_unix, BenchError, Outcome, PoolSpec, Probes};
+use super::assemble::{cluster_info, job_report, now_unix};
+use super::error::{diagnose, BenchError};
+use super::measure::Outcome;
+use super::pool::PoolSpec;
 use crate::ceph::{CephError, IoCtx, Rados};
 use crate::engine::{self, OpKind, RunSpec, StopReason, StopRx};
 use crate::objects::{self, RunMeta};
 use crate::progress::{Counters, WorkerProgress};
 use crate::result::{BenchResult, RadosWorkload, Workload, SCHEMA_VERSION};
+use crate::telemetry::Probes;
 use crate::workload::rados::{Layout, RadosMode, RadosSource, RadosTarget, WriteDest};
 
 /// A validated `cephbench rados` invocation (serializable: group runs send it
@@ -153,7 +157,7 @@ pub async fn run_rados(
     let mut io = match rados.ioctx(&cfg.pool) {
         Err(CephError::NoSuchPool(_)) => match (cfg.mode, cfg.create_pool) {
             (RadosMode::Write, Some(spec)) => {
-                super::create_pool(rados, &cfg.pool, spec, "rados")?;
+                super::pool::create_pool(rados, &cfg.pool, spec, "rados")?;
                 created_pool = true;
                 rados.ioctx(&cfg.pool)?
             }
@@ -172,11 +176,11 @@ pub async fn run_rados(
     let io = io;
     let started_unix = now_unix();
     let existing = match read_meta(&io, &cfg.run_name).await {
-        Err(BenchError::Ceph(e)) => return Err(super::data_access(e, rados, &cfg.pool)),
+        Err(BenchError::Ceph(e)) => return Err(super::error::data_access(e, rados, &cfg.pool)),
         r => r?,
     };
     let mut warnings = Vec::new();
-    let mut pool_settings = super::pool_settings(rados, &cfg.pool, &mut warnings);
+    let mut pool_settings = super::pool::pool_settings(rados, &cfg.pool, &mut warnings);
 
     let (mut meta, available_ops) = match (cfg.mode, existing) {
         (RadosMode::Write, Some(m)) => {
@@ -250,7 +254,7 @@ pub async fn run_rados(
 
     if !cfg.mode.is_write() {
         let area = available_ops.saturating_mul(meta.block_size);
-        warnings.extend(super::cache_fit_warning(area, pool_settings.as_ref()));
+        warnings.extend(super::pool::cache_fit_warning(area, pool_settings.as_ref()));
     }
     let max_ops = match (cfg.mode, cfg.max_objects) {
         (RadosMode::Write, Some(objs)) => {
@@ -274,7 +278,7 @@ pub async fn run_rados(
         ramp: cfg.ramp,
         max_ops,
         max_bytes: None,
-        slow_op: super::SLOW_OP,
+        slow_op: super::assemble::SLOW_OP,
         rate: cfg.rate,
     };
     let mut source = RadosSource::new(cfg.mode, layout, available_ops, cfg.wrap, meta.seed)
@@ -307,7 +311,8 @@ pub async fn run_rados(
         stop.clone(),
         WorkerProgress::new(Arc::clone(&counters)),
     );
-    let (mut out, timeline) = super::sampled(worker, vec![counters], cfg.ramp, cfg.live).await;
+    let (mut out, timeline) =
+        super::measure::sampled(worker, vec![counters], cfg.ramp, cfg.live).await;
     drop(target);
     let osds = probes.after(rados, Some(&out), &mut warnings);
     if let Some(p) = pool_settings.as_mut() {
@@ -351,7 +356,7 @@ pub async fn run_rados(
                 Ok(n) => {
                     cleaned = Some(n);
                     if created_pool {
-                        warnings.extend(super::remove_created_pool(rados, &io, &cfg.pool));
+                        warnings.extend(super::pool::remove_created_pool(rados, &io, &cfg.pool));
                     }
                 }
                 Err(e) => {
@@ -389,7 +394,7 @@ pub async fn run_rados(
     }
     let mut result = BenchResult {
         schema_version: SCHEMA_VERSION,
-        tool: super::tool_info(),
+        tool: super::assemble::tool_info(),
         cluster,
         started_unix,
         workload: Workload::Rados(RadosWorkload {
@@ -408,8 +413,8 @@ pub async fn run_rados(
             no_cleanup: cfg.no_cleanup,
             pool_created: created_pool,
         }),
-        latency_kind: super::latency_kind(cfg.rate.is_some()).into(),
-        latency_definition: super::latency_definition(cfg.rate.is_some()).into(),
+        latency_kind: super::assemble::latency_kind(cfg.rate.is_some()).into(),
+        latency_definition: super::assemble::latency_definition(cfg.rate.is_some()).into(),
         jobs: vec![report],
         osds,
         placement: probes.placement_info(),
@@ -536,7 +541,7 @@ pub async fn cleanup(
     // each RBD image has an id object `rbd_id.<name>`.
     let mut images = 0;
     if run.is_none() {
-        let id_prefix = format!("rbd_id.{}", super::IMAGE_PREFIX);
+        let id_prefix = format!("rbd_id.{}", super::rbd::IMAGE_PREFIX);
         for e in io.list_prefix(&id_prefix)? {
             let name = &e.name["rbd_id.".len()..];
             crate::ceph::remove_image(io, name)?;
@@ -548,7 +553,7 @@ pub async fn cleanup(
         ..Default::default()
     };
     if created_pool {
-        report.warning = super::remove_created_pool(rados, io, io.pool_name());
+        report.warning = super::pool::remove_created_pool(rados, io, io.pool_name());
         report.pool_removed = report.warning.is_none();
     }
     Ok(report)

@@ -8,11 +8,14 @@ use std::time::Duration;
 
 use futures_util::future::join_all;
 
-use super::{cluster_info, diagnose, job_report, now_unix, sampled, BenchError, Outcome, Probes};
+use super::assemble::{cluster_info, job_report, now_unix};
+use super::error::{diagnose, BenchError};
+use super::measure::{sampled, Outcome};
 use crate::ceph::{self, Image, IoCtx, Rados};
 use crate::engine::{self, JobOutcome, OpKind, RunSpec, StopReason, StopRx};
 use crate::progress::{Counters, WorkerProgress};
 use crate::result::{BenchResult, Precondition, RbdWorkload, Workload, SCHEMA_VERSION};
+use crate::telemetry::Probes;
 use crate::workload::rbd::{RbdMode, RbdSource, RbdTarget};
 
 /// Prefix of the images cephbench creates.
@@ -123,7 +126,7 @@ pub fn rbd_cache_overrides(on: bool) -> Vec<(String, String)> {
 
 /// A new, unique image name: `cephbench_img.<host>.<pid>.<unix time>`.
 pub fn new_image_name() -> String {
-    let host: String = super::hostname()
+    let host: String = crate::telemetry::hostname()
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' {
@@ -170,9 +173,9 @@ pub async fn run_rbd(rados: &Rados, cfg: &RbdConfig, stop: StopRx) -> Result<Out
             // the image can be removed even after the run filled the pool; on
             // a pool that is full already this fails first, naming the quota.
             io.create_if_missing(RBD_TRASH)
-                .map_err(|e| super::first_op_error(rados, &cfg.pool, e))?;
+                .map_err(|e| super::error::first_op_error(rados, &cfg.pool, e))?;
             ceph::create_image(&io, name, *size, *features)
-                .map_err(|e| super::first_op_error(rados, &cfg.pool, e))?;
+                .map_err(|e| super::error::first_op_error(rados, &cfg.pool, e))?;
             (name.clone(), true)
         }
     };
@@ -248,7 +251,7 @@ async fn write_test_area(
         ramp: Duration::ZERO,
         max_ops: None,
         max_bytes: Some(area),
-        slow_op: super::SLOW_OP,
+        slow_op: super::assemble::SLOW_OP,
         rate: None,
     };
     let counters = Arc::new(Counters::default());
@@ -287,7 +290,8 @@ pub async fn prepare_image(
     stop: StopRx,
 ) -> Result<Precondition, BenchError> {
     let io = rados.ioctx(pool)?;
-    ceph::create_image(&io, name, size, None).map_err(|e| super::first_op_error(rados, pool, e))?;
+    ceph::create_image(&io, name, size, None)
+        .map_err(|e| super::error::first_op_error(rados, pool, e))?;
     let done = match open(&io, pool, name) {
         Ok(img) => {
             let r = write_test_area(rados, pool, &img, area.min(size), bs, false, &stop).await;
@@ -361,7 +365,7 @@ async fn run_on_image(
             }
         );
     let mut warnings = Vec::new();
-    let mut pool_settings = super::pool_settings(rados, &cfg.pool, &mut warnings);
+    let mut pool_settings = super::pool::pool_settings(rados, &cfg.pool, &mut warnings);
     let mut precondition = None;
     let mut interrupted = false;
     let mut pre_error = None;
@@ -394,7 +398,7 @@ async fn run_on_image(
         ));
     }
     if cfg.mode.reads(cfg.rwmix_read) {
-        warnings.extend(super::cache_fit_warning(area, pool_settings.as_ref()));
+        warnings.extend(super::pool::cache_fit_warning(area, pool_settings.as_ref()));
     }
     if cfg.rbd_cache && cfg.mode.writes(cfg.rwmix_read) {
         warnings.push(
@@ -416,7 +420,7 @@ async fn run_on_image(
         ramp: cfg.ramp,
         max_ops: None,
         max_bytes: cfg.io_total,
-        slow_op: super::SLOW_OP,
+        slow_op: super::assemble::SLOW_OP,
         // The rate is split evenly across the jobs.
         rate: cfg.rate.map(|r| crate::engine::RateSpec {
             ops_per_sec: r.ops_per_sec / cfg.numjobs.max(1) as f64,
@@ -553,7 +557,7 @@ async fn run_on_image(
 
     let mut result = BenchResult {
         schema_version: SCHEMA_VERSION,
-        tool: super::tool_info(),
+        tool: super::assemble::tool_info(),
         cluster,
         started_unix,
         workload: Workload::Rbd(RbdWorkload {
@@ -579,8 +583,8 @@ async fn run_on_image(
             preconditioned: precondition.is_some(),
             precondition,
         }),
-        latency_kind: super::latency_kind(cfg.rate.is_some()).into(),
-        latency_definition: super::latency_definition(cfg.rate.is_some()).into(),
+        latency_kind: super::assemble::latency_kind(cfg.rate.is_some()).into(),
+        latency_definition: super::assemble::latency_definition(cfg.rate.is_some()).into(),
         jobs,
         osds,
         placement: probes.placement_info(),

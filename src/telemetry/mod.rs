@@ -10,7 +10,8 @@
 //!   reading with its parser and arithmetic (counter deltas, the client's
 //!   RTT probe, the slowest ops joined to the client's, the OSDs' RAM);
 //! * [`sampler`]: the pollers that run beside a job (placement watcher,
-//!   counter sampler).
+//!   counter sampler);
+//! * [`probes`]: [`Probes`], what all of them saw around one job.
 #![forbid(unsafe_code)]
 
 pub mod cluster;
@@ -19,11 +20,13 @@ pub mod historic;
 pub mod network;
 pub mod osdmem;
 pub mod parse;
+pub mod probes;
 pub mod sampler;
 
 pub use cluster::ProbeError;
 pub use osdmem::hostname;
 pub use parse::ShapeError;
+pub use probes::Probes;
 pub use sampler::{
     default_counter_interval, CounterSampler, PlacementWatcher, DEFAULT_COUNTER_INTERVAL,
 };
