@@ -66,8 +66,8 @@
 //! when the counters' window (ramp included) and the client's differ.
 #![forbid(unsafe_code)]
 
-use crate::counters::OsdCounters;
 use crate::result::{Attribution, BenchResult, Part, ReplicaSet, Share};
+use crate::telemetry::counters::OsdCounters;
 
 /// What is known about one op kind on one primary OSD.
 #[derive(Debug, Clone, Copy)]
@@ -160,7 +160,7 @@ pub fn split_osd(i: &OsdInputs<'_>) -> Attribution {
     if i.counters.is_some_and(|c| c.reset) {
         notes.push("the OSD's counters were reset during the run (restart?)".into());
     }
-    let mean = |d: Option<crate::counters::AvgDelta>| d.and_then(|d| d.mean_ns);
+    let mean = |d: Option<crate::telemetry::counters::AvgDelta>| d.and_then(|d| d.mean_ns);
     match (i.op, c) {
         (_, None) => {
             notes.push("no OSD counters: queue, OSD and replication time stay unattributed".into())
@@ -354,7 +354,7 @@ pub fn findings(result: &BenchResult) -> Vec<String> {
 fn counter_ns(
     result: &BenchResult,
     osd: i32,
-    pick: impl Fn(&OsdCounters) -> Option<crate::counters::AvgDelta>,
+    pick: impl Fn(&OsdCounters) -> Option<crate::telemetry::counters::AvgDelta>,
 ) -> Option<f64> {
     result
         .osds
@@ -653,7 +653,7 @@ pub fn attribute(result: &mut BenchResult) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::counters::AvgDelta;
+    use crate::telemetry::counters::AvgDelta;
 
     fn avg(ms: f64) -> Option<AvgDelta> {
         Some(AvgDelta {

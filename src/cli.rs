@@ -987,7 +987,7 @@ impl RbdArgs {
             prior_precondition: None,
             live,
             telemetry: true,
-            counter_interval: cephbench::probe::DEFAULT_COUNTER_INTERVAL,
+            counter_interval: cephbench::telemetry::DEFAULT_COUNTER_INTERVAL,
             start_at: None,
             rate: rate_spec(self.rate, self.arrival),
         })
@@ -1315,7 +1315,7 @@ impl RadosArgs {
             verify,
             live,
             telemetry: true,
-            counter_interval: cephbench::probe::DEFAULT_COUNTER_INTERVAL,
+            counter_interval: cephbench::telemetry::DEFAULT_COUNTER_INTERVAL,
             create_pool: self.create_pool.then_some(cephbench::bench::PoolSpec {
                 size: self.pool_size,
                 pg_num: self.pg_num,

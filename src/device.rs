@@ -1,7 +1,7 @@
 //! What each OSD stores its data on, as the OSD itself reports it to the
 //! mons (`ceph osd metadata`) and as CRUSH classes it (`ceph osd tree`):
 //! the drive behind the numbers, so that "the slow pool" can be told apart
-//! from "the pool on consumer drives". Pure parsing; [`crate::probe`]
+//! from "the pool on consumer drives". Pure parsing; [`crate::telemetry::cluster`]
 //! fetches the documents. Every field is optional: releases, objectstores
 //! (memstore has no block device) and hardware (no model behind a file or a
 //! virtual disk) leave some out, and a missing field is `null`, never an

@@ -1,10 +1,10 @@
 //! Where an object lives: name → placement seed (Ceph's rjenkins string
 //! hash) → PG (the pool's stable mod over pg_num) → acting set and primary
-//! OSD (from the PG map). Pure functions and parsers; the cluster is asked
-//! by [`crate::probe`].
+//! OSD (from the PG map). Pure functions; the cluster is asked by
+//! [`crate::telemetry::cluster`], its answers parsed by
+//! [`crate::telemetry::parse`].
 #![forbid(unsafe_code)]
 
-use serde_json::Value;
 use std::sync::atomic::{AtomicU16, AtomicU32, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -331,160 +331,6 @@ impl OsdSlots {
     }
 }
 
-/// A Ceph JSON document that did not have the expected shape.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unexpected {what} output: {why}")]
-pub struct ShapeError {
-    /// Which document.
-    pub what: &'static str,
-    /// What was missing or wrong.
-    pub why: String,
-}
-
-fn shape(what: &'static str, why: impl Into<String>) -> ShapeError {
-    ShapeError {
-        what,
-        why: why.into(),
-    }
-}
-
-/// Reads pool `pool`'s pg_num and the epoch from `ceph osd dump -f json`.
-pub fn parse_osd_dump_pool(doc: &Value, pool: i64) -> Result<(u32, u64), ShapeError> {
-    let epoch = doc
-        .get("epoch")
-        .and_then(Value::as_u64)
-        .ok_or_else(|| shape("osd dump", "no epoch"))?;
-    let pools = doc
-        .get("pools")
-        .and_then(Value::as_array)
-        .ok_or_else(|| shape("osd dump", "no pools array"))?;
-    let p = pools
-        .iter()
-        .find(|p| p.get("pool").and_then(Value::as_i64) == Some(pool))
-        .ok_or_else(|| shape("osd dump", format!("pool {pool} not listed")))?;
-    let pg_num = p
-        .get("pg_num")
-        .and_then(Value::as_u64)
-        .filter(|n| *n > 0 && *n <= u64::from(u32::MAX))
-        .ok_or_else(|| shape("osd dump", format!("pool {pool} has no valid pg_num")))?;
-    Ok((pg_num as u32, epoch))
-}
-
-/// Every OSD's (id, up, in) from `osd dump`.
-pub fn parse_osd_states(doc: &Value) -> Result<Vec<(i32, bool, bool)>, ShapeError> {
-    let osds = doc
-        .get("osds")
-        .and_then(Value::as_array)
-        .ok_or_else(|| shape("osd dump", "no osds array"))?;
-    osds.iter()
-        .map(|o| {
-            let n = |k: &str| o.get(k).and_then(Value::as_i64);
-            match (
-                n("osd").and_then(|i| i32::try_from(i).ok()),
-                n("up"),
-                n("in"),
-            ) {
-                (Some(id), Some(up), Some(inn)) => Ok((id, up != 0, inn != 0)),
-                _ => Err(shape("osd dump", "an OSD without osd/up/in")),
-            }
-        })
-        .collect()
-}
-
-/// One PG's osdmap epoch and acting set (primary first) from `pg map PGID`
-/// (mon), e.g. `{"epoch":13,"raw_pgid":"2.0","pgid":"2.0","up":[0,2,1],"acting":[0,2,1]}`.
-pub fn parse_pg_map(doc: &Value) -> Result<(u64, Vec<i32>), ShapeError> {
-    const W: &str = "pg map";
-    let epoch = doc
-        .get("epoch")
-        .and_then(Value::as_u64)
-        .ok_or_else(|| shape(W, "no epoch"))?;
-    let acting = doc
-        .get("acting")
-        .and_then(Value::as_array)
-        .ok_or_else(|| shape(W, "no acting set"))?
-        .iter()
-        .filter_map(Value::as_i64)
-        .filter(|o| *o >= 0 && *o < i64::from(i32::MAX))
-        .map(|o| o as i32)
-        .collect();
-    Ok((epoch, acting))
-}
-
-/// The pg_num in `osd pool get POOL pg_num` output (`{"pool":"x","pool_id":2,"pg_num":16}`).
-pub fn parse_pool_pg_num(doc: &Value) -> Result<u32, ShapeError> {
-    doc.get("pg_num")
-        .and_then(Value::as_u64)
-        .filter(|n| *n > 0 && *n <= u64::from(u32::MAX))
-        .map(|n| n as u32)
-        .ok_or_else(|| shape("osd pool get pg_num", "no valid pg_num"))
-}
-
-/// The epoch in `osd stat` output.
-pub fn parse_osd_stat_epoch(doc: &Value) -> Result<u64, ShapeError> {
-    doc.get("epoch")
-        .and_then(Value::as_u64)
-        .ok_or_else(|| shape("osd stat", "no epoch"))
-}
-
-/// Builds a pool's placement from `pg dump pgs_brief` (mgr) output, which
-/// is an array (octopus and older) or `{"pg_stats": [...]}` (pacific on).
-pub fn parse_pgs_brief(
-    doc: &Value,
-    pool: i64,
-    pg_num: u32,
-    epoch: u64,
-) -> Result<PoolPlacement, ShapeError> {
-    const W: &str = "pg dump pgs_brief";
-    let list = doc
-        .as_array()
-        .or_else(|| doc.get("pg_stats").and_then(Value::as_array))
-        .ok_or_else(|| shape(W, "neither an array nor {pg_stats: [...]}"))?;
-    let mut acting = vec![Vec::new(); pg_num as usize];
-    for entry in list {
-        let pgid = entry
-            .get("pgid")
-            .and_then(Value::as_str)
-            .ok_or_else(|| shape(W, "entry without pgid"))?;
-        let (p, seed) = pgid
-            .split_once('.')
-            .ok_or_else(|| shape(W, format!("bad pgid '{pgid}'")))?;
-        if p.parse::<i64>().ok() != Some(pool) {
-            continue;
-        }
-        let seed =
-            u32::from_str_radix(seed, 16).map_err(|_| shape(W, format!("bad pgid '{pgid}'")))?;
-        let set: Vec<i32> = entry
-            .get("acting")
-            .and_then(Value::as_array)
-            .ok_or_else(|| shape(W, format!("pg {pgid} without acting set")))?
-            .iter()
-            .filter_map(Value::as_i64)
-            .filter(|o| *o >= 0 && *o < i64::from(i32::MAX))
-            .map(|o| o as i32)
-            .collect();
-        let primary = entry
-            .get("acting_primary")
-            .and_then(Value::as_i64)
-            .map(|o| o as i32);
-        let mut ordered = set;
-        if let Some(p) = primary {
-            if let Some(i) = ordered.iter().position(|o| *o == p) {
-                ordered.swap(0, i);
-            }
-        }
-        if let Some(slot) = acting.get_mut(seed as usize) {
-            *slot = ordered;
-        }
-    }
-    Ok(PoolPlacement {
-        pool,
-        pg_num,
-        acting,
-        epoch,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -519,26 +365,6 @@ mod tests {
     fn namespace_changes_the_key() {
         assert_ne!(object_seed("ns", "obj"), object_seed("", "obj"));
         assert_eq!(object_seed("ns", "obj"), str_hash_rjenkins(b"ns\x1fobj"));
-    }
-
-    #[test]
-    fn parses_both_pgs_brief_shapes() {
-        let pacific = serde_json::json!({"pg_ready": true, "pg_stats": [
-            {"pgid": "3.0", "state": "active+clean", "up": [1, 0, 2], "up_primary": 1, "acting": [1, 0, 2], "acting_primary": 1},
-            {"pgid": "3.1", "state": "active+clean", "up": [2, 1, 0], "up_primary": 2, "acting": [0, 2, 1], "acting_primary": 2},
-            {"pgid": "4.0", "state": "active+clean", "up": [0], "up_primary": 0, "acting": [0], "acting_primary": 0}
-        ]});
-        let p = parse_pgs_brief(&pacific, 3, 2, 7).unwrap();
-        assert_eq!(p.acting, vec![vec![1, 0, 2], vec![2, 0, 1]]);
-        assert_eq!(p.primary_of_pg(1), Some(2));
-        assert_eq!(p.osds(), vec![0, 1, 2]);
-        let octopus = serde_json::json!([{"pgid": "3.0", "acting": [5], "acting_primary": 5}]);
-        assert_eq!(
-            parse_pgs_brief(&octopus, 3, 1, 1).unwrap().primary_of_pg(0),
-            Some(5)
-        );
-        assert!(parse_pgs_brief(&serde_json::json!({"x": 1}), 3, 1, 1).is_err());
-        assert!(parse_pgs_brief(&serde_json::json!([{"pgid": "zz"}]), 3, 1, 1).is_err());
     }
 
     #[test]
@@ -627,25 +453,5 @@ mod tests {
         }
         assert_eq!(s.refreshes().len(), 2);
         assert_eq!(s.placement().epoch, 10, "the start placement is kept");
-    }
-
-    #[test]
-    fn pg_map_and_small_mon_answers() {
-        let d = serde_json::json!({"epoch":13,"raw_pgid":"2.0","pgid":"2.0","up":[0,2,1],"acting":[1,2,0]});
-        assert_eq!(parse_pg_map(&d).unwrap(), (13, vec![1, 2, 0]));
-        assert!(parse_pg_map(&serde_json::json!({"epoch": 1})).is_err());
-        let g = serde_json::json!({"pool":"x","pool_id":2,"pg_num":16});
-        assert_eq!(parse_pool_pg_num(&g).unwrap(), 16);
-        assert!(parse_pool_pg_num(&serde_json::json!({"pg_num": 0})).is_err());
-        let st = serde_json::json!({"epoch":13,"num_osds":3});
-        assert_eq!(parse_osd_stat_epoch(&st).unwrap(), 13);
-    }
-
-    #[test]
-    fn osd_dump_pool_lookup() {
-        let d = serde_json::json!({"epoch": 42, "pools": [{"pool": 3, "pool_name": "x", "pg_num": 32}]});
-        assert_eq!(parse_osd_dump_pool(&d, 3).unwrap(), (32, 42));
-        assert!(parse_osd_dump_pool(&d, 4).is_err());
-        assert!(parse_osd_dump_pool(&serde_json::json!({"epoch": 1}), 3).is_err());
     }
 }

@@ -5,10 +5,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::counters::OsdCounters;
-use crate::network::{ClientRtt, HeartbeatRtt};
 use crate::progress::Sample;
 use crate::stats::LatencySummary;
+use crate::telemetry::counters::OsdCounters;
+use crate::telemetry::network::{ClientRtt, HeartbeatRtt};
 
 /// Version of this document's layout.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -150,7 +150,7 @@ pub struct PoolSettings {
     pub memory_held_bytes: Option<u64>,
     /// The RAM those OSDs hold, measured: the sum of their processes'
     /// resident sets when every one of them runs on this host (null
-    /// otherwise; see [`crate::osdmem`]).
+    /// otherwise; see [`crate::telemetry::osdmem`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_measured_bytes: Option<u64>,
 }
@@ -247,10 +247,10 @@ pub struct OsdReport {
     /// The same counters per interval (`--counter-interval`), the last
     /// interval ending with the window; empty when not sampled.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub timeline: Vec<crate::counters::CounterSample>,
+    pub timeline: Vec<crate::telemetry::counters::CounterSample>,
     /// The OSD's row of `ceph osd perf` (mgr) read right after the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mgr_perf: Option<crate::counters::MgrOsdPerf>,
+    pub mgr_perf: Option<crate::telemetry::counters::MgrOsdPerf>,
     /// What the OSD stores on (`ceph osd metadata`, class from `ceph osd
     /// tree`), read before the run; null if it could not be read.
     #[serde(default)]
@@ -309,7 +309,7 @@ pub struct TailOp {
     /// The primary OSD's record of it: null when the OSD no longer held one
     /// (it keeps its slowest `osd_op_history_size` ops of the last
     /// `osd_op_history_duration` seconds).
-    pub osd: Option<crate::historic::OsdSplit>,
+    pub osd: Option<crate::telemetry::historic::OsdSplit>,
     /// Client latency − the OSD's receive → reply time: both directions of
     /// the public network and the client's own time.
     pub outside_osd_ns: Option<f64>,

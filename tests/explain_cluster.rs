@@ -5,7 +5,7 @@
 mod common;
 
 use cephbench::placement::{object_seed, stable_mod};
-use cephbench::probe;
+use cephbench::telemetry::cluster;
 use common::{cephbench, connect, pool, serial, validate};
 use serde_json::Value;
 
@@ -17,7 +17,7 @@ fn local_mapping_matches_osd_map_for_hundreds_of_names() {
     let _g = serial();
     let p = pool(POOL);
     let rados = connect();
-    let placement = probe::placement(&rados, p).expect("placement");
+    let placement = cluster::placement(&rados, p).expect("placement");
     assert_eq!(placement.pg_num, 16);
     let mut checked = 0;
     for i in 0..300 {
@@ -621,7 +621,7 @@ fn local_mapping_follows_a_pg_num_change() {
     let rados = connect();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
     let placement = loop {
-        let pl = probe::placement(&rados, p).expect("placement");
+        let pl = cluster::placement(&rados, p).expect("placement");
         if pl.pg_num == 32 && pl.acting.iter().all(|a| !a.is_empty()) {
             break pl;
         }

@@ -2,10 +2,10 @@
 //! arbitrary, truncated or mistyped input with a value or an error, never a
 //! panic.
 
-use cephbench::counters::{delta, parse_perf_dump};
 use cephbench::objects::RunMeta;
-use cephbench::placement::{parse_osd_dump_pool, parse_pgs_brief};
 use cephbench::result::BenchResult;
+use cephbench::telemetry::counters::{delta, parse_perf_dump};
+use cephbench::telemetry::parse::{parse_osd_dump_pool, parse_pgs_brief};
 use cephbench::units::{parse_duration, parse_size};
 use proptest::prelude::*;
 use serde_json::Value;

@@ -11,12 +11,13 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use cephbench::counters::parse_perf_dump;
 use cephbench::device::parse_devices;
-use cephbench::historic::parse_historic_ops;
-use cephbench::network::{parse_osd_addrs, parse_osd_network};
-use cephbench::placement::{parse_osd_dump_pool, parse_osd_states, parse_pgs_brief};
-use cephbench::probe::{parse_config_u64, parse_pool_settings};
+use cephbench::telemetry::counters::parse_perf_dump;
+use cephbench::telemetry::historic::parse_historic_ops;
+use cephbench::telemetry::network::{parse_osd_addrs, parse_osd_network};
+use cephbench::telemetry::parse::{
+    parse_config_u64, parse_osd_dump_pool, parse_osd_states, parse_pgs_brief, parse_pool_settings,
+};
 use serde_json::Value;
 
 /// The Ceph major version each release directory must hold.
@@ -179,10 +180,13 @@ fn perf_dump_has_every_counter_and_they_agree() {
     each(|d, _| {
         let raw = load(d, "perf_dump.json");
         let s = parse_perf_dump(&raw).unwrap();
-        for (i, (sec, name)) in cephbench::counters::LATENCY_COUNTERS.iter().enumerate() {
+        for (i, (sec, name)) in cephbench::telemetry::counters::LATENCY_COUNTERS
+            .iter()
+            .enumerate()
+        {
             let a = s.latency[i].unwrap_or_else(|| panic!("{sec}.{name} missing"));
             // The raw counter, under this name or a later release's.
-            let later = cephbench::counters::RENAMED_COUNTERS
+            let later = cephbench::telemetry::counters::RENAMED_COUNTERS
                 .iter()
                 .find(|(s, n, _)| s == sec && n == name)
                 .map(|r| r.2);
@@ -193,7 +197,10 @@ fn perf_dump_has_every_counter_and_they_agree() {
             assert_eq!(a.avgcount, c["avgcount"].as_u64().unwrap(), "{name}");
             assert_eq!(a.sum, c["sum"].as_f64().unwrap(), "{name}");
         }
-        for (i, (sec, name)) in cephbench::counters::COUNT_COUNTERS.iter().enumerate() {
+        for (i, (sec, name)) in cephbench::telemetry::counters::COUNT_COUNTERS
+            .iter()
+            .enumerate()
+        {
             assert!(s.counts[i].is_some(), "{sec}.{name} missing");
         }
         // Each op counter and its latency counter are bumped together.

@@ -3,8 +3,6 @@
 
 mod common;
 
-use cephbench::counters::{AvgDelta, CounterSample, MgrOsdPerf, OsdCounters};
-use cephbench::network::ClientRtt;
 use cephbench::progress::Sample;
 use cephbench::report::Format;
 use cephbench::result::NetworkReport;
@@ -13,6 +11,8 @@ use cephbench::result::{
     OsdReport, Part, PlacementInfo, RadosWorkload, Share, ToolInfo, Workload,
 };
 use cephbench::stats::LatencySummary;
+use cephbench::telemetry::counters::{AvgDelta, CounterSample, MgrOsdPerf, OsdCounters};
+use cephbench::telemetry::network::ClientRtt;
 
 /// A write split as a size-3 pool's would be (the replication wait split
 /// into cluster network and replica).

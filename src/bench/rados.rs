@@ -9,12 +9,17 @@ use std::time::Duration;
 
 use futures_util::stream::{FuturesUnordered, StreamExt};
 
-use super::{cluster_info, diagnose, job_report, now_unix, BenchError, Outcome, PoolSpec, Probes};
+use super::assemble::{cluster_info, job_report, now_unix, SLOW_OP};
+use super::error::{data_access, diagnose, BenchError};
+use super::measure::{measure, sampled, start_at, Cleanup, Job, Outcome, Ran, Setup};
+use super::pool::{cache_fit_warning, create_pool, pool_settings, remove_created_pool, PoolSpec};
+use super::rbd::IMAGE_PREFIX;
 use crate::ceph::{CephError, IoCtx, Rados};
-use crate::engine::{self, OpKind, RunSpec, StopReason, StopRx};
+use crate::engine::{self, JobOutcome, OpKind, RunSpec, StopRx};
 use crate::objects::{self, RunMeta};
-use crate::progress::{Counters, WorkerProgress};
-use crate::result::{BenchResult, RadosWorkload, Workload, SCHEMA_VERSION};
+use crate::placement::OsdSlots;
+use crate::progress::{Counters, Sample, WorkerProgress};
+use crate::result::{JobReport, RadosWorkload, Workload};
 use crate::workload::rados::{Layout, RadosMode, RadosSource, RadosTarget, WriteDest};
 
 /// A validated `cephbench rados` invocation (serializable: group runs send it
@@ -60,7 +65,7 @@ pub struct RadosConfig {
     pub telemetry: bool,
     /// Also sample the OSD counters this often during the run (zero: only
     /// before and after).
-    #[serde(default = "crate::probe::default_counter_interval")]
+    #[serde(default = "crate::telemetry::default_counter_interval")]
     pub counter_interval: std::time::Duration,
     /// `--create-pool`: create the pool if it does not exist (and remove it
     /// afterwards, when it was created by this run and cleanup is on).
@@ -153,7 +158,7 @@ pub async fn run_rados(
     let mut io = match rados.ioctx(&cfg.pool) {
         Err(CephError::NoSuchPool(_)) => match (cfg.mode, cfg.create_pool) {
             (RadosMode::Write, Some(spec)) => {
-                super::create_pool(rados, &cfg.pool, spec, "rados")?;
+                create_pool(rados, &cfg.pool, spec, "rados")?;
                 created_pool = true;
                 rados.ioctx(&cfg.pool)?
             }
@@ -172,13 +177,13 @@ pub async fn run_rados(
     let io = io;
     let started_unix = now_unix();
     let existing = match read_meta(&io, &cfg.run_name).await {
-        Err(BenchError::Ceph(e)) => return Err(super::data_access(e, rados, &cfg.pool)),
+        Err(BenchError::Ceph(e)) => return Err(data_access(e, rados, &cfg.pool)),
         r => r?,
     };
     let mut warnings = Vec::new();
-    let mut pool_settings = super::pool_settings(rados, &cfg.pool, &mut warnings);
+    let pool_settings = pool_settings(rados, &cfg.pool, &mut warnings);
 
-    let (mut meta, available_ops) = match (cfg.mode, existing) {
+    let (meta, available_ops) = match (cfg.mode, existing) {
         (RadosMode::Write, Some(m)) => {
             return Err(BenchError::RunExists {
                 pool: cfg.pool.clone(),
@@ -250,7 +255,7 @@ pub async fn run_rados(
 
     if !cfg.mode.is_write() {
         let area = available_ops.saturating_mul(meta.block_size);
-        warnings.extend(super::cache_fit_warning(area, pool_settings.as_ref()));
+        warnings.extend(cache_fit_warning(area, pool_settings.as_ref()));
     }
     let max_ops = match (cfg.mode, cfg.max_objects) {
         (RadosMode::Write, Some(objs)) => {
@@ -274,125 +279,189 @@ pub async fn run_rados(
         ramp: cfg.ramp,
         max_ops,
         max_bytes: None,
-        slow_op: super::SLOW_OP,
+        slow_op: SLOW_OP,
         rate: cfg.rate,
     };
-    let mut source = RadosSource::new(cfg.mode, layout, available_ops, cfg.wrap, meta.seed)
-        .write_dest(meta.write_dest);
-    let mut probes = Probes::before(rados, &cfg.pool, cfg.telemetry, &mut warnings);
-    probes.sample_counters(rados, cfg.counter_interval);
-    let mut target = RadosTarget::new(
-        &io,
+    let job = RadosJob {
+        rados,
+        cfg,
+        io: &io,
+        meta,
         layout,
-        objects::data_prefix(&cfg.run_name),
-        &cfg.namespace,
-        meta.seed,
-        cfg.concurrency,
-        probes.slots.as_deref(),
-    )
-    .verify(verify)
-    .write_dest(meta.write_dest);
-
-    if let Some(at) = cfg.start_at {
-        if let Ok(wait) = at.duration_since(std::time::SystemTime::now()) {
-            tokio::time::sleep(wait).await;
-        }
-    }
-    let measured_start = std::time::SystemTime::now();
-    let counters = Arc::new(Counters::default());
-    let worker = engine::run(
-        &mut target,
-        &mut source,
-        &spec,
-        stop.clone(),
-        WorkerProgress::new(Arc::clone(&counters)),
-    );
-    let (mut out, timeline) = super::sampled(worker, vec![counters], cfg.ramp, cfg.live).await;
-    drop(target);
-    let osds = probes.after(rados, Some(&out), &mut warnings);
-    if let Some(p) = pool_settings.as_mut() {
-        crate::probe::measure_osd_ram(rados, p);
-    }
-    let tail = probes.tail(rados, Some(&out), &mut warnings);
-
-    let interrupted = out.stop == StopReason::Interrupted;
-    let kind = if cfg.mode.is_write() {
-        OpKind::Write
-    } else {
-        OpKind::Read
+        available_ops,
+        max_ops,
+        verify,
+        spec,
+        created_pool,
+        stop,
     };
-    let report = job_report(cfg.mode.as_str(), kind, &out, verify.checks(), timeline);
-    let error = out
-        .first_error
-        .take()
-        .map(|e| diagnose(rados, &cfg.pool, e));
-    let pool_gone = matches!(error, Some(BenchError::PoolDeleted { .. }));
-    let hint = cleanup_hint(&cfg.pool, &cfg.namespace, &cfg.run_name);
-    let mut cleaned = None;
-    let mut leftovers = None;
-    if cfg.mode.is_write() && !pool_gone {
-        meta.ops = out.issued;
-        meta.complete = true;
-        if cfg.no_cleanup {
-            if let Err(e) = write_meta(&io, &meta).await {
-                warnings.push(format!(
-                    "could not record the run's final metadata ({e}); seq/rand may read fewer objects"
-                ));
-            }
-        } else {
-            if cfg.live {
-                eprintln!(
-                    "cleaning up: removing the {} objects of run '{}'",
-                    meta.objects() + 1,
-                    cfg.run_name
-                );
-            }
-            match remove_run(&io, &meta, cfg.concurrency.max(16)).await {
-                Ok(n) => {
-                    cleaned = Some(n);
-                    if created_pool {
-                        warnings.extend(super::remove_created_pool(rados, &io, &cfg.pool));
-                    }
-                }
-                Err(e) => {
-                    warnings.push(format!(
-                        "cleanup failed ({e}); remove what this run left with `{hint}`"
-                    ));
-                    leftovers = Some(hint);
-                }
-            }
-        }
-    }
-
-    if report.ops == 0 && !cfg.ramp.is_zero() && out.issued > 0 {
-        warnings.push(format!(
-            "nothing was measured: the job ended ({}) within the {} s ramp after {} ops; \
-             use a shorter --ramp (seq stops once every written object was read)",
-            out.stop.as_str().replace('_', " "),
-            cfg.ramp.as_secs_f64(),
-            out.issued
-        ));
-    }
-    if out.mismatches > 0 {
-        warnings.push(format!(
-            "{} reads returned data that differs from what was written ({} check)",
-            out.mismatches,
-            verify.as_str()
-        ));
-    }
-    if out.short_reads > 0 {
-        warnings.push(format!(
-            "{} reads returned fewer bytes than asked (objects truncated or removed since the write run?); \
-             they count as errors, only the bytes that came back are counted",
-            out.short_reads
-        ));
-    }
-    let mut result = BenchResult {
-        schema_version: SCHEMA_VERSION,
-        tool: super::tool_info(),
+    let setup = Setup {
+        rados,
+        pool: &cfg.pool,
         cluster,
         started_unix,
-        workload: Workload::Rados(RadosWorkload {
+        telemetry: cfg.telemetry,
+        counter_interval: cfg.counter_interval,
+        open_loop: cfg.rate.is_some(),
+        pool_settings,
+        warnings,
+        interrupted: false,
+        error: None,
+    };
+    measure(setup, job).await
+}
+
+/// The rados part of the measure step: the run's objects, written or read
+/// by one job; after it, the run's metadata recorded or its objects removed.
+struct RadosJob<'a> {
+    rados: &'a Rados,
+    cfg: &'a RadosConfig,
+    io: &'a IoCtx,
+    meta: RunMeta,
+    layout: Layout,
+    available_ops: u64,
+    max_ops: Option<u64>,
+    verify: objects::VerifyMode,
+    spec: RunSpec,
+    created_pool: bool,
+    stop: StopRx,
+}
+
+impl RadosJob<'_> {
+    fn kind(&self) -> OpKind {
+        if self.cfg.mode.is_write() {
+            OpKind::Write
+        } else {
+            OpKind::Read
+        }
+    }
+}
+
+impl Job for RadosJob<'_> {
+    async fn run(&mut self, slots: Option<&OsdSlots>) -> Result<Option<Ran>, BenchError> {
+        let (cfg, meta) = (self.cfg, &self.meta);
+        let mut source = RadosSource::new(
+            cfg.mode,
+            self.layout,
+            self.available_ops,
+            cfg.wrap,
+            meta.seed,
+        )
+        .write_dest(meta.write_dest);
+        let mut target = RadosTarget::new(
+            self.io,
+            self.layout,
+            objects::data_prefix(&cfg.run_name),
+            &cfg.namespace,
+            meta.seed,
+            cfg.concurrency,
+            slots,
+        )
+        .verify(self.verify)
+        .write_dest(meta.write_dest);
+        start_at(cfg.start_at).await;
+        let measured_start = std::time::SystemTime::now();
+        let counters = Arc::new(Counters::default());
+        let worker = engine::run(
+            &mut target,
+            &mut source,
+            &self.spec,
+            self.stop.clone(),
+            WorkerProgress::new(Arc::clone(&counters)),
+        );
+        let (out, timeline) = sampled(worker, vec![counters], cfg.ramp, cfg.live).await;
+        Ok(Some(Ran {
+            out,
+            timeline,
+            measured_start,
+        }))
+    }
+
+    fn reports(&self, out: &JobOutcome, timeline: Vec<Sample>) -> Vec<JobReport> {
+        let name = self.cfg.mode.as_str();
+        vec![job_report(
+            name,
+            self.kind(),
+            out,
+            self.verify.checks(),
+            timeline,
+        )]
+    }
+
+    async fn finish(
+        &mut self,
+        out: &JobOutcome,
+        error: Option<&BenchError>,
+        warnings: &mut Vec<String>,
+    ) -> Cleanup {
+        let (cfg, rados) = (self.cfg, self.rados);
+        let pool_gone = matches!(error, Some(BenchError::PoolDeleted { .. }));
+        let hint = cleanup_hint(&cfg.pool, &cfg.namespace, &cfg.run_name);
+        let mut cleanup = Cleanup::default();
+        if cfg.mode.is_write() && !pool_gone {
+            let meta = &mut self.meta;
+            meta.ops = out.issued;
+            meta.complete = true;
+            if cfg.no_cleanup {
+                if let Err(e) = write_meta(self.io, meta).await {
+                    warnings.push(format!(
+                        "could not record the run's final metadata ({e}); seq/rand may read fewer objects"
+                    ));
+                }
+            } else {
+                if cfg.live {
+                    eprintln!(
+                        "cleaning up: removing the {} objects of run '{}'",
+                        meta.objects() + 1,
+                        cfg.run_name
+                    );
+                }
+                match remove_run(self.io, meta, cfg.concurrency.max(16)).await {
+                    Ok(n) => {
+                        cleanup.cleaned = Some(n);
+                        if self.created_pool {
+                            warnings.extend(remove_created_pool(rados, self.io, &cfg.pool));
+                        }
+                    }
+                    Err(e) => {
+                        warnings.push(format!(
+                            "cleanup failed ({e}); remove what this run left with `{hint}`"
+                        ));
+                        cleanup.leftovers = Some(hint);
+                    }
+                }
+            }
+        }
+
+        if out.kind(self.kind()).ops == 0 && !cfg.ramp.is_zero() && out.issued > 0 {
+            warnings.push(format!(
+                "nothing was measured: the job ended ({}) within the {} s ramp after {} ops; \
+                 use a shorter --ramp (seq stops once every written object was read)",
+                out.stop.as_str().replace('_', " "),
+                cfg.ramp.as_secs_f64(),
+                out.issued
+            ));
+        }
+        if out.mismatches > 0 {
+            warnings.push(format!(
+                "{} reads returned data that differs from what was written ({} check)",
+                out.mismatches,
+                self.verify.as_str()
+            ));
+        }
+        if out.short_reads > 0 {
+            warnings.push(format!(
+                "{} reads returned fewer bytes than asked (objects truncated or removed since the write run?); \
+                 they count as errors, only the bytes that came back are counted",
+                out.short_reads
+            ));
+        }
+        cleanup
+    }
+
+    fn workload(self) -> Workload {
+        let (cfg, meta) = (self.cfg, &self.meta);
+        Workload::Rados(RadosWorkload {
             mode: cfg.mode.as_str().into(),
             pool: cfg.pool.clone(),
             block_size: meta.block_size,
@@ -400,36 +469,15 @@ pub async fn run_rados(
             concurrent_ios: cfg.concurrency as u64,
             duration_s: cfg.duration.map(|d| d.as_secs_f64()),
             ramp_s: cfg.ramp.as_secs_f64(),
-            max_ops,
+            max_ops: self.max_ops,
             run_name: cfg.run_name.clone(),
             namespace: cfg.namespace.clone(),
             write_to: (!meta.write_dest.object_only()).then(|| meta.write_dest.label()),
-            verify,
+            verify: self.verify,
             no_cleanup: cfg.no_cleanup,
-            pool_created: created_pool,
-        }),
-        latency_kind: super::latency_kind(cfg.rate.is_some()).into(),
-        latency_definition: super::latency_definition(cfg.rate.is_some()).into(),
-        jobs: vec![report],
-        osds,
-        placement: probes.placement_info(),
-        network: probes.network(rados),
-        tail,
-        interrupted,
-        warnings,
-        findings: Vec::new(),
-        pool: pool_settings,
-        clients: None,
-    };
-    crate::attribution::attribute(&mut result);
-
-    Ok(Outcome {
-        result,
-        error,
-        cleaned,
-        leftovers,
-        measured_start: Some(measured_start),
-    })
+            pool_created: self.created_pool,
+        })
+    }
 }
 
 /// ` -N NS` for a command line naming a run in namespace `NS`; empty for
@@ -536,7 +584,7 @@ pub async fn cleanup(
     // each RBD image has an id object `rbd_id.<name>`.
     let mut images = 0;
     if run.is_none() {
-        let id_prefix = format!("rbd_id.{}", super::IMAGE_PREFIX);
+        let id_prefix = format!("rbd_id.{}", IMAGE_PREFIX);
         for e in io.list_prefix(&id_prefix)? {
             let name = &e.name["rbd_id.".len()..];
             crate::ceph::remove_image(io, name)?;
@@ -548,7 +596,7 @@ pub async fn cleanup(
         ..Default::default()
     };
     if created_pool {
-        report.warning = super::remove_created_pool(rados, io, io.pool_name());
+        report.warning = remove_created_pool(rados, io, io.pool_name());
         report.pool_removed = report.warning.is_none();
     }
     Ok(report)

@@ -8,11 +8,15 @@ use std::time::Duration;
 
 use futures_util::future::join_all;
 
-use super::{cluster_info, diagnose, job_report, now_unix, sampled, BenchError, Outcome, Probes};
-use crate::ceph::{self, Image, IoCtx, Rados};
+use super::assemble::{cluster_info, job_report, now_unix, SLOW_OP};
+use super::error::{diagnose, first_op_error, BenchError};
+use super::measure::{measure, sampled, start_at, Cleanup, Job, Outcome, Ran, Setup};
+use super::pool::{cache_fit_warning, pool_settings};
+use crate::ceph::{self, Image, ImageInfo, IoCtx, Rados};
 use crate::engine::{self, JobOutcome, OpKind, RunSpec, StopReason, StopRx};
-use crate::progress::{Counters, WorkerProgress};
-use crate::result::{BenchResult, Precondition, RbdWorkload, Workload, SCHEMA_VERSION};
+use crate::placement::OsdSlots;
+use crate::progress::{Counters, Sample, WorkerProgress};
+use crate::result::{ClusterInfo, JobReport, Precondition, RbdWorkload, Workload};
 use crate::workload::rbd::{RbdMode, RbdSource, RbdTarget};
 
 /// Prefix of the images cephbench creates.
@@ -94,7 +98,7 @@ pub struct RbdConfig {
     pub telemetry: bool,
     /// Also sample the OSD counters this often during the run (zero: only
     /// before and after).
-    #[serde(default = "crate::probe::default_counter_interval")]
+    #[serde(default = "crate::telemetry::default_counter_interval")]
     pub counter_interval: std::time::Duration,
     /// Start the measured jobs at this time (after creating and
     /// preconditioning the image), for runs coordinated across clients.
@@ -123,7 +127,7 @@ pub fn rbd_cache_overrides(on: bool) -> Vec<(String, String)> {
 
 /// A new, unique image name: `cephbench_img.<host>.<pid>.<unix time>`.
 pub fn new_image_name() -> String {
-    let host: String = super::hostname()
+    let host: String = crate::telemetry::hostname()
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' {
@@ -170,9 +174,9 @@ pub async fn run_rbd(rados: &Rados, cfg: &RbdConfig, stop: StopRx) -> Result<Out
             // the image can be removed even after the run filled the pool; on
             // a pool that is full already this fails first, naming the quota.
             io.create_if_missing(RBD_TRASH)
-                .map_err(|e| super::first_op_error(rados, &cfg.pool, e))?;
+                .map_err(|e| first_op_error(rados, &cfg.pool, e))?;
             ceph::create_image(&io, name, *size, *features)
-                .map_err(|e| super::first_op_error(rados, &cfg.pool, e))?;
+                .map_err(|e| first_op_error(rados, &cfg.pool, e))?;
             (name.clone(), true)
         }
     };
@@ -248,7 +252,7 @@ async fn write_test_area(
         ramp: Duration::ZERO,
         max_ops: None,
         max_bytes: Some(area),
-        slow_op: super::SLOW_OP,
+        slow_op: SLOW_OP,
         rate: None,
     };
     let counters = Arc::new(Counters::default());
@@ -287,7 +291,7 @@ pub async fn prepare_image(
     stop: StopRx,
 ) -> Result<Precondition, BenchError> {
     let io = rados.ioctx(pool)?;
-    ceph::create_image(&io, name, size, None).map_err(|e| super::first_op_error(rados, pool, e))?;
+    ceph::create_image(&io, name, size, None).map_err(|e| first_op_error(rados, pool, e))?;
     let done = match open(&io, pool, name) {
         Ok(img) => {
             let r = write_test_area(rados, pool, &img, area.min(size), bs, false, &stop).await;
@@ -321,7 +325,7 @@ async fn run_on_image(
     name: &str,
     created: bool,
     stop: StopRx,
-    cluster: crate::result::ClusterInfo,
+    cluster: ClusterInfo,
     started_unix: u64,
 ) -> Result<Outcome, BenchError> {
     let first = open(io, &cfg.pool, name)?;
@@ -361,7 +365,7 @@ async fn run_on_image(
             }
         );
     let mut warnings = Vec::new();
-    let mut pool_settings = super::pool_settings(rados, &cfg.pool, &mut warnings);
+    let pool_settings = pool_settings(rados, &cfg.pool, &mut warnings);
     let mut precondition = None;
     let mut interrupted = false;
     let mut pre_error = None;
@@ -394,7 +398,7 @@ async fn run_on_image(
         ));
     }
     if cfg.mode.reads(cfg.rwmix_read) {
-        warnings.extend(super::cache_fit_warning(area, pool_settings.as_ref()));
+        warnings.extend(cache_fit_warning(area, pool_settings.as_ref()));
     }
     if cfg.rbd_cache && cfg.mode.writes(cfg.rwmix_read) {
         warnings.push(
@@ -403,8 +407,6 @@ async fn run_on_image(
     }
 
     let skip_run = interrupted || pre_error.is_some();
-    let mut probes = Probes::before(rados, &cfg.pool, cfg.telemetry && !skip_run, &mut warnings);
-    probes.sample_counters(rados, cfg.counter_interval);
     let per_job = blocks_per_job * cfg.bs;
     let spec = RunSpec {
         concurrency: if cfg.fsync_every.is_some() {
@@ -416,26 +418,74 @@ async fn run_on_image(
         ramp: cfg.ramp,
         max_ops: None,
         max_bytes: cfg.io_total,
-        slow_op: super::SLOW_OP,
+        slow_op: SLOW_OP,
         // The rate is split evenly across the jobs.
         rate: cfg.rate.map(|r| crate::engine::RateSpec {
             ops_per_sec: r.ops_per_sec / cfg.numjobs.max(1) as f64,
             ..r
         }),
     };
-    let mut measured_start = None;
-    let mut end_flush = None;
-    let (outcome, timeline) = if skip_run {
-        (None, Vec::new())
-    } else {
-        if let Some(at) = cfg.start_at {
-            if let Ok(wait) = at.duration_since(std::time::SystemTime::now()) {
-                tokio::time::sleep(wait).await;
-            }
-        }
+    let job = RbdJob {
+        cfg,
+        io,
+        name,
+        created,
+        first: (!skip_run).then_some(first),
+        info,
+        area,
+        per_job,
+        spec,
+        started_unix,
+        precondition,
+        end_flush: None,
+        stop,
+    };
+    let setup = Setup {
+        rados,
+        pool: &cfg.pool,
+        cluster,
+        started_unix,
+        telemetry: cfg.telemetry && !skip_run,
+        counter_interval: cfg.counter_interval,
+        open_loop: cfg.rate.is_some(),
+        pool_settings,
+        warnings,
+        interrupted,
+        error: pre_error,
+    };
+    measure(setup, job).await
+}
+
+/// The rbd part of the measure step: `numjobs` jobs on their own handles
+/// of one image and their own offset ranges; after them, the end flush.
+struct RbdJob<'a> {
+    cfg: &'a RbdConfig,
+    io: &'a IoCtx,
+    name: &'a str,
+    created: bool,
+    /// The handle opened first (the first job's); `None`: nothing is run.
+    first: Option<Image>,
+    info: ImageInfo,
+    area: u64,
+    per_job: u64,
+    spec: RunSpec,
+    started_unix: u64,
+    precondition: Option<Precondition>,
+    /// `--end-flush`: how long the flush took, or how it failed.
+    end_flush: Option<Result<Duration, ceph::CephError>>,
+    stop: StopRx,
+}
+
+impl Job for RbdJob<'_> {
+    async fn run(&mut self, slots: Option<&OsdSlots>) -> Result<Option<Ran>, BenchError> {
+        let Some(first) = self.first.take() else {
+            return Ok(None);
+        };
+        let cfg = self.cfg;
+        start_at(cfg.start_at).await;
         let mut images = vec![first];
         for _ in 1..cfg.numjobs {
-            images.push(open(io, &cfg.pool, name)?);
+            images.push(open(self.io, &cfg.pool, self.name)?);
         }
         let counters: Vec<Arc<Counters>> = (0..cfg.numjobs).map(|_| Arc::default()).collect();
         let mut targets: Vec<RbdTarget> = images
@@ -444,9 +494,9 @@ async fn run_on_image(
                 RbdTarget::new(
                     img,
                     cfg.bs,
-                    started_unix ^ 0xB10C,
+                    self.started_unix ^ 0xB10C,
                     cfg.iodepth,
-                    probes.slots.as_deref().map(|s| (s, &info)),
+                    slots.map(|s| (s, &self.info)),
                 )
             })
             .collect();
@@ -456,10 +506,10 @@ async fn run_on_image(
                     cfg.mode,
                     cfg.rwmix_read,
                     cfg.bs,
-                    j as u64 * per_job,
-                    per_job,
+                    j as u64 * self.per_job,
+                    self.per_job,
                     cfg.fsync_every,
-                    started_unix.wrapping_add(j as u64 * 0x9E37_79B9),
+                    self.started_unix.wrapping_add(j as u64 * 0x9E37_79B9),
                 );
                 if cfg.norandommap {
                     s
@@ -468,7 +518,7 @@ async fn run_on_image(
                 }
             })
             .collect();
-        measured_start = Some(std::time::SystemTime::now());
+        let measured_start = std::time::SystemTime::now();
         let jobs = targets
             .iter_mut()
             .zip(sources.iter_mut())
@@ -477,8 +527,8 @@ async fn run_on_image(
                 engine::run(
                     t,
                     s,
-                    &spec,
-                    stop.clone(),
+                    &self.spec,
+                    self.stop.clone(),
                     WorkerProgress::new(Arc::clone(c)),
                 )
             });
@@ -489,21 +539,18 @@ async fn run_on_image(
             .as_ref()
             .is_some_and(|o| o.stop != StopReason::Interrupted && o.first_error.is_none());
         if cfg.end_flush && done {
-            end_flush = Some(flush_all(&images).await);
+            self.end_flush = Some(flush_all(&images).await);
         }
         drop(images);
-        (out, timeline)
-    };
-    let osds = probes.after(rados, outcome.as_ref(), &mut warnings);
-    if let Some(p) = pool_settings.as_mut() {
-        crate::probe::measure_osd_ram(rados, p);
+        Ok(out.map(|out| Ran {
+            out,
+            timeline,
+            measured_start,
+        }))
     }
-    let tail = probes.tail(rados, outcome.as_ref(), &mut warnings);
 
-    let mut jobs = Vec::new();
-    let mut error = pre_error;
-    if let Some(out) = outcome {
-        interrupted |= out.stop == StopReason::Interrupted;
+    fn reports(&self, out: &JobOutcome, timeline: Vec<Sample>) -> Vec<JobReport> {
+        let cfg = self.cfg;
         let kinds: &[OpKind] = match (
             cfg.mode.reads(cfg.rwmix_read),
             cfg.mode.writes(cfg.rwmix_read),
@@ -512,14 +559,15 @@ async fn run_on_image(
             (false, true) => &[OpKind::Write],
             _ => &[OpKind::Read, OpKind::Write],
         };
+        let mut jobs = Vec::new();
         for k in kinds
             .iter()
             .chain(cfg.fsync_every.iter().map(|_| &OpKind::Flush))
         {
             let name = format!("{}/{}", cfg.mode.as_str(), k.as_str());
-            let mut job = job_report(&name, *k, &out, false, timeline.clone());
+            let mut job = job_report(&name, *k, out, false, timeline.clone());
             if *k == OpKind::Write {
-                match &end_flush {
+                match &self.end_flush {
                     Some(Ok(flush)) => {
                         job.end_flush = Some(crate::result::EndFlush::new(
                             job.bytes,
@@ -541,6 +589,15 @@ async fn run_on_image(
             }
             jobs.push(job);
         }
+        jobs
+    }
+
+    async fn finish(
+        &mut self,
+        out: &JobOutcome,
+        _error: Option<&BenchError>,
+        warnings: &mut Vec<String>,
+    ) -> Cleanup {
         if out.short_reads > 0 {
             warnings.push(format!(
                 "{} reads returned fewer bytes than asked; they count as errors, only the bytes \
@@ -548,26 +605,24 @@ async fn run_on_image(
                 out.short_reads
             ));
         }
-        error = out.first_error.map(|e| diagnose(rados, &cfg.pool, e));
+        // The image is removed by `run_rbd`, once every handle on it is closed.
+        Cleanup::default()
     }
 
-    let mut result = BenchResult {
-        schema_version: SCHEMA_VERSION,
-        tool: super::tool_info(),
-        cluster,
-        started_unix,
-        workload: Workload::Rbd(RbdWorkload {
+    fn workload(self) -> Workload {
+        let cfg = self.cfg;
+        Workload::Rbd(RbdWorkload {
             pool: cfg.pool.clone(),
-            image: name.to_string(),
-            image_created: created,
-            image_size: info.size,
-            object_size: info.object_size,
-            features: info.features,
-            test_area: area,
+            image: self.name.to_string(),
+            image_created: self.created,
+            image_size: self.info.size,
+            object_size: self.info.object_size,
+            features: self.info.features,
+            test_area: self.area,
             rw: cfg.mode.as_str().into(),
             rwmix_read: cfg.rwmix_read,
             bs: cfg.bs,
-            iodepth: spec.concurrency as u64,
+            iodepth: self.spec.concurrency as u64,
             numjobs: cfg.numjobs as u64,
             duration_s: cfg.duration.map(|d| d.as_secs_f64()),
             io_total: cfg.io_total,
@@ -576,31 +631,10 @@ async fn run_on_image(
             rbd_cache: cfg.rbd_cache,
             random_map: cfg.mode.is_random().then_some(!cfg.norandommap),
             end_flush: cfg.end_flush,
-            preconditioned: precondition.is_some(),
-            precondition,
-        }),
-        latency_kind: super::latency_kind(cfg.rate.is_some()).into(),
-        latency_definition: super::latency_definition(cfg.rate.is_some()).into(),
-        jobs,
-        osds,
-        placement: probes.placement_info(),
-        network: probes.network(rados),
-        tail,
-        interrupted,
-        warnings,
-        findings: Vec::new(),
-        pool: pool_settings,
-        clients: None,
-    };
-    crate::attribution::attribute(&mut result);
-
-    Ok(Outcome {
-        result,
-        error,
-        cleaned: None,
-        leftovers: None,
-        measured_start,
-    })
+            preconditioned: self.precondition.is_some(),
+            precondition: self.precondition,
+        })
+    }
 }
 
 /// How long one bounded end flush may take before it counts as failed.

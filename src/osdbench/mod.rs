@@ -26,7 +26,7 @@
 //! whatever else the OSD did meanwhile; on a busy cluster, say so.
 //!
 //! Pure parts here (parsing the OSD's answer, the verdict); the commands go
-//! through [`crate::probe`].
+//! through [`crate::telemetry::cluster`] (the OSD's own bench: [`osd_bench`]).
 #![forbid(unsafe_code)]
 
 pub mod report;
@@ -36,10 +36,10 @@ use serde_json::Value;
 
 use crate::attribution::SLOW_FLUSH_NS;
 use crate::ceph::Rados;
-use crate::counters::{self, AvgDelta};
 use crate::device::DeviceInfo;
-use crate::placement::ShapeError;
-use crate::probe::{self, ProbeError};
+use crate::telemetry::cluster::{self, ProbeError};
+use crate::telemetry::counters::{self, AvgDelta};
+use crate::telemetry::parse::{json, ShapeError};
 
 /// Which OSDs to bench.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,6 +105,20 @@ pub fn parse_bench(doc: &Value) -> Result<BenchFigures, ShapeError> {
         bytes_per_sec,
         iops,
     })
+}
+
+/// Runs an OSD's own write benchmark (`ceph tell osd.N bench BYTES BS`,
+/// parsed by [`parse_bench`]): blocks until the OSD answers, bounded by the
+/// op timeout.
+pub fn osd_bench(
+    rados: &Rados,
+    osd: i32,
+    bytes: u64,
+    block_size: u64,
+) -> Result<BenchFigures, ProbeError> {
+    let q = serde_json::json!({"prefix": "bench", "count": bytes, "size": block_size, "format": "json"});
+    let out = rados.osd_command(osd, &q.to_string())?;
+    Ok(parse_bench(&json(&out.out, "osd bench")?)?)
 }
 
 /// Single-write benches of one OSD: each write queued → committed, alone.
@@ -289,7 +303,7 @@ pub enum OsdBenchError {
 
 /// The OSD ids `target` means on this cluster: up OSDs only, sorted.
 pub fn choose_osds(rados: &Rados, target: &Target) -> Result<Vec<i32>, OsdBenchError> {
-    let states = probe::osd_states(rados)?;
+    let states = cluster::osd_states(rados)?;
     let up: Vec<i32> = states
         .iter()
         .filter(|(_, up, _)| *up)
@@ -298,7 +312,7 @@ pub fn choose_osds(rados: &Rados, target: &Target) -> Result<Vec<i32>, OsdBenchE
     let mut ids = match target {
         Target::AllUp => up.clone(),
         Target::Pool(p) => {
-            let pl = probe::placement(rados, p)?;
+            let pl = cluster::placement(rados, p)?;
             let mut ids: Vec<i32> = pl.acting.iter().flatten().copied().collect();
             ids.sort_unstable();
             ids.dedup();
@@ -346,7 +360,7 @@ pub fn run(
 ) -> Result<OsdBenchResult, OsdBenchError> {
     let tele = rados.telemetry();
     let ids = choose_osds(tele, &cfg.target)?;
-    let devices = probe::osd_devices(tele).ok();
+    let devices = cluster::osd_devices(tele).ok();
     let mut rows = Vec::with_capacity(ids.len());
     for osd in ids {
         progress(&format!(
@@ -368,15 +382,15 @@ pub fn run(
             commit_lat: None,
             error: None,
         };
-        let before = probe::perf_dump(tele, osd);
-        match probe::osd_bench(tele, osd, cfg.writes * cfg.block_size, cfg.block_size) {
+        let before = cluster::perf_dump(tele, osd);
+        match osd_bench(tele, osd, cfg.writes * cfg.block_size, cfg.block_size) {
             Ok(b) => row.bench = Some(b),
             Err(e) => row.error = Some(bench_error(osd, &e)),
         }
         let mut single = Vec::with_capacity(cfg.probes as usize);
         if row.error.is_none() {
             for _ in 0..cfg.probes {
-                match probe::osd_bench(tele, osd, cfg.block_size, cfg.block_size) {
+                match osd_bench(tele, osd, cfg.block_size, cfg.block_size) {
                     Ok(b) => single.push(b.elapsed_sec),
                     Err(e) => {
                         row.error = Some(bench_error(osd, &e));
@@ -386,7 +400,7 @@ pub fn run(
             }
         }
         row.qd1 = Qd1Latency::from_secs(&single);
-        let after = probe::perf_dump(tele, osd);
+        let after = cluster::perf_dump(tele, osd);
         match (before, after) {
             (Ok(a), Ok(b)) => {
                 let d = counters::delta(osd, &a, &b);

@@ -5,8 +5,8 @@
 use std::io;
 
 use super::{OsdBenchResult, OsdBenchRow};
-use crate::counters::AvgDelta;
 use crate::report::Format;
+use crate::telemetry::counters::AvgDelta;
 use crate::units::fmt_bytes;
 
 /// Writes `r` in `format`; HTML has no page for osd-bench (the caller

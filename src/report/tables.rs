@@ -736,7 +736,7 @@ pub fn checks_table(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> 
                 .map(|c| c.mean_us / 1e3)
                 .collect(),
         );
-        let perf: Vec<&crate::counters::MgrOsdPerf> =
+        let perf: Vec<&crate::telemetry::counters::MgrOsdPerf> =
             r.osds.iter().filter_map(|o| o.mgr_perf.as_ref()).collect();
         let ms_of = |ns: Option<u64>, ms: u64| ns.map_or(ms as f64, |n| n as f64 / 1e6);
         let commit = mean(

@@ -498,7 +498,7 @@ fn render_counter_timeline(r: &BenchResult, out: &mut dyn io::Write) -> io::Resu
         .iter()
         .flat_map(|o| &o.timeline)
         .any(|s| s.counters.op_w.unwrap_or(0) > 0);
-    let pick = |s: &crate::counters::CounterSample| {
+    let pick = |s: &crate::telemetry::counters::CounterSample| {
         if writes {
             s.counters.op_w_latency
         } else {
@@ -543,7 +543,7 @@ fn render_counter_timeline(r: &BenchResult, out: &mut dyn io::Write) -> io::Resu
     Ok(())
 }
 
-fn opt_ms(d: Option<crate::counters::AvgDelta>) -> String {
+fn opt_ms(d: Option<crate::telemetry::counters::AvgDelta>) -> String {
     d.and_then(|d| d.mean_ns).map_or_else(|| "-".into(), ms)
 }
 
@@ -579,7 +579,7 @@ fn render_network(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
                 out,
                 "  path bandwidth, MB/s ({} B vs {} B ICMP echo, fastest of each):",
                 first.bulk_bytes.unwrap_or_default(),
-                crate::network::SMALL_ECHO_BYTES
+                crate::telemetry::network::SMALL_ECHO_BYTES
             )?;
             for row in bulk.chunks(6) {
                 let cells: Vec<String> = row

@@ -13,7 +13,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::placement::ShapeError;
+use super::parse::ShapeError;
 
 /// One op as an OSD recorded it.
 #[derive(Debug, Clone, PartialEq)]
@@ -251,7 +251,7 @@ mod tests {
 
     fn fixture() -> Value {
         serde_json::from_str(include_str!(
-            "../tests/fixtures/pacific/dump_historic_ops_by_duration.json"
+            "../../tests/fixtures/pacific/dump_historic_ops_by_duration.json"
         ))
         .unwrap()
     }

@@ -1,6 +1,6 @@
 //! OSD perf counters (`ceph tell osd.N perf dump`): the latency counters
 //! that explain where a client's op spent its time, and their deltas over a
-//! run window. Pure parsing and arithmetic; [`crate::probe`] fetches them.
+//! run window. Pure parsing and arithmetic; [`super::cluster`] fetches them.
 //!
 //! Where each timer starts and stops (pacific, `src/osd/`):
 //! * `op_w_latency`: client message received → reply sent (on commit: local
@@ -34,7 +34,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::placement::ShapeError;
+use super::parse::ShapeError;
 
 /// The averaged (`avgcount` / `sum`) counters cephbench reads, as
 /// (section, name).

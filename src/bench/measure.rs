@@ -1,0 +1,201 @@
+//! The measure step every run shares: probes before the job, the counter
+//! sampler, the job itself (the engine), probes after it and the slowest
+//! ops explained, the job reports, the first error diagnosed, and the result
+//! document assembled and attributed. What differs between `rados` and
+//! `rbd` (what the engine runs on which objects or images, what is cleaned
+//! up after) is a [`Job`].
+#![forbid(unsafe_code)]
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use super::assemble::{latency_definition, latency_kind, tool_info};
+use super::error::{diagnose, BenchError};
+use crate::ceph::Rados;
+use crate::engine::{JobOutcome, StopReason};
+use crate::placement::OsdSlots;
+use crate::progress::{Counters, Sample, Sampler};
+use crate::result::{BenchResult, ClusterInfo, JobReport, PoolSettings, Workload, SCHEMA_VERSION};
+use crate::telemetry::{cluster, Probes};
+
+/// The part of a run that differs between commands: the measured ops, their
+/// reports, what is done with what they left, and the workload block.
+pub(super) trait Job {
+    /// Runs the measured ops, tagging each with its primary OSD when `slots`
+    /// (the probes' placement) is known. `None`: nothing was run (rbd, when
+    /// preconditioning failed or was interrupted).
+    async fn run(&mut self, slots: Option<&OsdSlots>) -> Result<Option<Ran>, BenchError>;
+
+    /// The job reports of `out` (one per op kind).
+    fn reports(&self, out: &JobOutcome, timeline: Vec<Sample>) -> Vec<JobReport>;
+
+    /// After the reports, with the run's first error diagnosed: records or
+    /// removes what the run wrote, and adds the warnings of the outcome.
+    async fn finish(
+        &mut self,
+        out: &JobOutcome,
+        error: Option<&BenchError>,
+        warnings: &mut Vec<String>,
+    ) -> Cleanup;
+
+    /// The result's workload block.
+    fn workload(self) -> Workload;
+}
+
+/// The measured ops, as they ran.
+pub(super) struct Ran {
+    /// The job's outcome (several jobs' merged).
+    pub out: JobOutcome,
+    /// The per-second samples.
+    pub timeline: Vec<Sample>,
+    /// When the measured ops started, on this host's clock.
+    pub measured_start: SystemTime,
+}
+
+/// What a run's cleanup did.
+#[derive(Debug, Default)]
+pub(super) struct Cleanup {
+    /// Objects removed.
+    pub cleaned: Option<u64>,
+    /// When the run could not remove what it created: the command that does.
+    pub leftovers: Option<String>,
+}
+
+/// What a run knows when its measure step starts.
+pub(super) struct Setup<'a> {
+    /// The connection (its telemetry connection does the probing).
+    pub rados: &'a Rados,
+    /// The pool.
+    pub pool: &'a str,
+    /// The cluster's identity.
+    pub cluster: ClusterInfo,
+    /// When the run started.
+    pub started_unix: u64,
+    /// Probe placement and OSD counters around the job.
+    pub telemetry: bool,
+    /// How often to sample the OSD counters during the job (zero: only
+    /// before and after).
+    pub counter_interval: Duration,
+    /// An open loop (`--rate`).
+    pub open_loop: bool,
+    /// The pool's settings (its OSDs' RAM is measured after the job).
+    pub pool_settings: Option<PoolSettings>,
+    /// The warnings so far.
+    pub warnings: Vec<String>,
+    /// Interrupted before the measured ops (rbd's preconditioning).
+    pub interrupted: bool,
+    /// What failed before the measured ops (rbd's preconditioning).
+    pub error: Option<BenchError>,
+}
+
+/// The measure step: probes around `job`, its reports, and the result.
+pub(super) async fn measure<J: Job>(setup: Setup<'_>, mut job: J) -> Result<Outcome, BenchError> {
+    let Setup {
+        rados,
+        pool,
+        mut warnings,
+        mut pool_settings,
+        mut interrupted,
+        mut error,
+        ..
+    } = setup;
+    let mut probes = Probes::before(rados, pool, setup.telemetry, &mut warnings);
+    probes.sample_counters(rados, setup.counter_interval);
+    let (outcome, timeline, measured_start) = match job.run(probes.slots.as_deref()).await? {
+        Some(r) => (Some(r.out), r.timeline, Some(r.measured_start)),
+        None => (None, Vec::new(), None),
+    };
+    let osds = probes.after(rados, outcome.as_ref(), &mut warnings);
+    if let Some(p) = pool_settings.as_mut() {
+        cluster::measure_osd_ram(rados, p);
+    }
+    let tail = probes.tail(rados, outcome.as_ref(), &mut warnings);
+
+    let mut jobs = Vec::new();
+    let mut cleanup = Cleanup::default();
+    if let Some(mut out) = outcome {
+        interrupted |= out.stop == StopReason::Interrupted;
+        jobs = job.reports(&out, timeline);
+        error = out.first_error.take().map(|e| diagnose(rados, pool, e));
+        cleanup = job.finish(&out, error.as_ref(), &mut warnings).await;
+    }
+    let mut result = BenchResult {
+        schema_version: SCHEMA_VERSION,
+        tool: tool_info(),
+        cluster: setup.cluster,
+        started_unix: setup.started_unix,
+        workload: job.workload(),
+        latency_kind: latency_kind(setup.open_loop).into(),
+        latency_definition: latency_definition(setup.open_loop).into(),
+        jobs,
+        osds,
+        placement: probes.placement_info(),
+        network: probes.network(rados),
+        tail,
+        interrupted,
+        warnings,
+        findings: Vec::new(),
+        pool: pool_settings,
+        clients: None,
+    };
+    crate::attribution::attribute(&mut result);
+    Ok(Outcome {
+        result,
+        error,
+        cleaned: cleanup.cleaned,
+        leftovers: cleanup.leftovers,
+        measured_start,
+    })
+}
+
+/// Waits until `at` (runs coordinated across clients start their measured
+/// ops together); `None` or a time past: at once.
+pub(super) async fn start_at(at: Option<SystemTime>) {
+    if let Some(at) = at {
+        if let Ok(wait) = at.duration_since(SystemTime::now()) {
+            tokio::time::sleep(wait).await;
+        }
+    }
+}
+
+/// A finished run: the result document and whether it should fail the command.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The result.
+    pub result: BenchResult,
+    /// The first op error, explained (the run is then reported and fails).
+    pub error: Option<BenchError>,
+    /// Objects removed afterwards.
+    pub cleaned: Option<u64>,
+    /// When the run could not remove what it created: the command that does.
+    pub leftovers: Option<String>,
+    /// When the measured ops started, on this host's clock (rados runs).
+    pub measured_start: Option<SystemTime>,
+}
+
+/// Drives `job` while sampling `counters` once a second (the timeline, and
+/// the live line on stderr when `live`).
+pub async fn sampled<F: Future>(
+    job: F,
+    counters: Vec<Arc<Counters>>,
+    ramp: Duration,
+    live: bool,
+) -> (F::Output, Vec<Sample>) {
+    let start = Instant::now();
+    let mut sampler = Sampler::new(counters, start, ramp, live);
+    tokio::pin!(job);
+    let mut tick = tokio::time::interval_at(
+        (start + Duration::from_secs(1)).into(),
+        Duration::from_secs(1),
+    );
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let out = loop {
+        tokio::select! {
+            out = &mut job => break out,
+            _ = tick.tick() => sampler.tick(),
+        }
+    };
+    sampler.tick();
+    (out, sampler.into_samples())
+}

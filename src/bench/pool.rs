@@ -1,0 +1,199 @@
+//! The pool of a run: `--create-pool` (create, then remove once empty), its
+//! settings for the result document, and the warning when the read area
+//! fits in its OSDs' memory.
+#![forbid(unsafe_code)]
+
+use std::time::{Duration, Instant};
+
+use crate::ceph::{CephError, IoCtx, Rados};
+use crate::result::PoolSettings;
+use crate::telemetry::cluster;
+
+/// How `--create-pool` makes a pool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PoolSpec {
+    /// Replicas (`size`).
+    pub size: u32,
+    /// Placement groups (`pg_num` = `pgp_num`).
+    pub pg_num: u32,
+}
+
+/// Creates a replicated pool for `app` and waits (up to 60 s) until its PGs
+/// are active.
+pub fn create_pool(rados: &Rados, pool: &str, spec: PoolSpec, app: &str) -> Result<(), CephError> {
+    use serde_json::json;
+    let cmd = |v: serde_json::Value| rados.mon_command(&v.to_string()).map(|_| ());
+    cmd(
+        json!({"prefix": "osd pool create", "pool": pool, "pg_num": spec.pg_num,
+               "pgp_num": spec.pg_num, "pool_type": "replicated"}),
+    )?;
+    cmd(
+        json!({"prefix": "osd pool set", "pool": pool, "var": "size",
+               "val": spec.size.to_string(), "yes_i_really_mean_it": true}),
+    )?;
+    let min = spec.size.saturating_sub(1).max(1);
+    cmd(
+        json!({"prefix": "osd pool set", "pool": pool, "var": "min_size", "val": min.to_string()}),
+    )?;
+    cmd(json!({"prefix": "osd pool application enable", "pool": pool, "app": app}))?;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let q = json!({"prefix": "pg ls-by-pool", "poolstr": pool, "format": "json"}).to_string();
+    while Instant::now() < deadline {
+        let active = rados.mgr_command(&q).ok().and_then(|o| {
+            let v: serde_json::Value = serde_json::from_slice(&o.out).ok()?;
+            let pgs = v.get("pg_stats").or(Some(&v))?.as_array()?.clone();
+            Some(
+                pgs.len() as u64 >= u64::from(spec.pg_num)
+                    && pgs.iter().all(|p| {
+                        p.get("state")
+                            .and_then(|s| s.as_str())
+                            .is_some_and(|s| s.starts_with("active"))
+                    }),
+            )
+        });
+        if active == Some(true) {
+            return Ok(());
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    Err(CephError::Timeout {
+        what: format!("activation of the PGs of the new pool '{pool}'"),
+        limit: Duration::from_secs(60),
+    })
+}
+
+/// Deletes a pool cephbench created, if it holds no object any more.
+/// Returns a warning when it cannot.
+pub fn remove_created_pool(rados: &Rados, io: &IoCtx, pool: &str) -> Option<String> {
+    // Objects of every namespace count, not only those of `io`'s.
+    let left = rados.ioctx(io.pool_name()).and_then(|mut all| {
+        all.set_all_namespaces();
+        all.list_prefix("")
+    });
+    match left {
+        Ok(left) if !left.is_empty() => {
+            return Some(format!(
+                "pool '{pool}' (created by cephbench) was kept: it holds {} objects cephbench did not write",
+                left.len()
+            ))
+        }
+        Err(e) => return Some(format!("pool '{pool}' (created by cephbench) was kept: {e}")),
+        Ok(_) => {}
+    }
+    let cmd = serde_json::json!({"prefix": "osd pool rm", "pool": pool, "pool2": pool,
+                                 "yes_i_really_really_mean_it": true});
+    match rados.mon_command(&cmd.to_string()) {
+        Ok(_) => None,
+        Err(e) => Some(format!(
+            "pool '{pool}' (created by cephbench) was kept: {e} (pool deletion needs mon_allow_pool_delete=true; or `ceph osd pool rm {pool} {pool} --yes-i-really-really-mean-it`)"
+        )),
+    }
+}
+
+/// Seed 002's cache pitfall on the OSD side: the warning for reads of `area`
+/// bytes when that fits in the memory the pool's OSDs may use
+/// (`osd_memory_target` summed; BlueStore's cache autotunes within it, and
+/// reads are cached by default), so reads may be answered from OSD RAM
+/// rather than the drives. `None` when the area is larger or the targets
+/// are unknown.
+pub fn cache_fit_warning(area: u64, pool: Option<&PoolSettings>) -> Option<String> {
+    let p = pool?;
+    let held = p.memory_held_bytes?;
+    if area == 0 || area > held {
+        return None;
+    }
+    let each: Vec<u64> = p.osd_memory_target.iter().map(|o| o.bytes).collect();
+    let per = match (each.iter().min(), each.iter().max()) {
+        (Some(lo), Some(hi)) if lo == hi => {
+            format!("{} x {}", each.len(), crate::units::fmt_bytes(*lo))
+        }
+        _ => format!("{} OSDs", each.len()),
+    };
+    Some(format!(
+        "the {} that is read fits in the pool's OSD memory ({} osd_memory_target = {}, within which \
+         BlueStore sizes its cache): reads may come from OSD RAM, not the drives; use a test \
+         area larger than {} to measure the drives",
+        crate::units::fmt_bytes(area),
+        per,
+        crate::units::fmt_bytes(held),
+        crate::units::fmt_bytes(held)
+    ))
+}
+
+/// The pool's settings for the result document; a failed probe becomes a
+/// warning (the run goes on).
+pub fn pool_settings(
+    rados: &Rados,
+    pool: &str,
+    warnings: &mut Vec<String>,
+) -> Option<PoolSettings> {
+    match cluster::pool_settings(rados, pool) {
+        Ok(s) => {
+            if s.memory_held_bytes.is_none() {
+                warnings.push(
+                    "no osd_memory_target: `config get osd.N osd_memory_target` failed; the cost line is missing".into(),
+                );
+            }
+            Some(s)
+        }
+        Err(e) => {
+            warnings.push(format!(
+                "no pool settings: reading them from the mons failed ({e}); it needs mon 'allow r'"
+            ));
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::{OsdMemory, PoolSettings};
+
+    fn pool(targets: &[u64]) -> PoolSettings {
+        PoolSettings {
+            name: "p".into(),
+            id: 1,
+            size: 3,
+            min_size: 2,
+            pg_num: 32,
+            crush_rule: "replicated_rule".into(),
+            device_classes: vec!["ssd".into()],
+            osds: (0..targets.len() as i32).collect(),
+            osd_memory_target: targets
+                .iter()
+                .enumerate()
+                .map(|(i, &bytes)| OsdMemory {
+                    osd: i as i32,
+                    bytes,
+                    rss_bytes: None,
+                })
+                .collect(),
+            memory_held_bytes: (!targets.is_empty()).then(|| targets.iter().sum()),
+            memory_measured_bytes: None,
+        }
+    }
+
+    #[test]
+    fn warns_when_the_read_area_fits_in_the_osds_memory() {
+        let gib = 1u64 << 30;
+        let p = pool(&[4 * gib; 3]);
+        let w = cache_fit_warning(2 * gib, Some(&p)).expect("2 GiB fits in 12 GiB");
+        assert!(
+            w.contains("2 GiB") && w.contains("3 x 4 GiB") && w.contains("larger than 12 GiB"),
+            "{w}"
+        );
+        assert!(cache_fit_warning(12 * gib, Some(&p)).is_some());
+        assert_eq!(cache_fit_warning(12 * gib + 1, Some(&p)), None);
+        assert_eq!(
+            cache_fit_warning(gib, Some(&pool(&[]))),
+            None,
+            "targets unknown"
+        );
+        assert_eq!(cache_fit_warning(gib, None), None);
+        let mixed = pool(&[4 * gib, 8 * gib]);
+        assert!(cache_fit_warning(gib, Some(&mixed))
+            .unwrap()
+            .contains("(2 OSDs osd_memory_target = 12 GiB"));
+    }
+}

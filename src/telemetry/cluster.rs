@@ -1,0 +1,254 @@
+//! What cephbench asks the cluster, off the I/O path: the pool's PG
+//! placement (osd dump + pg dump), the OSDs' states, devices and perf
+//! counters, their heartbeat round trips and slowest ops, the pool's
+//! settings and the OSDs' memory. One bounded mon, mgr or OSD command each;
+//! the answers are parsed by [`super::parse`] and the domain files beside it.
+#![forbid(unsafe_code)]
+
+use std::net::SocketAddr;
+
+use serde_json::Value;
+
+use super::counters::{self, Snapshot};
+use super::historic::{self, HistoricOp};
+use super::network::{self, HeartbeatRtt};
+use super::parse::{self, json, parse_config_u64, parse_pool_settings, ShapeError};
+use crate::ceph::{CephError, Rados};
+use crate::placement::PoolPlacement;
+use crate::result::{OsdMemory, PoolSettings};
+
+/// A probe that failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    /// The command failed (e.g. missing caps).
+    #[error(transparent)]
+    Ceph(#[from] CephError),
+    /// The answer was not JSON of the expected shape.
+    #[error(transparent)]
+    Shape(#[from] ShapeError),
+}
+
+/// Where pool `pool`'s PGs live now: `osd dump` (mon) for pg_num and the
+/// epoch, `pg dump pgs_brief` (mgr) for the acting sets.
+pub fn placement(rados: &Rados, pool: &str) -> Result<PoolPlacement, ProbeError> {
+    cluster_map(rados, pool).map(|(p, _)| p)
+}
+
+/// The placement and every OSD's public address, from one `osd dump`.
+pub fn cluster_map(
+    rados: &Rados,
+    pool: &str,
+) -> Result<(PoolPlacement, Vec<(i32, SocketAddr)>), ProbeError> {
+    let id = rados.pool_id(pool)?;
+    let dump = rados.mon_command(r#"{"prefix":"osd dump","format":"json"}"#)?;
+    let dump = json(&dump.out, "osd dump")?;
+    let (pg_num, epoch) = parse::parse_osd_dump_pool(&dump, id)?;
+    let addrs = network::parse_osd_addrs(&dump)?;
+    let pgs = rados
+        .mgr_command(r#"{"prefix":"pg dump","dumpcontents":["pgs_brief"],"format":"json"}"#)?;
+    let p = parse::parse_pgs_brief(&json(&pgs.out, "pg dump pgs_brief")?, id, pg_num, epoch)?;
+    Ok((p, addrs))
+}
+
+/// The osdmap epoch now (`osd stat`, mon: a small answer, cheap to poll).
+pub fn osd_epoch(rados: &Rados) -> Result<u64, ProbeError> {
+    let out = rados.mon_command(r#"{"prefix":"osd stat","format":"json"}"#)?;
+    Ok(parse::parse_osd_stat_epoch(&json(&out.out, "osd stat")?)?)
+}
+
+/// Pools with at most this many PGs are re-read PG by PG from the mons
+/// (`pg map`, the osdmap's own answer); larger ones from the mgr's
+/// `pg dump pgs_brief`, which follows the OSDs' stats reports (seconds late).
+pub const PG_MAP_LIMIT: u32 = 1024;
+
+/// Re-reads pool `pool` (id `id`)'s placement during a run: pg_num from the
+/// mons, then each PG's acting set from `pg map` (the mon computes it from
+/// the osdmap: current the moment the epoch changes, needs only mon 'allow
+/// r'), or for pools over [`PG_MAP_LIMIT`] PGs from `pg dump pgs_brief`.
+/// The placement's epoch is the oldest any answer was computed at.
+pub fn placement_now(rados: &Rados, pool: &str, id: i64) -> Result<PoolPlacement, ProbeError> {
+    let q = serde_json::json!({"prefix": "osd pool get", "pool": pool, "var": "pg_num", "format": "json"});
+    let pg_num = parse::parse_pool_pg_num(&json(
+        &rados.mon_command(&q.to_string())?.out,
+        "osd pool get pg_num",
+    )?)?;
+    if pg_num > PG_MAP_LIMIT {
+        let epoch = osd_epoch(rados)?;
+        let pgs = rados
+            .mgr_command(r#"{"prefix":"pg dump","dumpcontents":["pgs_brief"],"format":"json"}"#)?;
+        return Ok(parse::parse_pgs_brief(
+            &json(&pgs.out, "pg dump pgs_brief")?,
+            id,
+            pg_num,
+            epoch,
+        )?);
+    }
+    let mut acting = Vec::with_capacity(pg_num as usize);
+    let mut epoch = u64::MAX;
+    for seed in 0..pg_num {
+        let q = format!(r#"{{"prefix":"pg map","pgid":"{id}.{seed:x}","format":"json"}}"#);
+        let (e, set) = parse::parse_pg_map(&json(&rados.mon_command(&q)?.out, "pg map")?)?;
+        epoch = epoch.min(e);
+        acting.push(set);
+    }
+    Ok(PoolPlacement {
+        pool: id,
+        pg_num,
+        acting,
+        epoch,
+    })
+}
+
+/// Every OSD's (id, up, in) now, from `osd dump`.
+pub fn osd_states(rados: &Rados) -> Result<Vec<(i32, bool, bool)>, ProbeError> {
+    let dump = rados.mon_command(r#"{"prefix":"osd dump","format":"json"}"#)?;
+    Ok(parse::parse_osd_states(&json(&dump.out, "osd dump")?)?)
+}
+
+/// Every OSD's data device (`osd metadata`) with its CRUSH class (`osd tree`).
+pub fn osd_devices(rados: &Rados) -> Result<Vec<(i32, crate::device::DeviceInfo)>, ProbeError> {
+    let md = rados.mon_command(r#"{"prefix":"osd metadata","format":"json"}"#)?;
+    let tree = rados.mon_command(r#"{"prefix":"osd tree","format":"json"}"#)?;
+    let classes = crate::device::parse_osd_classes(&json(&tree.out, "osd tree")?);
+    Ok(crate::device::parse_devices(
+        &json(&md.out, "osd metadata")?,
+        &classes,
+    ))
+}
+
+/// The heartbeat round trips one OSD reports to its peers (all of them:
+/// threshold 0).
+pub fn osd_network(rados: &Rados, osd: i32) -> Result<Vec<HeartbeatRtt>, ProbeError> {
+    let out = rados.osd_command(osd, r#"{"prefix":"dump_osd_network","value":0}"#)?;
+    Ok(network::parse_osd_network(&json(
+        &out.out,
+        "dump_osd_network",
+    )?)?)
+}
+
+/// The slowest client ops one OSD kept (`dump_historic_ops_by_duration`:
+/// its `osd_op_history_size` slowest of the last `osd_op_history_duration`
+/// seconds; `dump_historic_ops` holds the same set, by arrival).
+pub fn historic_ops(rados: &Rados, osd: i32) -> Result<Vec<HistoricOp>, ProbeError> {
+    let out = rados.osd_command(osd, r#"{"prefix":"dump_historic_ops_by_duration"}"#)?;
+    Ok(historic::parse_historic_ops(
+        osd,
+        &json(&out.out, "dump_historic_ops_by_duration")?,
+    )?)
+}
+
+/// Every OSD's row of `osd perf` (mgr; needs mgr 'allow r').
+pub fn osd_perf(rados: &Rados) -> Result<Vec<counters::MgrOsdPerf>, ProbeError> {
+    let out = rados.mgr_command(r#"{"prefix":"osd perf","format":"json"}"#)?;
+    Ok(counters::parse_osd_perf(&json(&out.out, "osd perf")?)?)
+}
+
+/// The perf-counter sections ([`counters::SECTIONS`]) asked of an OSD one
+/// at a time (`perf dump <logger>`), instead of its whole dump: the OSD
+/// serialises and the client parses only what is read, during the run too.
+const PERF_DUMP_SECTION: &str = r#"{"prefix":"perf dump","logger":"SECTION"}"#;
+
+/// One OSD's perf counters now. Its `osd` section must come back; a
+/// missing `bluestore` section (memstore, filestore) leaves those counters
+/// out.
+pub fn perf_dump(rados: &Rados, osd: i32) -> Result<Snapshot, ProbeError> {
+    let mut doc = serde_json::Map::new();
+    for (i, section) in counters::SECTIONS.iter().enumerate() {
+        let cmd = PERF_DUMP_SECTION.replace("SECTION", section);
+        match rados.osd_command(osd, &cmd) {
+            Ok(out) => {
+                if let Value::Object(m) = json(&out.out, "perf dump")? {
+                    doc.extend(m);
+                }
+            }
+            Err(e) if i == 0 => return Err(e.into()),
+            Err(_) => {}
+        }
+    }
+    Ok(counters::parse_perf_dump(&Value::Object(doc))?)
+}
+
+/// Snapshots of several OSDs; the first failure is returned with the OSD named.
+pub fn perf_dumps(rados: &Rados, osds: &[i32]) -> Result<Vec<(i32, Snapshot)>, ProbeError> {
+    osds.iter()
+        .map(|o| perf_dump(rados, *o).map(|s| (*o, s)))
+        .collect()
+}
+
+/// classes its CRUSH rule draws from (`osd crush rule dump`, `osd crush tree
+/// --show-shadow`) and those OSDs' `osd_memory_target` (`config get`).
+/// Needs only `mon 'allow r'`. A memory target that cannot be read leaves
+/// `memory_held_bytes` null rather than failing.
+pub fn pool_settings(rados: &Rados, pool: &str) -> Result<PoolSettings, ProbeError> {
+    let q =
+        serde_json::json!({"prefix": "osd pool get", "pool": pool, "var": "all", "format": "json"});
+    let get = json(&rados.mon_command(&q.to_string())?.out, "osd pool get")?;
+    let rules = rados.mon_command(r#"{"prefix":"osd crush rule dump","format":"json"}"#)?;
+    let rules = json(&rules.out, "osd crush rule dump")?;
+    let tree = rados
+        .mon_command(r#"{"prefix":"osd crush tree","shadow":"--show-shadow","format":"json"}"#)?;
+    let tree = json(&tree.out, "osd crush tree")?;
+    let mut s = parse_pool_settings(&get, &rules, &tree)?;
+    let mut mem = Vec::new();
+    for &osd in &s.osds {
+        match osd_memory_target(rados, osd) {
+            Ok(b) => mem.push(OsdMemory {
+                osd,
+                bytes: b,
+                rss_bytes: None,
+            }),
+            Err(_) => {
+                mem.clear();
+                break;
+            }
+        }
+    }
+    if !mem.is_empty() {
+        s.memory_held_bytes = Some(mem.iter().map(|m| m.bytes).sum());
+    }
+    s.osd_memory_target = mem;
+    Ok(s)
+}
+
+/// Measures the RAM of the pool's OSDs that run on this host (their
+/// processes' resident sets, [`super::osdmem`]) into `s`: after a run, what
+/// they hold under that load. OSDs elsewhere keep `rss_bytes` null, and
+/// `memory_measured_bytes` stays null unless every one was measured.
+pub fn measure_osd_ram(rados: &Rados, s: &mut PoolSettings) {
+    let local = rados
+        .mon_command(r#"{"prefix":"osd metadata","format":"json"}"#)
+        .ok()
+        .and_then(|md| serde_json::from_slice::<Value>(&md.out).ok())
+        .map(|md| {
+            super::osdmem::local_osds(
+                &md,
+                &super::osdmem::hostname(),
+                std::path::Path::new("/proc"),
+            )
+        })
+        .unwrap_or_default();
+    for m in &mut s.osd_memory_target {
+        m.rss_bytes = local.iter().find(|l| l.osd == m.osd).map(|l| l.rss_bytes);
+    }
+    s.memory_measured_bytes = if s.osd_memory_target.is_empty() {
+        None
+    } else {
+        s.osd_memory_target.iter().map(|m| m.rss_bytes).sum()
+    };
+}
+
+/// `config get osd.N osd_memory_target`, bytes.
+pub fn osd_memory_target(rados: &Rados, osd: i32) -> Result<u64, ProbeError> {
+    let q = serde_json::json!({"prefix": "config get", "who": format!("osd.{osd}"),
+        "key": "osd_memory_target", "format": "json"});
+    let out = rados.mon_command(&q.to_string())?;
+    parse_config_u64(&out.out).ok_or_else(|| {
+        ProbeError::Shape(ShapeError {
+            what: "config get",
+            why: format!(
+                "osd_memory_target is not a number: {}",
+                String::from_utf8_lossy(&out.out).trim()
+            ),
+        })
+    })
+}

@@ -1,0 +1,32 @@
+//! Telemetry: what cephbench reads from the cluster off the I/O path,
+//! before, during and after a job, over its second connection
+//! ([`crate::ceph::Rados::telemetry`], the `--telemetry-id` identity):
+//!
+//! * [`cluster`]: the mon, mgr and OSD commands (placement, OSD states and
+//!   devices, perf counters, heartbeats, slowest ops, pool settings);
+//! * [`parse`]: Ceph's JSON answers parsed, and [`ShapeError`], the error
+//!   of every parser here;
+//! * [`counters`], [`network`], [`historic`], [`osdmem`]: each kind of
+//!   reading with its parser and arithmetic (counter deltas, the client's
+//!   RTT probe, the slowest ops joined to the client's, the OSDs' RAM);
+//! * [`sampler`]: the pollers that run beside a job (placement watcher,
+//!   counter sampler);
+//! * [`probes`]: [`Probes`], what all of them saw around one job.
+#![forbid(unsafe_code)]
+
+pub mod cluster;
+pub mod counters;
+pub mod historic;
+pub mod network;
+pub mod osdmem;
+pub mod parse;
+pub mod probes;
+pub mod sampler;
+
+pub use cluster::ProbeError;
+pub use osdmem::hostname;
+pub use parse::ShapeError;
+pub use probes::Probes;
+pub use sampler::{
+    default_counter_interval, CounterSampler, PlacementWatcher, DEFAULT_COUNTER_INTERVAL,
+};

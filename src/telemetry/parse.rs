@@ -1,0 +1,352 @@
+//! Ceph's JSON answers, parsed: the placement (`osd dump`, `pg dump
+//! pgs_brief`, `pg map`, `osd stat`), the pool's settings and `config get`
+//! numbers, and [`ShapeError`], the error of every parser of a Ceph
+//! document (those of the counters, the network and the historic ops too).
+//! Pure functions; [`super::cluster`] asks the cluster.
+#![forbid(unsafe_code)]
+
+use serde_json::Value;
+
+use crate::placement::PoolPlacement;
+use crate::result::PoolSettings;
+
+/// A Ceph JSON document that did not have the expected shape.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unexpected {what} output: {why}")]
+pub struct ShapeError {
+    /// Which document.
+    pub what: &'static str,
+    /// What was missing or wrong.
+    pub why: String,
+}
+
+fn shape(what: &'static str, why: impl Into<String>) -> ShapeError {
+    ShapeError {
+        what,
+        why: why.into(),
+    }
+}
+
+/// Parses a command's answer as JSON.
+pub fn json(out: &[u8], what: &'static str) -> Result<Value, ShapeError> {
+    serde_json::from_slice(out).map_err(|e| ShapeError {
+        what,
+        why: format!("not JSON: {e}"),
+    })
+}
+
+/// Reads pool `pool`'s pg_num and the epoch from `ceph osd dump -f json`.
+pub fn parse_osd_dump_pool(doc: &Value, pool: i64) -> Result<(u32, u64), ShapeError> {
+    let epoch = doc
+        .get("epoch")
+        .and_then(Value::as_u64)
+        .ok_or_else(|| shape("osd dump", "no epoch"))?;
+    let pools = doc
+        .get("pools")
+        .and_then(Value::as_array)
+        .ok_or_else(|| shape("osd dump", "no pools array"))?;
+    let p = pools
+        .iter()
+        .find(|p| p.get("pool").and_then(Value::as_i64) == Some(pool))
+        .ok_or_else(|| shape("osd dump", format!("pool {pool} not listed")))?;
+    let pg_num = p
+        .get("pg_num")
+        .and_then(Value::as_u64)
+        .filter(|n| *n > 0 && *n <= u64::from(u32::MAX))
+        .ok_or_else(|| shape("osd dump", format!("pool {pool} has no valid pg_num")))?;
+    Ok((pg_num as u32, epoch))
+}
+
+/// Every OSD's (id, up, in) from `osd dump`.
+pub fn parse_osd_states(doc: &Value) -> Result<Vec<(i32, bool, bool)>, ShapeError> {
+    let osds = doc
+        .get("osds")
+        .and_then(Value::as_array)
+        .ok_or_else(|| shape("osd dump", "no osds array"))?;
+    osds.iter()
+        .map(|o| {
+            let n = |k: &str| o.get(k).and_then(Value::as_i64);
+            match (
+                n("osd").and_then(|i| i32::try_from(i).ok()),
+                n("up"),
+                n("in"),
+            ) {
+                (Some(id), Some(up), Some(inn)) => Ok((id, up != 0, inn != 0)),
+                _ => Err(shape("osd dump", "an OSD without osd/up/in")),
+            }
+        })
+        .collect()
+}
+
+/// One PG's osdmap epoch and acting set (primary first) from `pg map PGID`
+/// (mon), e.g. `{"epoch":13,"raw_pgid":"2.0","pgid":"2.0","up":[0,2,1],"acting":[0,2,1]}`.
+pub fn parse_pg_map(doc: &Value) -> Result<(u64, Vec<i32>), ShapeError> {
+    const W: &str = "pg map";
+    let epoch = doc
+        .get("epoch")
+        .and_then(Value::as_u64)
+        .ok_or_else(|| shape(W, "no epoch"))?;
+    let acting = doc
+        .get("acting")
+        .and_then(Value::as_array)
+        .ok_or_else(|| shape(W, "no acting set"))?
+        .iter()
+        .filter_map(Value::as_i64)
+        .filter(|o| *o >= 0 && *o < i64::from(i32::MAX))
+        .map(|o| o as i32)
+        .collect();
+    Ok((epoch, acting))
+}
+
+/// The pg_num in `osd pool get POOL pg_num` output (`{"pool":"x","pool_id":2,"pg_num":16}`).
+pub fn parse_pool_pg_num(doc: &Value) -> Result<u32, ShapeError> {
+    doc.get("pg_num")
+        .and_then(Value::as_u64)
+        .filter(|n| *n > 0 && *n <= u64::from(u32::MAX))
+        .map(|n| n as u32)
+        .ok_or_else(|| shape("osd pool get pg_num", "no valid pg_num"))
+}
+
+/// The epoch in `osd stat` output.
+pub fn parse_osd_stat_epoch(doc: &Value) -> Result<u64, ShapeError> {
+    doc.get("epoch")
+        .and_then(Value::as_u64)
+        .ok_or_else(|| shape("osd stat", "no epoch"))
+}
+
+/// Builds a pool's placement from `pg dump pgs_brief` (mgr) output, which
+/// is an array (octopus and older) or `{"pg_stats": [...]}` (pacific on).
+pub fn parse_pgs_brief(
+    doc: &Value,
+    pool: i64,
+    pg_num: u32,
+    epoch: u64,
+) -> Result<PoolPlacement, ShapeError> {
+    const W: &str = "pg dump pgs_brief";
+    let list = doc
+        .as_array()
+        .or_else(|| doc.get("pg_stats").and_then(Value::as_array))
+        .ok_or_else(|| shape(W, "neither an array nor {pg_stats: [...]}"))?;
+    let mut acting = vec![Vec::new(); pg_num as usize];
+    for entry in list {
+        let pgid = entry
+            .get("pgid")
+            .and_then(Value::as_str)
+            .ok_or_else(|| shape(W, "entry without pgid"))?;
+        let (p, seed) = pgid
+            .split_once('.')
+            .ok_or_else(|| shape(W, format!("bad pgid '{pgid}'")))?;
+        if p.parse::<i64>().ok() != Some(pool) {
+            continue;
+        }
+        let seed =
+            u32::from_str_radix(seed, 16).map_err(|_| shape(W, format!("bad pgid '{pgid}'")))?;
+        let set: Vec<i32> = entry
+            .get("acting")
+            .and_then(Value::as_array)
+            .ok_or_else(|| shape(W, format!("pg {pgid} without acting set")))?
+            .iter()
+            .filter_map(Value::as_i64)
+            .filter(|o| *o >= 0 && *o < i64::from(i32::MAX))
+            .map(|o| o as i32)
+            .collect();
+        let primary = entry
+            .get("acting_primary")
+            .and_then(Value::as_i64)
+            .map(|o| o as i32);
+        let mut ordered = set;
+        if let Some(p) = primary {
+            if let Some(i) = ordered.iter().position(|o| *o == p) {
+                ordered.swap(0, i);
+            }
+        }
+        if let Some(slot) = acting.get_mut(seed as usize) {
+            *slot = ordered;
+        }
+    }
+    Ok(PoolPlacement {
+        pool,
+        pg_num,
+        acting,
+        epoch,
+    })
+}
+
+/// A `config get` answer holding a number: JSON number, JSON string or plain text.
+pub fn parse_config_u64(out: &[u8]) -> Option<u64> {
+    let text = String::from_utf8_lossy(out);
+    let t = text.trim().trim_matches('"');
+    t.parse::<u64>().ok().or_else(|| {
+        serde_json::from_str::<Value>(text.trim())
+            .ok()
+            .and_then(|v| v.as_u64())
+    })
+}
+
+/// Builds [`PoolSettings`] (memory left empty) from the JSON of `osd pool get
+/// POOL all`, `osd crush rule dump` and `osd crush tree --show-shadow`.
+pub fn parse_pool_settings(
+    get: &Value,
+    rules: &Value,
+    tree: &Value,
+) -> Result<PoolSettings, ShapeError> {
+    const W: &str = "osd pool get";
+    let u = |k: &str| -> Result<u64, ShapeError> {
+        get.get(k)
+            .and_then(Value::as_u64)
+            .ok_or_else(|| shape(W, format!("no number '{k}'")))
+    };
+    let name = get
+        .get("pool")
+        .and_then(Value::as_str)
+        .ok_or_else(|| shape(W, "no 'pool'"))?
+        .to_string();
+    let rule_name = get
+        .get("crush_rule")
+        .and_then(Value::as_str)
+        .ok_or_else(|| shape(W, "no 'crush_rule'"))?
+        .to_string();
+    let rule = rules
+        .as_array()
+        .and_then(|a| {
+            a.iter()
+                .find(|r| r.get("rule_name").and_then(Value::as_str) == Some(&rule_name))
+        })
+        .ok_or_else(|| shape("osd crush rule dump", format!("no rule '{rule_name}'")))?;
+    let nodes = tree
+        .get("nodes")
+        .and_then(Value::as_array)
+        .ok_or_else(|| shape("osd crush tree", "no 'nodes'"))?;
+    let mut osds = Vec::new();
+    let mut classes = Vec::new();
+    let steps = rule
+        .get("steps")
+        .and_then(Value::as_array)
+        .ok_or_else(|| shape("osd crush rule dump", "no 'steps'"))?;
+    for step in steps {
+        if step.get("op").and_then(Value::as_str) != Some("take") {
+            continue;
+        }
+        let item = step.get("item").and_then(Value::as_i64);
+        let mut stack: Vec<i64> = item.into_iter().collect();
+        let mut seen = 0;
+        while let Some(id) = stack.pop() {
+            seen += 1;
+            if seen > 100_000 {
+                return Err(shape("osd crush tree", "cycle"));
+            }
+            let Some(n) = nodes
+                .iter()
+                .find(|n| n.get("id").and_then(Value::as_i64) == Some(id))
+            else {
+                continue;
+            };
+            if id >= 0 {
+                osds.push(id as i32);
+                if let Some(c) = n.get("device_class").and_then(Value::as_str) {
+                    classes.push(c.to_string());
+                }
+            } else if let Some(ch) = n.get("children").and_then(Value::as_array) {
+                stack.extend(ch.iter().filter_map(Value::as_i64));
+            }
+        }
+    }
+    osds.sort_unstable();
+    osds.dedup();
+    classes.sort();
+    classes.dedup();
+    Ok(PoolSettings {
+        name,
+        id: u("pool_id")? as i64,
+        size: u("size")? as u32,
+        min_size: u("min_size")? as u32,
+        pg_num: u("pg_num")? as u32,
+        crush_rule: rule_name,
+        device_classes: classes,
+        osds,
+        osd_memory_target: Vec::new(),
+        memory_held_bytes: None,
+        memory_measured_bytes: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_both_pgs_brief_shapes() {
+        let pacific = serde_json::json!({"pg_ready": true, "pg_stats": [
+            {"pgid": "3.0", "state": "active+clean", "up": [1, 0, 2], "up_primary": 1, "acting": [1, 0, 2], "acting_primary": 1},
+            {"pgid": "3.1", "state": "active+clean", "up": [2, 1, 0], "up_primary": 2, "acting": [0, 2, 1], "acting_primary": 2},
+            {"pgid": "4.0", "state": "active+clean", "up": [0], "up_primary": 0, "acting": [0], "acting_primary": 0}
+        ]});
+        let p = parse_pgs_brief(&pacific, 3, 2, 7).unwrap();
+        assert_eq!(p.acting, vec![vec![1, 0, 2], vec![2, 0, 1]]);
+        assert_eq!(p.primary_of_pg(1), Some(2));
+        assert_eq!(p.osds(), vec![0, 1, 2]);
+        let octopus = serde_json::json!([{"pgid": "3.0", "acting": [5], "acting_primary": 5}]);
+        assert_eq!(
+            parse_pgs_brief(&octopus, 3, 1, 1).unwrap().primary_of_pg(0),
+            Some(5)
+        );
+        assert!(parse_pgs_brief(&serde_json::json!({"x": 1}), 3, 1, 1).is_err());
+        assert!(parse_pgs_brief(&serde_json::json!([{"pgid": "zz"}]), 3, 1, 1).is_err());
+    }
+
+    #[test]
+    fn pg_map_and_small_mon_answers() {
+        let d = serde_json::json!({"epoch":13,"raw_pgid":"2.0","pgid":"2.0","up":[0,2,1],"acting":[1,2,0]});
+        assert_eq!(parse_pg_map(&d).unwrap(), (13, vec![1, 2, 0]));
+        assert!(parse_pg_map(&serde_json::json!({"epoch": 1})).is_err());
+        let g = serde_json::json!({"pool":"x","pool_id":2,"pg_num":16});
+        assert_eq!(parse_pool_pg_num(&g).unwrap(), 16);
+        assert!(parse_pool_pg_num(&serde_json::json!({"pg_num": 0})).is_err());
+        let st = serde_json::json!({"epoch":13,"num_osds":3});
+        assert_eq!(parse_osd_stat_epoch(&st).unwrap(), 13);
+    }
+
+    #[test]
+    fn osd_dump_pool_lookup() {
+        let d = serde_json::json!({"epoch": 42, "pools": [{"pool": 3, "pool_name": "x", "pg_num": 32}]});
+        assert_eq!(parse_osd_dump_pool(&d, 3).unwrap(), (32, 42));
+        assert!(parse_osd_dump_pool(&d, 4).is_err());
+        assert!(parse_osd_dump_pool(&serde_json::json!({"epoch": 1}), 3).is_err());
+    }
+
+    #[test]
+    fn pool_settings_follow_the_rule_into_the_shadow_tree() {
+        let get = serde_json::json!({"pool":"fast","pool_id":4,"size":3,"min_size":2,"pg_num":32,
+            "crush_rule":"ssd_rule"});
+        let rules = serde_json::json!([
+            {"rule_id":0,"rule_name":"replicated_rule","steps":[{"op":"take","item":-1,"item_name":"default"}]},
+            {"rule_id":1,"rule_name":"ssd_rule","steps":[{"op":"take","item":-3,"item_name":"default~ssd"},
+              {"op":"chooseleaf_firstn","num":0,"type":"host"},{"op":"emit"}]}]);
+        let tree = serde_json::json!({"nodes":[
+            {"id":-1,"name":"default","type":"root","children":[-2]},
+            {"id":-2,"name":"h0","type":"host","children":[0,1]},
+            {"id":-3,"name":"default~ssd","device_class":"ssd","type":"root","children":[-4]},
+            {"id":-4,"name":"h0~ssd","device_class":"ssd","type":"host","children":[1]},
+            {"id":0,"name":"osd.0","device_class":"hdd","type":"osd"},
+            {"id":1,"name":"osd.1","device_class":"ssd","type":"osd"}]});
+        let s = parse_pool_settings(&get, &rules, &tree).unwrap();
+        assert_eq!((s.size, s.min_size, s.pg_num, s.id), (3, 2, 32, 4));
+        assert_eq!(s.crush_rule, "ssd_rule");
+        assert_eq!(s.osds, vec![1]);
+        assert_eq!(s.device_classes, vec!["ssd".to_string()]);
+        let get = serde_json::json!({"pool":"all","pool_id":1,"size":1,"min_size":1,"pg_num":8,
+            "crush_rule":"replicated_rule"});
+        let s = parse_pool_settings(&get, &rules, &tree).unwrap();
+        assert_eq!(s.osds, vec![0, 1]);
+        assert_eq!(s.device_classes, vec!["hdd".to_string(), "ssd".to_string()]);
+        let bad = serde_json::json!({"pool":"x","crush_rule":"nope"});
+        assert!(parse_pool_settings(&bad, &rules, &tree).is_err());
+    }
+
+    #[test]
+    fn config_numbers_in_every_shape() {
+        assert_eq!(parse_config_u64(b"4294967296\n"), Some(4294967296));
+        assert_eq!(parse_config_u64(b"\"8589934592\""), Some(8589934592));
+        assert_eq!(parse_config_u64(b"4G"), None);
+    }
+}
