@@ -149,8 +149,8 @@ impl PoolPlacement {
     /// set (acting set but the primary, in order) with how many PGs have it,
     /// most PGs first. Empty when it is primary for none or the pool keeps
     /// one copy.
-    pub fn replica_sets(&self, primary: i32) -> Vec<crate::result::ReplicaSet> {
-        let mut out: Vec<crate::result::ReplicaSet> = Vec::new();
+    pub fn replica_sets(&self, primary: i32) -> Vec<ReplicaSet> {
+        let mut out: Vec<ReplicaSet> = Vec::new();
         for a in &self.acting {
             let (Some(&p), Some(rest)) = (a.first(), a.get(1..)) else {
                 continue;
@@ -160,7 +160,7 @@ impl PoolPlacement {
             }
             match out.iter_mut().find(|s| s.osds == rest) {
                 Some(s) => s.pgs += 1,
-                None => out.push(crate::result::ReplicaSet {
+                None => out.push(ReplicaSet {
                     osds: rest.to_vec(),
                     pgs: 1,
                 }),
@@ -187,6 +187,15 @@ pub const MAX_PG_NUM: u32 = 65_536;
 /// A slot value meaning "no slot" (no acting set, or a primary outside the
 /// OSDs the slots were made for).
 const NO_SLOT: u16 = u16::MAX;
+
+/// The replicas (acting set but the primary) of some of a primary's PGs.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ReplicaSet {
+    /// The replica OSDs, in acting-set order.
+    pub osds: Vec<i32>,
+    /// How many of the primary's PGs have exactly these replicas.
+    pub pgs: u32,
+}
 
 /// One re-read of the placement during a run (the osdmap epoch changed).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -263,14 +263,7 @@ pub struct OsdReport {
     pub replica_sets: Vec<ReplicaSet>,
 }
 
-/// The replicas (acting set but the primary) of some of a primary's PGs.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ReplicaSet {
-    /// The replica OSDs, in acting-set order.
-    pub osds: Vec<i32>,
-    /// How many of the primary's PGs have exactly these replicas.
-    pub pgs: u32,
-}
+pub use crate::placement::ReplicaSet;
 
 /// Client-side figures of one op kind on one primary OSD.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -34,7 +34,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::parse::ShapeError;
+use super::shape::ShapeError;
 
 /// The averaged (`avgcount` / `sum`) counters cephbench reads, as
 /// (section, name).

@@ -13,7 +13,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::parse::ShapeError;
+use super::shape::ShapeError;
 
 /// One op as an OSD recorded it.
 #[derive(Debug, Clone, PartialEq)]

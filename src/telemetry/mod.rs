@@ -4,8 +4,8 @@
 //!
 //! * [`cluster`]: the mon, mgr and OSD commands (placement, OSD states and
 //!   devices, perf counters, heartbeats, slowest ops, pool settings);
-//! * [`parse`]: Ceph's JSON answers parsed, and [`ShapeError`], the error
-//!   of every parser here;
+//! * [`parse`]: Ceph's JSON answers parsed; [`shape`]: [`ShapeError`], the
+//!   error of every parser here;
 //! * [`counters`], [`network`], [`historic`], [`osdmem`]: each kind of
 //!   reading with its parser and arithmetic (counter deltas, the client's
 //!   RTT probe, the slowest ops joined to the client's, the OSDs' RAM);
@@ -22,11 +22,12 @@ pub mod osdmem;
 pub mod parse;
 pub mod probes;
 pub mod sampler;
+pub mod shape;
 
 pub use cluster::ProbeError;
 pub use osdmem::hostname;
-pub use parse::ShapeError;
 pub use probes::Probes;
 pub use sampler::{
     default_counter_interval, CounterSampler, PlacementWatcher, DEFAULT_COUNTER_INTERVAL,
 };
+pub use shape::ShapeError;

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::parse::ShapeError;
+use super::shape::ShapeError;
 
 /// The public (client-facing) messenger address of each OSD in `osd dump`
 /// output: the `v2` entry of `public_addrs`, else the `v1` one, else the

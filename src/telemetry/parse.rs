@@ -1,39 +1,16 @@
 //! Ceph's JSON answers, parsed: the placement (`osd dump`, `pg dump
 //! pgs_brief`, `pg map`, `osd stat`), the pool's settings and `config get`
-//! numbers, and [`ShapeError`], the error of every parser of a Ceph
+//! numbers. Their error, [`ShapeError`], is that of every parser of a Ceph
 //! document (those of the counters, the network and the historic ops too).
 //! Pure functions; [`super::cluster`] asks the cluster.
 #![forbid(unsafe_code)]
 
 use serde_json::Value;
 
+use super::shape::shape;
+pub use super::shape::{json, ShapeError};
 use crate::placement::PoolPlacement;
 use crate::result::PoolSettings;
-
-/// A Ceph JSON document that did not have the expected shape.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unexpected {what} output: {why}")]
-pub struct ShapeError {
-    /// Which document.
-    pub what: &'static str,
-    /// What was missing or wrong.
-    pub why: String,
-}
-
-fn shape(what: &'static str, why: impl Into<String>) -> ShapeError {
-    ShapeError {
-        what,
-        why: why.into(),
-    }
-}
-
-/// Parses a command's answer as JSON.
-pub fn json(out: &[u8], what: &'static str) -> Result<Value, ShapeError> {
-    serde_json::from_slice(out).map_err(|e| ShapeError {
-        what,
-        why: format!("not JSON: {e}"),
-    })
-}
 
 /// Reads pool `pool`'s pg_num and the epoch from `ceph osd dump -f json`.
 pub fn parse_osd_dump_pool(doc: &Value, pool: i64) -> Result<(u32, u64), ShapeError> {
