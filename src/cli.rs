@@ -959,7 +959,7 @@ impl RbdArgs {
                 allow_write: self.allow_write,
             },
             (None, Some(size)) if size > 0 => ImageChoice::Create {
-                name: cephbench::bench::new_image_name(),
+                name: cephbench::names::new_image_name(),
                 size,
                 keep: self.keep,
                 features,

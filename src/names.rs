@@ -1,8 +1,38 @@
-//! The names cephbench accepts from the user and the host part of the names
-//! it makes, each rule in one place: run names, group names and agent ids
-//! are tokens; namespaces are a little wider; a host name is cleaned into a
-//! token before it goes into an image or agent name.
+//! Names, each rule in one place: the prefixes of everything cephbench makes
+//! in a pool (so it can tell its own objects and images from anyone else's),
+//! the names it accepts from the user (run names, group names and agent ids
+//! are tokens; namespaces are a little wider), and this host's name, cleaned
+//! into a token before it goes into an image or agent name.
 #![forbid(unsafe_code)]
+
+/// Every data object cephbench writes starts with this.
+pub const DATA_PREFIX: &str = "cephbench_data.";
+/// Every metadata object cephbench writes starts with this.
+pub const META_PREFIX: &str = "cephbench_meta.";
+/// Every image cephbench creates starts with this.
+pub const IMAGE_PREFIX: &str = "cephbench_img.";
+/// Every object of the group protocol starts with this.
+pub const GROUP_PREFIX: &str = "cephbench_group.";
+
+/// This host's name (`/proc/sys/kernel/hostname`), as `osd metadata` names
+/// the host of each OSD.
+pub fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+/// A new, unique image name: `cephbench_img.<host>.<pid>.<unix time>`.
+pub fn new_image_name() -> String {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    format!(
+        "{IMAGE_PREFIX}{}.{}.{now}",
+        host_token(&hostname()),
+        std::process::id()
+    )
+}
 
 /// Checks a token given as `what` (`--run-name`, `--group`, `--agent-id`):
 /// 1–64 characters of `[A-Za-z0-9_-]`, safe in object names, caps strings
@@ -75,5 +105,7 @@ mod tests {
         assert_eq!(host_token("node-1.example.com"), "node-1_example_com");
         assert_eq!(host_token(&"h".repeat(60)).len(), 48);
         assert!(validate_token("--agent-id", &format!("{}-1", host_token("ä.b c"))).is_ok());
+        let image = new_image_name();
+        assert!(image.starts_with(IMAGE_PREFIX) && image.len() > IMAGE_PREFIX.len());
     }
 }

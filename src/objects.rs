@@ -5,10 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Every data object cephbench writes starts with this.
-pub const DATA_PREFIX: &str = "cephbench_data.";
-/// Every metadata object cephbench writes starts with this.
-pub const META_PREFIX: &str = "cephbench_meta.";
+pub use crate::names::{DATA_PREFIX, META_PREFIX};
 /// The run name used when none is given.
 pub const DEFAULT_RUN: &str = "default";
 

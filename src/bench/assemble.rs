@@ -7,8 +7,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::ceph::{CephError, Rados};
 use crate::engine::{JobOutcome, OpKind};
+use crate::names::hostname;
 use crate::result::{ClusterInfo, JobReport, ToolInfo};
-use crate::telemetry::hostname;
 
 /// The definition printed next to every latency figure.
 pub const LATENCY_DEFINITION: &str =

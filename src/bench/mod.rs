@@ -12,7 +12,6 @@ mod pool;
 mod rados;
 mod rbd;
 
-pub use crate::telemetry::{hostname, Probes};
 pub use assemble::{
     cluster_info, job_report, latency_definition, latency_kind, rate_report, tool_info,
     INTENDED_LATENCY_DEFINITION, LATENCY_DEFINITION, SLOW_OP,
@@ -24,7 +23,4 @@ pub use rados::{
     cleanup, cleanup_all_namespaces, cleanup_hint, read_meta, remove_objects, remove_run,
     run_rados, CleanupReport, RadosConfig,
 };
-pub use rbd::{
-    new_image_name, prepare_image, rbd_cache_overrides, run_rbd, ImageChoice, RbdConfig,
-    IMAGE_PREFIX,
-};
+pub use rbd::{prepare_image, rbd_cache_overrides, run_rbd, ImageChoice, RbdConfig};

@@ -13,9 +13,9 @@ use super::assemble::{cluster_info, job_report, now_unix, SLOW_OP};
 use super::error::{data_access, diagnose, BenchError};
 use super::measure::{measure, sampled, start_at, Cleanup, Job, Outcome, Ran, Setup};
 use super::pool::{cache_fit_warning, create_pool, pool_settings, remove_created_pool, PoolSpec};
-use super::rbd::IMAGE_PREFIX;
 use crate::ceph::{CephError, IoCtx, Rados};
 use crate::engine::{self, JobOutcome, OpKind, RunSpec, StopRx};
+use crate::names::{GROUP_PREFIX, IMAGE_PREFIX};
 use crate::objects::{self, RunMeta};
 use crate::placement::OsdSlots;
 use crate::progress::{Counters, Sample, WorkerProgress};
@@ -575,7 +575,7 @@ pub async fn cleanup(
     // Group runs' leftovers (an agent killed with SIGKILL, a controller
     // killed before it read the results); agents still watching lose their watch.
     let g = if run.is_none() {
-        let groups = io.list_prefix(crate::group::GROUP_PREFIX)?;
+        let groups = io.list_prefix(GROUP_PREFIX)?;
         remove_objects(io, groups.into_iter().map(|e| e.name), concurrency).await?
     } else {
         0

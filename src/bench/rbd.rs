@@ -19,9 +19,6 @@ use crate::progress::{Counters, Sample, WorkerProgress};
 use crate::result::{ClusterInfo, JobReport, Precondition, RbdWorkload, Workload};
 use crate::workload::rbd::{RbdMode, RbdSource, RbdTarget};
 
-/// Prefix of the images cephbench creates.
-pub const IMAGE_PREFIX: &str = "cephbench_img.";
-
 /// The object holding a pool's RBD trash.
 const RBD_TRASH: &std::ffi::CStr = c"rbd_trash";
 
@@ -123,21 +120,6 @@ pub fn rbd_cache_overrides(on: bool) -> Vec<(String, String)> {
         ));
     }
     v
-}
-
-/// A new, unique image name: `cephbench_img.<host>.<pid>.<unix time>`.
-pub fn new_image_name() -> String {
-    let host: String = crate::telemetry::hostname()
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    format!("{IMAGE_PREFIX}{host}.{}.{}", std::process::id(), now_unix())
 }
 
 /// Runs a `cephbench rbd` benchmark.

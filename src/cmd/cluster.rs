@@ -5,6 +5,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use cephbench::bench;
+use cephbench::names::IMAGE_PREFIX;
 use cephbench::report::Format;
 
 use crate::cli::{AgentArgs, CleanupArgs, ConnArgs, Globals, OsdBenchArgs, UsageError};
@@ -72,10 +73,10 @@ pub fn cleanup(conn: &ConnArgs, args: &CleanupArgs) -> anyhow::Result<ExitCode> 
     }
     cephbench::names::validate_namespace(&args.namespace).map_err(UsageError)?;
     if let Some(i) = &args.image {
-        if !i.starts_with(bench::IMAGE_PREFIX) || i.len() == bench::IMAGE_PREFIX.len() {
+        if !i.starts_with(IMAGE_PREFIX) || i.len() == IMAGE_PREFIX.len() {
             return Err(UsageError(format!(
                 "--image '{i}' is not an image cephbench made (those are named {}*); remove other images with `rbd rm`",
-                bench::IMAGE_PREFIX
+                IMAGE_PREFIX
             ))
             .into());
         }

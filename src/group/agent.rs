@@ -88,7 +88,7 @@ pub async fn run_agent(
     // After a first op: the messenger has learned its address from its peers.
     let me = AgentInfo {
         id: cfg.id.clone(),
-        host: bench::hostname(),
+        host: crate::names::hostname(),
         pid: std::process::id(),
         gid: rados.instance_id(),
         entity: rados.entity().to_string(),
@@ -244,7 +244,7 @@ async fn serve(
                                                 // The controller named one image; each agent
                                                 // creates (and removes) one of its own.
                                                 if let bench::ImageChoice::Create { name, .. } = &mut rc.image {
-                                                    *name = bench::new_image_name();
+                                                    *name = crate::names::new_image_name();
                                                 }
                                                 rc.start_at = start_at;
                                                 rc.live = false;

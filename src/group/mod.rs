@@ -28,8 +28,7 @@ use crate::ceph::CephError;
 pub use agent::{run_agent, AgentConfig};
 pub use controller::{prepare_images, run_group, GroupConfig, GroupOutcome};
 
-/// Prefix of every object of the group protocol.
-pub const GROUP_PREFIX: &str = "cephbench_group.";
+pub use crate::names::GROUP_PREFIX;
 
 /// The object the agents of group `g` watch.
 pub fn group_object(g: &str) -> String {
@@ -48,7 +47,7 @@ pub fn result_object(g: &str, job: &str, id: &str) -> String {
 
 /// The default agent id: `<host>-<pid>`, reduced to the allowed characters.
 pub fn default_agent_id() -> String {
-    let host = crate::names::host_token(&crate::bench::hostname());
+    let host = crate::names::host_token(&crate::names::hostname());
     format!("{host}-{}", std::process::id())
 }
 

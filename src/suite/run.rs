@@ -11,10 +11,11 @@ use super::summary::{summarize, RunEntry, SuiteDoc, SuiteSettings, SUITE_SCHEMA_
 use super::{JobKind, Suite};
 use crate::bench::{
     self, read_meta, remove_run, run_rados, run_rbd, BenchError, ImageChoice, RadosConfig,
-    RbdConfig, IMAGE_PREFIX,
+    RbdConfig,
 };
 use crate::ceph::{self, Rados};
 use crate::engine::StopRx;
+use crate::names::IMAGE_PREFIX;
 use crate::result::{Precondition, Workload};
 
 /// How to run a suite: the pool and the command-line overrides.
@@ -324,7 +325,7 @@ impl PoolSession {
         }
         // On a group, each agent makes its own image (see `run_round`).
         let image = if suite.uses_image() && opts.group.is_none() {
-            let name = bench::new_image_name();
+            let name = crate::names::new_image_name();
             ceph::create_image(&io, &name, suite.image_size, None).map_err(|e| {
                 match e.errno() {
                     Some(libc::EPERM | libc::EACCES) => BenchError::NoAccess {

@@ -222,7 +222,7 @@ pub fn measure_osd_ram(rados: &Rados, s: &mut PoolSettings) {
         .map(|md| {
             super::osdmem::local_osds(
                 &md,
-                &super::osdmem::hostname(),
+                &crate::names::hostname(),
                 std::path::Path::new("/proc"),
             )
         })

@@ -25,7 +25,6 @@ pub mod sampler;
 pub mod shape;
 
 pub use cluster::ProbeError;
-pub use osdmem::hostname;
 pub use probes::Probes;
 pub use sampler::{
     default_counter_interval, CounterSampler, PlacementWatcher, DEFAULT_COUNTER_INTERVAL,

@@ -16,14 +16,6 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-/// This host's name (`/proc/sys/kernel/hostname`), as `osd metadata` names
-/// the host of each OSD.
-pub fn hostname() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|s| s.trim().to_string())
-        .unwrap_or_else(|_| "unknown".into())
-}
-
 /// One OSD process found on this host.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LocalOsd {
