@@ -1340,6 +1340,48 @@ mod tests {
         }
     }
 
+    /// A job a controller sends is checked by the agent with the rules its
+    /// flags were checked with: what the command line refuses, a received
+    /// job cannot ask for either.
+    #[test]
+    fn received_jobs_are_checked_by_the_flags_rules() {
+        use cephbench::group::JobSpec;
+        let mut rados = parse(&["write", "-p", "x", "-b", "4K", "-t", "8"]).unwrap();
+        assert_eq!(JobSpec::Rados(rados.clone()).check(), Ok(()));
+        rados.concurrency = 70_000;
+        let e = JobSpec::Rados(rados.clone()).check().unwrap_err();
+        assert!(
+            e.starts_with("--concurrent-ios 70000 is out of range"),
+            "{e}"
+        );
+        rados.concurrency = 8;
+        rados.block_size = 0;
+        assert!(JobSpec::Rados(rados).check().is_err());
+        let cli = Cli::try_parse_from([
+            "cephbench",
+            "rbd",
+            "-p",
+            "x",
+            "--size",
+            "1G",
+            "--rw",
+            "randwrite",
+        ])
+        .unwrap();
+        let Command::Rbd(a) = cli.command else {
+            panic!("an rbd command")
+        };
+        let mut rbd = a.config(false).unwrap();
+        assert_eq!(JobSpec::Rbd(rbd.clone()).check(), Ok(()));
+        rbd.fsync_every = Some(1);
+        let e = JobSpec::Rbd(rbd.clone()).check().unwrap_err();
+        assert!(e.contains("runs at iodepth 1"), "{e}");
+        rbd.iodepth = 1;
+        assert_eq!(JobSpec::Rbd(rbd.clone()).check(), Ok(()));
+        rbd.numjobs = 0;
+        assert!(JobSpec::Rbd(rbd).check().is_err());
+    }
+
     #[test]
     fn defaults_match_rados_bench() {
         let c = parse(&["write", "-p", "x"]).unwrap();

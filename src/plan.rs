@@ -123,6 +123,35 @@ pub fn rbd_flushes(
     Ok(())
 }
 
+/// The rules of a RADOS job, over its config: what an agent checks of a job
+/// a controller sent before it runs it (the controller's own flags were
+/// checked the same way).
+pub fn rados_job(c: &crate::bench::RadosConfig) -> Result<(), String> {
+    let src = Source::Flags;
+    block_size(src, "block-size", c.block_size)?;
+    if c.object_size % c.block_size != 0 {
+        return Err("--object-size is not a multiple of --block-size".into());
+    }
+    in_range(
+        src,
+        "concurrent-ios",
+        c.concurrency as u64,
+        1,
+        MAX_IN_FLIGHT,
+    )?;
+    crate::names::validate_namespace(&c.namespace)
+}
+
+/// The rules of an RBD job, over its config (see [`rados_job`]).
+pub fn rbd_job(c: &crate::bench::RbdConfig) -> Result<(), String> {
+    let src = Source::Flags;
+    block_size(src, "bs", c.bs)?;
+    in_range(src, "iodepth", c.iodepth as u64, 1, MAX_IN_FLIGHT)?;
+    in_range(src, "numjobs", c.numjobs as u64, 1, MAX_NUMJOBS)?;
+    in_range(src, "rwmix-read", c.rwmix_read, 0, 100)?;
+    rbd_flushes(src, c.mode, c.rwmix_read, c.iodepth as u64, c.fsync_every)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

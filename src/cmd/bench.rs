@@ -72,22 +72,31 @@ async fn run_group(
     finish_group(outcome, g)
 }
 
+/// Prints `result` on stdout in the chosen format; `text_trailer` is one
+/// more line for the text report only.
+fn print(
+    result: &cephbench::result::BenchResult,
+    g: &Globals,
+    text_trailer: Option<String>,
+) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    let view = View {
+        verbose: g.verbose,
+        long: false,
+    };
+    g.format.reporter_for(view).render(result, &mut out)?;
+    if let (Some(line), Format::Text) = (text_trailer, g.format) {
+        writeln!(out, "{line}")?;
+    }
+    out.flush()
+}
+
 /// Prints the report and turns the outcome into an exit code.
 fn finish(outcome: bench::Outcome, g: &Globals) -> anyhow::Result<ExitCode> {
-    let (format, verbose) = (g.format, g.verbose);
-    let mut out = std::io::stdout().lock();
-    format
-        .reporter_for(View {
-            verbose,
-            long: false,
-        })
-        .render(&outcome.result, &mut out)?;
-    if let Some(n) = outcome.cleaned {
-        if format == Format::Text {
-            writeln!(out, "\nRemoved {n} objects written by this run.")?;
-        }
-    }
-    out.flush()?;
+    let removed = outcome
+        .cleaned
+        .map(|n| format!("\nRemoved {n} objects written by this run."));
+    print(&outcome.result, g, removed)?;
     if let Some(hint) = &outcome.leftovers {
         eprintln!("cephbench: warning: this run left objects behind; remove them with `{hint}`");
     }
@@ -102,15 +111,7 @@ fn finish(outcome: bench::Outcome, g: &Globals) -> anyhow::Result<ExitCode> {
 /// Prints a group run's merged report; agents without a result fail the
 /// command (exit 1) after the report, each named on stderr.
 fn finish_group(outcome: cephbench::group::GroupOutcome, g: &Globals) -> anyhow::Result<ExitCode> {
-    let (format, verbose) = (g.format, g.verbose);
-    let mut out = std::io::stdout().lock();
-    format
-        .reporter_for(View {
-            verbose,
-            long: false,
-        })
-        .render(&outcome.result, &mut out)?;
-    out.flush()?;
+    print(&outcome.result, g, None)?;
     let mut bad: Vec<String> = Vec::new();
     for (a, why) in outcome.missing.iter().chain(outcome.failed.iter()) {
         eprintln!("cephbench: warning: agent {a}: {why}");

@@ -218,8 +218,15 @@ async fn serve(
                             }
                             Ok(Message::Job(job)) => {
                                 last_activity = Instant::now();
+                                let invalid = job.spec.check().err();
                                 match job.assignments.iter().find(|a| a.agent == me.id) {
                                     None => Some(Reply::NotAssigned { agent: me.id.clone() }),
+                                    Some(_) if invalid.is_some() => Some(Reply::JobDone {
+                                        agent: me.id.clone(),
+                                        result_object: None,
+                                        measured_start_unix_ns: None,
+                                        error: invalid.map(|e| format!("the job is not valid: {e}")),
+                                    }),
                                     Some(_) if running.is_some() || leaving => Some(Reply::JobDone {
                                         agent: me.id.clone(),
                                         result_object: None,

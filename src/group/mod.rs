@@ -152,6 +152,20 @@ pub fn agent_image(image_base: &str, agent: &str) -> String {
 }
 
 impl JobSpec {
+    /// Checks the job by the rules its flags were checked by
+    /// ([`crate::plan`]): an agent runs nothing a controller of another
+    /// version, or a bad actor with write access to the pool, could not
+    /// have asked for on the command line.
+    pub fn check(&self) -> Result<(), String> {
+        match self {
+            JobSpec::Rados(c) => crate::plan::rados_job(c),
+            JobSpec::Rbd(c) | JobSpec::RbdOwnImage { cfg: c, .. } => crate::plan::rbd_job(c),
+            JobSpec::Prepare(p) => {
+                crate::plan::block_size(crate::plan::Source::Flags, "bs", p.bs).map(|_| ())
+            }
+        }
+    }
+
     /// The run name the clients' run names derive from (rbd: `rbd`).
     pub fn run_name(&self) -> &str {
         match self {
