@@ -6,8 +6,8 @@ PAIRS, SECS, QUICK (1 = CI subset), LONG (seconds of the long run of the RSS che
 MEMORY_ONLY (1 = only the RSS check), OUT (JSON path), IMAGE_SIZE (MiB), STORE (label for the table),
 BASELINE (another cephbench binary, e.g. an older build: added as a peer of every workload, so
 before/after come from one run), ONLY (regex: run only the workloads whose name matches).
-Every tool runs under /usr/bin/time -f '%U %S %M': client CPU seconds and peak RSS come from
-the process's own rusage. SHORT (seconds, default SECS/5): each pair also runs every tool for
+Every tool's client CPU seconds (user + sys) and peak RSS come from its own rusage, read with
+wait4(2) (microseconds; /usr/bin/time rounds to 10 ms, 1-2 % of a short run's CPU). SHORT (seconds, default SECS/5): each pair also runs every tool for
 SHORT seconds, and the steady-state CPU per op is (CPU of the SECS run - CPU of the SHORT run) /
 (ops of the SECS run - ops of the SHORT run): start-up, connect, probes and teardown cancel out.
 """
@@ -47,12 +47,17 @@ def sh(cmd, env=None, check=True, timeout=None):
 
 
 def timed(cmd, env=None, secs=None):
-    """Runs cmd (a run of `secs`, default SECS) under /usr/bin/time; returns (stdout, cpu_s, rss_kib)."""
-    tf = os.path.join(TMP, "time")
-    p = sh(["/usr/bin/time", "-o", tf, "-f", "%U %S %M", "timeout", str((secs or SECS) * 4 + 120)] + cmd,
-           env=env)
-    u, s, m = open(tf).read().split()[-3:]
-    return p.stdout, float(u) + float(s), int(m)
+    """Runs cmd (a run of `secs`, default SECS) under `timeout`; returns (stdout, cpu_s, rss_kib) from the
+    rusage wait4(2) gives for it (its own and every descendant's it waited for: `timeout` waits for cmd)."""
+    with tempfile.TemporaryFile(mode="w+") as out, tempfile.TemporaryFile(mode="w+") as err:
+        p = subprocess.Popen(["timeout", str((secs or SECS) * 4 + 120)] + cmd, stdout=out, stderr=err, env=env)
+        _, status, ru = os.wait4(p.pid, 0)
+        p.returncode = rc = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
+        out.seek(0), err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    if rc != 0:
+        raise SystemExit(f"bench: {' '.join(cmd)} failed ({rc}): {stderr.strip()[-800:]}")
+    return stdout, ru.ru_utime + ru.ru_stime, ru.ru_maxrss
 
 
 def ceph(*a, check=True):
@@ -123,7 +128,10 @@ def fio(engine, rw, bs, qd, target, secs=None):
     if engine == "rbd":
         args += [f"--pool={BPOOL}", f"--rbdname={target}", "--direct=1"]
     else:
-        args += [f"--pool={RPOOL}", f"--conf={FIO_CONF}", f"--filename={target}", f"--size={64 if bs <= 65536 else 256}M"]
+        # One object (fio's rados engine puts every op of a job on its one "file"), no larger than the OSD's
+        # osd_max_object_size (128 MiB by default): fio never reads an op's return value, so writes past it
+        # fail with EFBIG and still count as done (a 256 MiB object once made fio look 1.6x faster at 4 MiB).
+        args += [f"--pool={RPOOL}", f"--conf={FIO_CONF}", f"--filename={target}", f"--size={64 if bs <= 65536 else 128}M"]
     env = dict(os.environ, CEPH_CONF=FIO_CONF)
     out, cpu, rss = timed(args, env=env, secs=secs)
     v = json.loads(out[out.index("{"):])
@@ -162,9 +170,9 @@ def workloads():
             "fio rados": lambda c, secs, qd=qd: fio("rados", "write", K4, qd, "cbperf_fio_w", secs=secs),
             "bare aio": lambda c, secs, qd=qd: bare("write", K4, qd, "bw", secs=secs),
         }
-        if qd == 16:  # the cost of telemetry: the same run with it off
-            peers[NO_TEL] = lambda c, secs: cephbench_rados("write", K4, 16, "cbw", secs=secs,
-                                                            extra=["--no-telemetry"])
+        # The cost of telemetry: the same run with it off (at QD1 its per-second work weighs most per op).
+        peers[NO_TEL] = lambda c, secs, qd=qd: cephbench_rados("write", K4, qd, "cbw", secs=secs,
+                                                               extra=["--no-telemetry"])
         w.append((f"RADOS 4K write QD{qd}",
                   lambda secs, qd=qd, b=None: cephbench_rados("write", K4, qd, "cbw", secs=secs, binary=b),
                   peers, SECS))
@@ -284,44 +292,69 @@ NO_VERIFY, FULL_VERIFY = "cephbench --no-verify", "cephbench --verify=full"
 OWN = ("bare aio", NO_TEL, "cephbench baseline", NO_VERIFY, FULL_VERIFY)  # rows that are not peers
 
 
+def judge(lo, hi, ok):
+    """A target judged on the spread of the pairs, not their median alone: "met" when every pair meets it
+    (`ok(lo)` and `ok(hi)`), "NOT met" when none does, "not resolved" when the pairs fall on both sides, which
+    is what a 2-5 % target looks like on a machine whose pairs spread by +-10 %. For a one-sided target the
+    worse end decides met and the better end NOT met."""
+    good = [ok(x) for x in (lo, hi) if x is not None]
+    if not good:
+        return "n/a"
+    return "met" if all(good) else "NOT met" if not any(good) else "not resolved"
+
+
 def verdicts(rows, mem):
-    """The issue's targets, each with the measured value and whether it is met."""
+    """The issue's targets, each with the measured value and its verdict (see judge)."""
     out = []
-    peers = [r for r in rows if r["peer"] not in OWN]
+
+    def add(target, verdict, value):
+        out.append(dict(target=target, verdict=verdict, met={"met": True, "NOT met": False}.get(verdict),
+                        value=value))
+
+    def every(rs, lo_hi, ok):
+        """One verdict over rows: NOT met if a row misses in every pair, met if every row meets in every pair."""
+        vs = [judge(*lo_hi(r), ok) for r in rs]
+        return "NOT met" if "NOT met" in vs else "met" if all(v == "met" for v in vs) else "not resolved"
+
+    peers = [r for r in rows if r["peer"] not in OWN and r["iops_ratio"] is not None]
     if peers:
         # Against the best peer of each workload: the row with the lowest ratio.
-        worst = min(peers, key=lambda r: r["iops_ratio"] or 0)
-        out.append(dict(target="IOPS >= 0.98x the best peer on every workload",
-                        met=(worst["iops_ratio"] or 0) >= 0.98,
-                        value=f"lowest {f(worst['iops_ratio'])} ({worst['workload']} vs {worst['peer']})"))
+        worst = min(peers, key=lambda r: r["iops_ratio"])
+        lo, hi = worst["iops_range"]
+        add("IOPS >= 0.98x the best peer on every workload", every(peers, lambda r: r["iops_range"], lambda x: x >= 0.98),
+            f"lowest median {f(worst['iops_ratio'])} ({worst['workload']} vs {worst['peer']}; pairs {f(lo)} to {f(hi)})")
     floor = [r for r in rows if r["peer"] == "bare aio" and r["steady_ratio"] is not None]
     if floor:
         # The floor: a bare aio loop on the same library; librados's and librbd's own threads do most of
         # the client's work, so no tool built on them goes below it.
         worst = max(floor, key=lambda r: r["steady_ratio"])
         lo, hi = worst["steady_range"]
-        out.append(dict(target="steady-state CPU per op <= 1.05x the bare aio loop on every workload",
-                        met=worst["steady_ratio"] <= 1.05,
-                        value=f"highest {worst['steady_ratio']:.2f}x ({worst['workload']}: "
-                              f"{f(worst['steady_us_cb'], 1)} vs {f(worst['steady_us_peer'], 1)} us/op; "
-                              f"pairs {f(lo)} to {f(hi)})"))
+        add("steady-state CPU per op <= 1.05x the bare aio loop on every workload",
+            every(floor, lambda r: r["steady_range"], lambda x: x <= 1.05),
+            f"highest median {worst['steady_ratio']:.2f}x ({worst['workload']}: {f(worst['steady_us_cb'], 1)} vs "
+            f"{f(worst['steady_us_peer'], 1)} us/op; pairs {f(lo)} to {f(hi)})")
     for r in rows:
         if r["workload"].endswith(" QD1") and r["peer"] == "bare aio" and r["mean_us_cb"] is not None:
-            d = r["mean_diff_us"]
-            out.append(dict(target="QD1 mean latency within 5 us of the bare aio loop", met=abs(d) <= 5,
-                            value=f"{d:+.1f} us, median of per-pair differences ({r['workload']})"))
+            d, (lo, hi) = r["mean_diff_us"], r["mean_diff_range_us"]
+            # Two-sided: NOT met only when every pair is off by more than 5 us on the same side.
+            v = judge(lo, hi, lambda x: abs(x) <= 5)
+            if v == "NOT met" and lo < -5 < 5 < hi:
+                v = "not resolved"
+            add("QD1 mean latency within 5 us of the bare aio loop", v,
+                f"{d:+.1f} us, median of per-pair differences ({r['workload']}; pairs {lo:+.1f} to {hi:+.1f})")
         if r["peer"] == NO_TEL and r["iops_ratio"]:
             cost = (1 - r["iops_ratio"]) * 100
-            out.append(dict(target="telemetry costs <= 2% IOPS", met=cost <= 2,
-                            value=f"{cost:+.1f}% (IOPS on/off {r['iops_ratio']:.3f}, {r['workload']})"))
+            lo, hi = r["iops_range"]
+            add("telemetry costs <= 2% IOPS", judge(lo, hi, lambda x: x >= 0.98),
+                f"{cost:+.1f}% (IOPS on/off {r['iops_ratio']:.3f}, pairs {f(lo, 3)} to {f(hi, 3)}, {r['workload']})")
         if r["peer"] in (NO_VERIFY, FULL_VERIFY) and r["cpu_per_kop_peer"]:
             # Not a target: what checking reads costs, stated (docs/usage.md, "Reads are checked").
             x = r["cpu_per_kop_cb"] / r["cpu_per_kop_peer"]
-            out.append(dict(target=f"read check: CPU per op, stamp (default) / {r['peer'].split()[1]}",
-                            met=None, value=f"{x:.3f} (IOPS ratio {f(r['iops_ratio'], 3)}, {r['workload']})"))
+            add(f"read check: CPU per op, stamp (default) / {r['peer'].split()[1]}", "measured",
+                f"{x:.3f} (IOPS ratio {f(r['iops_ratio'], 3)}, {r['workload']})")
     if mem:
-        out.append(dict(target="RSS flat in run length (long/short <= 1.10)", met=mem["ratio"] <= 1.10,
-                        value=f"{mem['ratio']:.3f} ({mem['long_secs']} s vs {mem['short_secs']} s)"))
+        add("RSS flat in run length (long/short <= 1.10)", "met" if mem["ratio"] <= 1.10 else "NOT met",
+            f"{mem['ratio']:.3f} ({mem['long_secs']} s vs {mem['short_secs']} s)")
     return out
 
 
@@ -353,6 +386,7 @@ def main():
                     workload=name, peer=peer,
                     iops_cb=med(c["iops"] for c, _ in pairs), iops_peer=med(p["iops"] for _, p in pairs),
                     iops_ratio=med(ratio(c["iops"], p["iops"]) for c, p in pairs),
+                    iops_range=spread(ratio(c["iops"], p["iops"]) for c, p in pairs),
                     mean_ratio=med(ratio(c["mean_us"], p["mean_us"]) for c, p in pairs),
                     mean_us_cb=med(c["mean_us"] for c, _ in pairs), mean_us_peer=med(p["mean_us"] for _, p in pairs),
                     mean_diff_us=med(diff(c["mean_us"], p["mean_us"]) for c, p in pairs),
@@ -405,8 +439,7 @@ def main():
     if targets:
         print("\nTargets (issue #19" + ("; a --quick run is too short to judge them" if QUICK else "") + "):")
         for t in targets:
-            verdict = "measured" if t["met"] is None else "met" if t["met"] else "NOT met"
-            print(f"- {t['target']}: {t['value']} -> {verdict}")
+            print(f"- {t['target']}: {t['value']} -> {t['verdict']}")
     elapsed = time.time() - t0
     print(f"\n(bench took {elapsed:.0f} s)")
     doc = dict(store=STORE, pairs=PAIRS, secs=SECS, short_secs=SHORT, quick=QUICK, rows=rows, memory=mem, targets=targets,

@@ -13,14 +13,14 @@
 # SHORT (default SECS/5): every pair also runs each tool for SHORT s, and the steady-state CPU per op
 # is (CPU of the SECS run - CPU of the SHORT run) / (ops of the one - ops of the other), beside the
 # whole process's CPU / ops.
-# The RADOS 4K write QD16 workload also pairs cephbench with `cephbench --no-telemetry` (the cost of
+# The RADOS 4K write workloads (QD1, QD16) also pair cephbench with `cephbench --no-telemetry` (the cost of
 # telemetry). Memory: peak RSS of a 10 s run against a long run, --long SECS (default 600; 0 skips);
 # --memory runs only that check. --baseline BIN adds another cephbench binary (e.g. a build of main)
 # as a peer of every workload: before/after from one run. --only REGEX runs the matching workloads.
 # --debug-build uses the debug binaries (as `cargo build` leaves them) instead of a release build.
 # --quick (CI, ~35 s): 1 pair, 2 s (and 1 s), two workloads, two peers, no memory check; asserts
 # nothing about speed, fails on any script or tool error. The table ends with the targets, met or NOT met.
-# Needs python3, fio, /usr/bin/time (containers/install-deps.sh installs them).
+# Needs python3 and fio (containers/install-deps.sh installs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,7 +42,7 @@ while [[ $# -gt 0 ]]; do
     esac
     shift
 done
-for t in python3 fio /usr/bin/time rados rbd ceph; do
+for t in python3 fio timeout rados rbd ceph; do
     command -v "$t" >/dev/null || { echo "perf/run.sh: $t missing; run containers/install-deps.sh" >&2; exit 2; }
 done
 

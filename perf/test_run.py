@@ -51,17 +51,72 @@ class SteadyStateCpu(unittest.TestCase):
         self.assertIsNone(c["steady_us"])
 
     def test_the_bare_loop_target_is_judged_on_the_steady_ratio(self):
-        rows = [dict(workload="RADOS 4K write QD16", peer="bare aio", iops_ratio=1.0, steady_ratio=1.08,
-                     steady_range=(1.02, 1.12), steady_us_cb=80.0, steady_us_peer=74.0, mean_us_cb=None,
-                     cpu_per_kop_cb=1.0, cpu_per_kop_peer=1.0),
-                dict(workload="RADOS 4K write QD16", peer="rados bench", iops_ratio=0.99, steady_ratio=1.01,
-                     steady_range=(1.0, 1.02), steady_us_cb=80.0, steady_us_peer=79.0, mean_us_cb=None,
-                     cpu_per_kop_cb=1.0, cpu_per_kop_peer=1.0)]
+        rows = [row("bare aio", iops=(1.0, (0.99, 1.01)), steady=(1.08, (1.06, 1.12))),
+                row("rados bench", iops=(0.99, (0.985, 1.0)), steady=(1.01, (1.0, 1.02)))]
         t = {v["target"]: v for v in run.verdicts(rows, None)}
-        cpu = t["steady-state CPU per op <= 1.05x the bare aio loop on every workload"]
-        self.assertFalse(cpu["met"])
+        cpu = t[CPU]
+        self.assertEqual((cpu["verdict"], cpu["met"]), ("NOT met", False), "every pair above 1.05x")
         self.assertIn("1.08x", cpu["value"])
-        self.assertTrue(t["IOPS >= 0.98x the best peer on every workload"]["met"])
+        self.assertEqual(t[IOPS]["verdict"], "met")
+        self.assertTrue(t[IOPS]["met"])
+
+
+CPU = "steady-state CPU per op <= 1.05x the bare aio loop on every workload"
+IOPS = "IOPS >= 0.98x the best peer on every workload"
+
+
+def row(peer, iops, steady, workload="RADOS 4K write QD16"):
+    """A table row with (median, (lowest, highest pair)) of the IOPS and steady CPU ratios."""
+    return dict(workload=workload, peer=peer, iops_ratio=iops[0], iops_range=iops[1], steady_ratio=steady[0],
+                steady_range=steady[1], steady_us_cb=80.0, steady_us_peer=80.0 / steady[0], mean_us_cb=None,
+                cpu_per_kop_cb=1.0, cpu_per_kop_peer=1.0)
+
+
+class Verdicts(unittest.TestCase):
+    def test_pairs_on_both_sides_of_a_target_do_not_resolve_it(self):
+        # The median alone would say "met" (0.99) or "NOT met" (1.08): the pairs say the machine cannot tell.
+        t = {v["target"]: v for v in run.verdicts([row("bare aio", (0.99, (0.85, 1.12)), (1.08, (0.9, 1.3)))], None)}
+        self.assertEqual(t[CPU]["verdict"], "not resolved")
+        self.assertIsNone(t[CPU]["met"])
+        self.assertIn("pairs 0.90 to 1.30", t[CPU]["value"])
+
+    def test_one_row_missing_in_every_pair_fails_the_target_for_every_workload(self):
+        rows = [row("rados bench", (1.0, (0.99, 1.02)), (1.0, (1.0, 1.0))),
+                row("fio rados", (0.9, (0.88, 0.95)), (1.0, (1.0, 1.0)), workload="RADOS 4M write QD16"),
+                row("rbd bench", (1.0, (0.9, 1.1)), (1.0, (1.0, 1.0)), workload="RBD 4K randread QD32")]
+        t = {v["target"]: v for v in run.verdicts(rows, None)}
+        self.assertEqual(t[IOPS]["verdict"], "NOT met")
+        self.assertIn("RADOS 4M write QD16 vs fio rados", t[IOPS]["value"])
+        rows[1] = row("fio rados", (0.99, (0.97, 1.01)), (1.0, (1.0, 1.0)), workload="RADOS 4M write QD16")
+        self.assertEqual({v["target"]: v for v in run.verdicts(rows, None)}[IOPS]["verdict"], "not resolved")
+
+    def test_qd1_latency_is_two_sided(self):
+        qd1 = dict(row("bare aio", (1.0, (1.0, 1.0)), (1.0, (1.0, 1.0)), workload="RADOS 4K write QD1"),
+                   mean_us_cb=2500.0)
+        target = "QD1 mean latency within 5 us of the bare aio loop"
+        for d, lo_hi, want in ((1.0, (-3.0, 4.0), "met"), (300.0, (270.0, 340.0), "NOT met"),
+                               (-200.0, (-400.0, -20.0), "NOT met"), (10.0, (-300.0, 400.0), "not resolved"),
+                               (3.0, (-2.0, 40.0), "not resolved")):
+            qd1.update(mean_diff_us=d, mean_diff_range_us=lo_hi)
+            t = {v["target"]: v for v in run.verdicts([qd1], None)}
+            self.assertEqual(t[target]["verdict"], want, (d, lo_hi))
+
+
+class ClientCpu(unittest.TestCase):
+    def test_cpu_is_the_tools_own_through_timeout_with_microseconds(self):
+        # ~0.3 s of CPU in a grandchild (timeout -> sh -> python3): wait4 on timeout counts it.
+        out, cpu, rss = run.timed(["sh", "-c", "python3 -c 'import time\nt=time.process_time()\n"
+                                   "while time.process_time()-t<0.3: pass\nprint(42)'"], secs=5)
+        self.assertEqual(out.strip(), "42")
+        self.assertGreater(cpu, 0.28)
+        self.assertLess(cpu, 2.0)
+        self.assertNotAlmostEqual(cpu * 100, round(cpu * 100), places=6, msg="not rounded to 10 ms")
+        self.assertGreater(rss, 1000, "peak RSS in KiB")
+
+    def test_a_failed_tool_stops_the_bench(self):
+        with self.assertRaises(SystemExit) as e:
+            run.timed(["sh", "-c", "echo boom >&2; exit 3"], secs=5)
+        self.assertIn("failed (3): boom", str(e.exception))
 
 
 if __name__ == "__main__":

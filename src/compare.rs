@@ -121,17 +121,13 @@ impl From<&BenchResult> for Source {
             notes: Vec::new(),
             osds: osd_evidence(&[r]),
             per_run: Vec::new(),
-            ram_per_osd_bytes: r.pool.as_ref().and_then(ram_per_osd),
+            ram_per_osd_bytes: r
+                .pool
+                .as_ref()
+                .and_then(|p| p.ram_per_osd())
+                .map(|m| m.per_osd),
         }
     }
-}
-
-/// The RAM one OSD of the pool holds: the measured total (resident sets)
-/// over the OSD count, else the configured targets'.
-pub fn ram_per_osd(p: &crate::result::PoolSettings) -> Option<f64> {
-    let n = p.osd_memory_target.len();
-    let total = p.memory_measured_bytes.or(p.memory_held_bytes)?;
-    (n > 0 && total > 0).then(|| total as f64 / n as f64)
 }
 
 /// The comparison row of seed 000's figure, IOPS per GiB one OSD holds.

@@ -155,6 +155,46 @@ pub struct PoolSettings {
     pub memory_measured_bytes: Option<u64>,
 }
 
+/// The RAM one OSD of a pool holds (seed 000's cost figure): the pool's
+/// OSDs' total over their count.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RamPerOsd {
+    /// The OSDs' total, bytes.
+    pub total: u64,
+    /// One OSD's share, bytes.
+    pub per_osd: f64,
+    /// Whether the total is their resident sets, measured here (else the sum
+    /// of their `osd_memory_target`).
+    pub measured: bool,
+}
+
+impl PoolSettings {
+    /// The RAM one OSD of the pool holds: measured when every OSD of the pool
+    /// runs on this host, else as configured (`osd_memory_target`); `None`
+    /// when neither is known.
+    pub fn ram_per_osd(&self) -> Option<RamPerOsd> {
+        match self.memory_measured_bytes {
+            Some(m) => self.share(m, true),
+            None => self.configured_ram_per_osd(),
+        }
+    }
+
+    /// The RAM one OSD of the pool is configured to hold (the sum of their
+    /// `osd_memory_target` over their count), measured or not.
+    pub fn configured_ram_per_osd(&self) -> Option<RamPerOsd> {
+        self.share(self.memory_held_bytes?, false)
+    }
+
+    fn share(&self, total: u64, measured: bool) -> Option<RamPerOsd> {
+        let n = self.osd_memory_target.len();
+        (n > 0 && total > 0).then(|| RamPerOsd {
+            total,
+            per_osd: total as f64 / n as f64,
+            measured,
+        })
+    }
+}
+
 /// One OSD's configured memory target.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OsdMemory {

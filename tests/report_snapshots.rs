@@ -362,6 +362,33 @@ fn text_report_interrupted_with_error() {
     insta::assert_snapshot!(render(Format::Text, &r));
 }
 
+/// Seed 000's cost line (IOPS over the RAM one OSD holds) and the per-OSD
+/// RAM beside each drive: measured when the OSDs run on this host, else
+/// their `osd_memory_target`, and said which.
+#[test]
+fn text_report_cost_line() {
+    let mut out = String::new();
+    for rss in [None, Some(1 << 30)] {
+        let mut r = fixture();
+        r.pool = Some(common::pool_of_three(rss));
+        let text = render(Format::Text, &r);
+        // The OSDs' drive rows down to the cost line, with its continuation.
+        let mut seen_cost = false;
+        for line in text
+            .lines()
+            .skip_while(|l| !l.starts_with("  osd.0: class"))
+        {
+            if seen_cost && !line.starts_with("    ") {
+                break;
+            }
+            seen_cost |= line.starts_with("  Cost (seed 000)");
+            out += line;
+            out.push('\n');
+        }
+    }
+    insta::assert_snapshot!(out);
+}
+
 #[test]
 fn json_report_round_trips_and_matches_schema() {
     let text = render(Format::Json, &fixture());

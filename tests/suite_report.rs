@@ -62,25 +62,7 @@ fn job(name: &str, op: &str, iops: f64, bs: u64, mean_ms: f64, p99_ms: f64) -> J
 }
 
 fn pool() -> PoolSettings {
-    PoolSettings {
-        name: "rbd-vm".into(),
-        id: 3,
-        size: 3,
-        min_size: 2,
-        pg_num: 32,
-        crush_rule: "replicated_rule".into(),
-        device_classes: vec!["ssd".into()],
-        osds: vec![0, 1, 2],
-        osd_memory_target: (0..3)
-            .map(|osd| OsdMemory {
-                osd,
-                bytes: 4 << 30,
-                rss_bytes: None,
-            })
-            .collect(),
-        memory_held_bytes: Some(12 << 30),
-        memory_measured_bytes: None,
-    }
+    common::pool_of_three(None)
 }
 
 fn result(jobs: Vec<JobReport>, rw: &str, bs: u64, qd: u64, fsync: Option<u64>) -> BenchResult {

@@ -212,27 +212,22 @@ fn render_clients(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
 /// Seed 000's figure for one run: its IOPS over the RAM one OSD of the pool
 /// holds (measured when every OSD of the pool runs on this host).
 fn cost_line(r: &BenchResult) -> Option<String> {
-    let p = r.pool.as_ref()?;
-    let n = p.osd_memory_target.len();
-    let (total, how) = match (p.memory_measured_bytes, p.memory_held_bytes) {
-        (Some(m), _) => (m, "resident, measured"),
-        (None, Some(h)) => (h, "osd_memory_target; not measured here"),
-        _ => return None,
+    let ram = r.pool.as_ref()?.ram_per_osd()?;
+    let how = if ram.measured {
+        "resident, measured"
+    } else {
+        "osd_memory_target; not measured here"
     };
-    if n == 0 || total == 0 {
-        return None;
-    }
     let iops: f64 = r
         .jobs
         .iter()
         .filter(|j| j.op != "flush")
         .map(|j| j.iops)
         .sum();
-    let one = total as f64 / n as f64;
     Some(format!(
         "Cost (seed 000): {iops:.0} IOPS / one OSD's {} ({how}) = {:.0} IOPS per GiB",
-        fmt_bytes(one.round() as u64),
-        iops / (one / f64::from(1u32 << 30))
+        fmt_bytes(ram.per_osd.round() as u64),
+        iops / (ram.per_osd / f64::from(1u32 << 30))
     ))
 }
 

@@ -283,8 +283,7 @@ pub fn summarize(
     pool: Option<&crate::result::PoolSettings>,
     aggregate: Aggregate,
 ) -> Summary {
-    let held = pool.and_then(|p| p.memory_held_bytes);
-    let (measured, per_osd, source) = ram_per_osd(held, pool, runs);
+    let (measured, per_osd, source) = ram_per_osd(pool, runs);
     let mut rows = Vec::new();
     for job in job_order {
         let mut ops: Vec<String> = Vec::new();
@@ -335,7 +334,7 @@ pub fn summarize(
         }
         .into(),
         spread_limit_pct: SPREAD_LIMIT_PCT,
-        memory_held_bytes: held,
+        memory_held_bytes: pool.and_then(|p| p.memory_held_bytes),
         memory_measured_bytes: measured,
         ram_per_osd_bytes: per_osd,
         ram_source: source.map(str::to_string),
@@ -348,25 +347,20 @@ pub fn summarize(
 /// the runs whose every OSD was measured (the OSDs grow as they cache), over
 /// that run's OSD count; else the configured targets over theirs.
 fn ram_per_osd(
-    held: Option<u64>,
     pool: Option<&crate::result::PoolSettings>,
     runs: &[RunEntry],
 ) -> (Option<u64>, Option<f64>, Option<&'static str>) {
     let measured = runs
         .iter()
-        .filter_map(|r| {
-            let p = r.result.pool.as_ref()?;
-            Some((p.memory_measured_bytes?, p.osd_memory_target.len()))
-        })
-        .filter(|(b, n)| *b > 0 && *n > 0)
-        .max_by_key(|(b, _)| *b);
-    if let Some((b, n)) = measured {
-        return (Some(b), Some(b as f64 / n as f64), Some("measured"));
+        .filter_map(|r| r.result.pool.as_ref()?.ram_per_osd())
+        .filter(|m| m.measured)
+        .max_by_key(|m| m.total);
+    if let Some(m) = measured {
+        return (Some(m.total), Some(m.per_osd), Some("measured"));
     }
-    let n = pool.map_or(0, |p| p.osd_memory_target.len());
-    match held {
-        Some(h) if h > 0 && n > 0 => (None, Some(h as f64 / n as f64), Some("osd_memory_target")),
-        _ => (None, None, None),
+    match pool.and_then(|p| p.configured_ram_per_osd()) {
+        Some(m) => (None, Some(m.per_osd), Some("osd_memory_target")),
+        None => (None, None, None),
     }
 }
 

@@ -372,3 +372,30 @@ pub fn up_slow_flush_rig(
     }
     down
 }
+
+/// A size-3 pool on osd.0-2, each with a 4 GiB `osd_memory_target`; with
+/// `rss`, osd.N resident at `rss + N x 100 MiB`, measured (the report
+/// fixtures' pool).
+pub fn pool_of_three(rss: Option<u64>) -> cephbench::result::PoolSettings {
+    use cephbench::result::{OsdMemory, PoolSettings};
+    let rss_of = |osd: i32| rss.map(|b| b + osd as u64 * (100 << 20));
+    PoolSettings {
+        name: "rbd-vm".into(),
+        id: 3,
+        size: 3,
+        min_size: 2,
+        pg_num: 32,
+        crush_rule: "replicated_rule".into(),
+        device_classes: vec!["ssd".into()],
+        osds: vec![0, 1, 2],
+        osd_memory_target: (0..3)
+            .map(|osd| OsdMemory {
+                osd,
+                bytes: 4 << 30,
+                rss_bytes: rss_of(osd),
+            })
+            .collect(),
+        memory_held_bytes: Some(12 << 30),
+        memory_measured_bytes: rss.map(|_| (0..3).filter_map(rss_of).sum()),
+    }
+}
