@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""cephbench against its peers, alternated A B A B on one cluster (called by perf/run.sh).
+"""cephbench against its peers, alternated A B A B and B A B A on one cluster (called by perf/run.sh).
 
 Environment (set by run.sh): CEPH_CONF, CB (cephbench binary), BARE (bare_aio example),
 PAIRS, SECS, QUICK (1 = CI subset), LONG (seconds of the long run of the RSS check, 0 = skip),
@@ -11,12 +11,12 @@ wait4(2) (microseconds; /usr/bin/time rounds to 10 ms, 1-2 % of a short run's CP
 SHORT seconds, and the steady-state CPU per op is (CPU of the SECS run - CPU of the SHORT run) /
 (ops of the SECS run - ops of the SHORT run): start-up, connect, probes and teardown cancel out.
 """
-import json, os, re, statistics, subprocess, sys, tempfile, time
+import json, math, os, re, statistics, subprocess, sys, tempfile, time
 
-CONF = os.environ["CEPH_CONF"]
-CB = os.environ["CB"]
-BARE = os.environ["BARE"]
-PAIRS = int(os.environ.get("PAIRS", "3"))
+CONF = os.environ.get("CEPH_CONF", "")
+CB = os.environ.get("CB", "")
+BARE = os.environ.get("BARE", "")
+PAIRS = int(os.environ.get("PAIRS", "4"))
 SECS = int(os.environ.get("SECS", "10"))
 SHORT = int(os.environ.get("SHORT") or max(1, SECS // 5))
 QUICK = os.environ.get("QUICK") == "1"
@@ -257,15 +257,25 @@ def marginal_us(short, long_):
     return (long_["cpu_s"] - short["cpu_s"]) / d_ops * 1e6
 
 
-def run_pair(ours, theirs, long_s, short_s):
+def run_pair(ours, theirs, long_s, short_s, peer_first=False, hint=None):
     """One A/B pair: each tool's short run (when short_s), then each tool's long run, alternated
-    (A B A B); returns the long runs, each with its steady-state CPU per op (`steady_us`)."""
+    (A B A B, or B A B A with peer_first: the pairs of a row alternate which tool goes first, so a
+    cluster that drifts or favours the second run weighs on both alike); returns the long runs, each
+    with its steady-state CPU per op (`steady_us`). A peer that needs cephbench's run (rbd bench sizes
+    its --io-total from its IOPS) gets `hint`, cephbench's last run, when it goes first."""
     cs = ps = None
-    if short_s:
-        cs = ours(short_s)
-        ps = theirs(cs, short_s)
-    c = ours(long_s)
-    p = theirs(c, long_s)
+    if peer_first:
+        if short_s:
+            ps = theirs(hint, short_s)
+            cs = ours(short_s)
+        p = theirs(hint if cs is None else cs, long_s)
+        c = ours(long_s)
+    else:
+        if short_s:
+            cs = ours(short_s)
+            ps = theirs(cs, short_s)
+        c = ours(long_s)
+        p = theirs(c, long_s)
     c["steady_us"], p["steady_us"] = marginal_us(cs, c), marginal_us(ps, p)
     return c, p
 
@@ -278,14 +288,30 @@ def diff(a, b):
     return None if a is None or b is None else a - b
 
 
-def spread(xs):
-    xs = [x for x in xs if x is not None]
-    return (min(xs), max(xs)) if xs else (None, None)
-
-
 def med(xs):
     xs = [x for x in xs if x is not None]
     return statistics.median(xs) if xs else None
+
+
+def median_ci(xs, level=0.95):
+    """A distribution-free interval of the median of the per-pair figures xs (order statistics, as the sign
+    test makes them): (lo, hi, confidence), the k-th lowest and k-th highest value for the largest k whose
+    confidence is still >= level. Fewer than 6 pairs cannot reach 95 % even with their whole range (2 pairs:
+    50 %, 3: 75 %, 5: 94 %), and the confidence says so; more pairs narrow the interval."""
+    xs = sorted(x for x in xs if x is not None)
+    n = len(xs)
+    if not n:
+        return (None, None, None)
+    below = lambda k: sum(math.comb(n, i) for i in range(k)) / 2 ** n  # P(Binomial(n, 1/2) < k)
+    k = 1
+    while k + 1 <= n // 2 and 1 - 2 * below(k + 1) >= level:
+        k += 1
+    return (xs[k - 1], xs[n - k], 1 - 2 * below(k))
+
+
+def ci_text(ci, p=2, sign="", unit=""):
+    lo, hi, conf = ci
+    return f"median within {lo:{sign}.{p}f} to {hi:{sign}.{p}f}{unit} at {conf:.0%}"
 
 
 NO_VERIFY, FULL_VERIFY = "cephbench --no-verify", "cephbench --verify=full"
@@ -293,10 +319,11 @@ OWN = ("bare aio", NO_TEL, "cephbench baseline", NO_VERIFY, FULL_VERIFY)  # rows
 
 
 def judge(lo, hi, ok):
-    """A target judged on the spread of the pairs, not their median alone: "met" when every pair meets it
-    (`ok(lo)` and `ok(hi)`), "NOT met" when none does, "not resolved" when the pairs fall on both sides, which
-    is what a 2-5 % target looks like on a machine whose pairs spread by +-10 %. For a one-sided target the
-    worse end decides met and the better end NOT met."""
+    """A target judged on the interval of the pairs' median (median_ci), not the median alone: "met" when
+    the whole interval meets it (`ok(lo)` and `ok(hi)`), "NOT met" when none of it does, "not resolved" when
+    it straddles the target, which is what a 2-5 % target looks like on a machine whose pairs spread by
+    +-10 %: more pairs narrow the interval. For a one-sided target the worse end decides met and the better
+    end NOT met."""
     good = [ok(x) for x in (lo, hi) if x is not None]
     if not good:
         return "n/a"
@@ -307,46 +334,51 @@ def verdicts(rows, mem):
     """The issue's targets, each with the measured value and its verdict (see judge)."""
     out = []
 
-    def add(target, verdict, value):
-        out.append(dict(target=target, verdict=verdict, met={"met": True, "NOT met": False}.get(verdict),
-                        value=value))
+    def add(target, verdict, value, conf=None):
+        met = {"met": True, "NOT met": False}.get(verdict)
+        if met is not None and conf is not None and conf < 0.9:
+            # Fewer than 5 pairs: say how sure (the JSON keeps met/NOT met; `confidence` beside it).
+            verdict += f" ({conf:.0%} sure; 6 pairs or more for 95%)"
+        out.append(dict(target=target, verdict=verdict, met=met, confidence=conf, value=value))
 
-    def every(rs, lo_hi, ok):
-        """One verdict over rows: NOT met if a row misses in every pair, met if every row meets in every pair."""
-        vs = [judge(*lo_hi(r), ok) for r in rs]
+    def every(rs, ci, ok):
+        """One verdict over rows: NOT met if a row's whole interval misses, met if every row's meets."""
+        vs = [judge(*r[ci][:2], ok) for r in rs]
         return "NOT met" if "NOT met" in vs else "met" if all(v == "met" for v in vs) else "not resolved"
 
+    pairs = lambda r: f"{r['pairs']} pairs"
     peers = [r for r in rows if r["peer"] not in OWN and r["iops_ratio"] is not None]
     if peers:
         # Against the best peer of each workload: the row with the lowest ratio.
         worst = min(peers, key=lambda r: r["iops_ratio"])
-        lo, hi = worst["iops_range"]
-        add("IOPS >= 0.98x the best peer on every workload", every(peers, lambda r: r["iops_range"], lambda x: x >= 0.98),
-            f"lowest median {f(worst['iops_ratio'])} ({worst['workload']} vs {worst['peer']}; pairs {f(lo)} to {f(hi)})")
+        add("IOPS >= 0.98x the best peer on every workload", every(peers, "iops_ci", lambda x: x >= 0.98),
+            f"lowest median {f(worst['iops_ratio'])} ({worst['workload']} vs {worst['peer']}; "
+            f"{ci_text(worst['iops_ci'])}, {pairs(worst)})", min(r["iops_ci"][2] for r in peers))
     floor = [r for r in rows if r["peer"] == "bare aio" and r["steady_ratio"] is not None]
     if floor:
         # The floor: a bare aio loop on the same library; librados's and librbd's own threads do most of
         # the client's work, so no tool built on them goes below it.
         worst = max(floor, key=lambda r: r["steady_ratio"])
-        lo, hi = worst["steady_range"]
         add("steady-state CPU per op <= 1.05x the bare aio loop on every workload",
-            every(floor, lambda r: r["steady_range"], lambda x: x <= 1.05),
+            every(floor, "steady_ci", lambda x: x <= 1.05),
             f"highest median {worst['steady_ratio']:.2f}x ({worst['workload']}: {f(worst['steady_us_cb'], 1)} vs "
-            f"{f(worst['steady_us_peer'], 1)} us/op; pairs {f(lo)} to {f(hi)})")
+            f"{f(worst['steady_us_peer'], 1)} us/op; {ci_text(worst['steady_ci'])}, {pairs(worst)})",
+            min(r["steady_ci"][2] for r in floor))
     for r in rows:
         if r["workload"].endswith(" QD1") and r["peer"] == "bare aio" and r["mean_us_cb"] is not None:
-            d, (lo, hi) = r["mean_diff_us"], r["mean_diff_range_us"]
-            # Two-sided: NOT met only when every pair is off by more than 5 us on the same side.
+            d, (lo, hi, _) = r["mean_diff_us"], r["mean_diff_ci"]
+            # Two-sided: NOT met only when the whole interval is more than 5 us off on one side.
             v = judge(lo, hi, lambda x: abs(x) <= 5)
             if v == "NOT met" and lo < -5 < 5 < hi:
                 v = "not resolved"
             add("QD1 mean latency within 5 us of the bare aio loop", v,
-                f"{d:+.1f} us, median of per-pair differences ({r['workload']}; pairs {lo:+.1f} to {hi:+.1f})")
+                f"{d:+.1f} us, median of per-pair differences ({r['workload']}; "
+                f"{ci_text(r['mean_diff_ci'], 1, '+', ' us')}, {pairs(r)})", r["mean_diff_ci"][2])
         if r["peer"] == NO_TEL and r["iops_ratio"]:
             cost = (1 - r["iops_ratio"]) * 100
-            lo, hi = r["iops_range"]
-            add("telemetry costs <= 2% IOPS", judge(lo, hi, lambda x: x >= 0.98),
-                f"{cost:+.1f}% (IOPS on/off {r['iops_ratio']:.3f}, pairs {f(lo, 3)} to {f(hi, 3)}, {r['workload']})")
+            add("telemetry costs <= 2% IOPS", judge(*r["iops_ci"][:2], lambda x: x >= 0.98),
+                f"{cost:+.1f}% (IOPS on/off {r['iops_ratio']:.3f}, {ci_text(r['iops_ci'], 3)}, {pairs(r)}, "
+                f"{r['workload']})", r["iops_ci"][2])
         if r["peer"] in (NO_VERIFY, FULL_VERIFY) and r["cpu_per_kop_peer"]:
             # Not a target: what checking reads costs, stated (docs/usage.md, "Reads are checked").
             x = r["cpu_per_kop_cb"] / r["cpu_per_kop_peer"]
@@ -356,6 +388,76 @@ def verdicts(rows, mem):
         add("RSS flat in run length (long/short <= 1.10)", "met" if mem["ratio"] <= 1.10 else "NOT met",
             f"{mem['ratio']:.3f} ({mem['long_secs']} s vs {mem['short_secs']} s)")
     return out
+
+
+def summarize(name, peer, pairs):
+    """One table row from the (cephbench, peer) runs of a workload's pairs: medians of the per-pair ratios
+    and, for the targets, the interval of each median (median_ci)."""
+    per_k = lambda r: r["cpu_s"] / r["ops"] * 1000 if r["ops"] else None
+    iops = [ratio(c["iops"], p["iops"]) for c, p in pairs]
+    steady = [ratio(c["steady_us"], p["steady_us"]) for c, p in pairs]
+    mean_diff = [diff(c["mean_us"], p["mean_us"]) for c, p in pairs]
+    return dict(
+        workload=name, peer=peer, pairs=len(pairs),
+        iops_cb=med(c["iops"] for c, _ in pairs), iops_peer=med(p["iops"] for _, p in pairs),
+        iops_ratio=med(iops), iops_ci=median_ci(iops),
+        mean_ratio=med(ratio(c["mean_us"], p["mean_us"]) for c, p in pairs),
+        mean_us_cb=med(c["mean_us"] for c, _ in pairs), mean_us_peer=med(p["mean_us"] for _, p in pairs),
+        mean_diff_us=med(mean_diff), mean_diff_ci=median_ci(mean_diff),
+        p99_ratio=med(ratio(c["p99_us"], p["p99_us"]) for c, p in pairs),
+        cpu_per_kop_cb=med(per_k(c) for c, _ in pairs), cpu_per_kop_peer=med(per_k(p) for _, p in pairs),
+        steady_us_cb=med(c["steady_us"] for c, _ in pairs),
+        steady_us_peer=med(p["steady_us"] for _, p in pairs),
+        steady_ratio=med(steady), steady_ci=median_ci(steady),
+        rss_mib_cb=max(c["rss_kib"] for c, _ in pairs) / 1024,
+        rss_mib_peer=max(p["rss_kib"] for _, p in pairs) / 1024)
+
+
+def report(rows, mem, meta):
+    """Prints the table, the QD1 latency line, the memory check and the targets; returns the targets."""
+    hdr = ("| workload | peer | IOPS cb / peer | IOPS ratio | mean lat ratio | p99 ratio "
+           "| steady CPU us/op cb / peer (ratio) | whole-process CPU s/1k ops cb / peer | peak RSS MiB cb / peer |")
+    lines = [hdr, "|" + "---|" * 9]
+    for r in rows:
+        lines.append(f"| {r['workload']} | {r['peer']} | {f(r['iops_cb'], 0)} / {f(r['iops_peer'], 0)} "
+                     f"| {f(r['iops_ratio'])} | {f(r['mean_ratio'])} | {f(r['p99_ratio'])} "
+                     f"| {f(r['steady_us_cb'], 1)} / {f(r['steady_us_peer'], 1)} ({f(r['steady_ratio'])}) "
+                     f"| {f(r['cpu_per_kop_cb'], 3)} / {f(r['cpu_per_kop_peer'], 3)} "
+                     f"| {f(r['rss_mib_cb'], 0)} / {f(r['rss_mib_peer'], 0)} |")
+    store, secs, short = meta["store"], meta["secs"], meta["short_secs"]
+    if rows:
+        s4m = "" if store != "memstore" else f" (RADOS 4M: {min(secs, 4)} s, to fit memstore)"
+        print(f"cephbench vs peers, objectstore {store}, {meta['pairs']} pair(s) x {secs} s{s4m}, medians of "
+              f"per-pair ratios (ratio = cephbench / peer); steady CPU = (CPU of the {secs} s run - CPU of a "
+              f"{short} s run) / (ops of the one - ops of the other)\n")
+        print("\n".join(lines))
+    else:
+        print(f"cephbench, objectstore {store}")
+    for r in rows:
+        if r["workload"].endswith(" QD1") and r["peer"] == "bare aio":
+            print(f"\n{r['workload']}: mean latency cephbench {f(r['mean_us_cb'], 1)} us, bare aio "
+                  f"{f(r['mean_us_peer'], 1)} us (per-pair difference: median {f(r['mean_diff_us'], 1)} us, "
+                  f"{ci_text(r['mean_diff_ci'], 1, '+', ' us')})")
+    if mem:
+        print(f"\nRSS of cephbench rados write 4K QD16: {mem['short_secs']} s run {mem['rss_mib_short']:.1f} MiB, "
+              f"{mem['long_secs']} s run {mem['rss_mib_long']:.1f} MiB (ratio {mem['ratio']:.3f})")
+    targets = verdicts(rows, mem)
+    if targets:
+        print("\nTargets (issue #19" + ("; a --quick run is too short to judge them" if meta["quick"] else "")
+              + "; met / NOT met: the whole interval of the median meets / misses it; not resolved: it straddles):")
+        for t in targets:
+            print(f"- {t['target']}: {t['value']} -> {t['verdict']}")
+    return targets
+
+
+def rejudge(path):
+    """Re-renders a stored run (its JSON's raw pairs) with this script's rules; writes nothing."""
+    doc = json.load(open(path))
+    rows = [summarize(x["workload"], x["peer"], [(p["cephbench"], p["peer"]) for p in x["pairs"]])
+            for x in doc["raw"]]
+    report(rows, doc.get("memory"), dict(store=doc["store"], pairs=doc["pairs"], secs=doc["secs"],
+                                         short_secs=doc["short_secs"], quick=doc["quick"]))
+    print(f"\n(re-judged from {path}; that run took {doc['elapsed_s']:.0f} s)")
 
 
 def f(x, p=2):
@@ -370,35 +472,20 @@ def main():
         for name, ours, peers, long_s in workloads():
             # One discarded run first: whichever tool goes first on a new workload otherwise pays the
             # cluster's warm-up (memstore growing, new PGs' first writes), and cephbench always goes first.
-            if not QUICK:
-                ours(long_s)
+            hint = None if QUICK else ours(long_s)
             short_s = min(SHORT, long_s - 1)
             for peer, theirs in peers.items():
                 pairs = []
                 for i in range(PAIRS):
-                    c, p = run_pair(ours, theirs, long_s, short_s)
+                    # Odd pairs let the peer go first (with an even PAIRS each tool leads half the pairs).
+                    c, p = run_pair(ours, theirs, long_s, short_s, peer_first=i % 2 == 1 and hint is not None,
+                                    hint=hint)
+                    hint = c
                     log(f"bench: {name} pair {i + 1}: cephbench {c['iops']:.0f} IOPS "
                         f"{f(c['steady_us'], 1)} us CPU/op, {peer} {p['iops']:.0f} IOPS {f(p['steady_us'], 1)} us")
                     pairs.append((c, p))
                 raw.append(dict(workload=name, peer=peer, pairs=[dict(cephbench=c, peer=p) for c, p in pairs]))
-                per_k = lambda r: r["cpu_s"] / r["ops"] * 1000 if r["ops"] else None
-                rows.append(dict(
-                    workload=name, peer=peer,
-                    iops_cb=med(c["iops"] for c, _ in pairs), iops_peer=med(p["iops"] for _, p in pairs),
-                    iops_ratio=med(ratio(c["iops"], p["iops"]) for c, p in pairs),
-                    iops_range=spread(ratio(c["iops"], p["iops"]) for c, p in pairs),
-                    mean_ratio=med(ratio(c["mean_us"], p["mean_us"]) for c, p in pairs),
-                    mean_us_cb=med(c["mean_us"] for c, _ in pairs), mean_us_peer=med(p["mean_us"] for _, p in pairs),
-                    mean_diff_us=med(diff(c["mean_us"], p["mean_us"]) for c, p in pairs),
-                    mean_diff_range_us=spread(diff(c["mean_us"], p["mean_us"]) for c, p in pairs),
-                    p99_ratio=med(ratio(c["p99_us"], p["p99_us"]) for c, p in pairs),
-                    cpu_per_kop_cb=med(per_k(c) for c, _ in pairs), cpu_per_kop_peer=med(per_k(p) for _, p in pairs),
-                    steady_us_cb=med(c["steady_us"] for c, _ in pairs),
-                    steady_us_peer=med(p["steady_us"] for _, p in pairs),
-                    steady_ratio=med(ratio(c["steady_us"], p["steady_us"]) for c, p in pairs),
-                    steady_range=spread(ratio(c["steady_us"], p["steady_us"]) for c, p in pairs),
-                    rss_mib_cb=max(c["rss_kib"] for c, _ in pairs) / 1024,
-                    rss_mib_peer=max(p["rss_kib"] for _, p in pairs) / 1024))
+                rows.append(summarize(name, peer, pairs))
         mem = None
         if LONG > 0:
             # --no-cleanup: removing a long run's objects takes minutes; the pool goes at the end.
@@ -409,41 +496,11 @@ def main():
     finally:
         teardown()
 
-    hdr = ("| workload | peer | IOPS cb / peer | IOPS ratio | mean lat ratio | p99 ratio "
-           "| steady CPU us/op cb / peer (ratio) | whole-process CPU s/1k ops cb / peer | peak RSS MiB cb / peer |")
-    lines = [hdr, "|" + "---|" * 9]
-    for r in rows:
-        lines.append(f"| {r['workload']} | {r['peer']} | {f(r['iops_cb'], 0)} / {f(r['iops_peer'], 0)} "
-                     f"| {f(r['iops_ratio'])} | {f(r['mean_ratio'])} | {f(r['p99_ratio'])} "
-                     f"| {f(r['steady_us_cb'], 1)} / {f(r['steady_us_peer'], 1)} ({f(r['steady_ratio'])}) "
-                     f"| {f(r['cpu_per_kop_cb'], 3)} / {f(r['cpu_per_kop_peer'], 3)} "
-                     f"| {f(r['rss_mib_cb'], 0)} / {f(r['rss_mib_peer'], 0)} |")
-    if rows:
-        s4m = "" if STORE != "memstore" else f" (RADOS 4M: {min(SECS, 4)} s, to fit memstore)"
-        print(f"cephbench vs peers, objectstore {STORE}, {PAIRS} pair(s) x {SECS} s{s4m}, medians of per-pair "
-              f"ratios (ratio = cephbench / peer); steady CPU = (CPU of the {SECS} s run - CPU of a {SHORT} s "
-              f"run) / (ops of the one - ops of the other)\n")
-        print("\n".join(lines))
-    else:
-        print(f"cephbench, objectstore {STORE}")
-    for r in rows:
-        if r["workload"].endswith(" QD1") and r["peer"] == "bare aio":
-            lo, hi = r["mean_diff_range_us"]
-            print(f"\n{r['workload']}: mean latency cephbench {f(r['mean_us_cb'], 1)} us, bare aio "
-                  f"{f(r['mean_us_peer'], 1)} us (per-pair difference: median {f(r['mean_diff_us'], 1)} us, "
-                  f"range {f(lo, 1)} to {f(hi, 1)} us)")
-    if mem:
-        print(f"\nRSS of cephbench rados write 4K QD16: {mem['short_secs']} s run {mem['rss_mib_short']:.1f} MiB, "
-              f"{mem['long_secs']} s run {mem['rss_mib_long']:.1f} MiB (ratio {mem['ratio']:.3f})")
-    targets = verdicts(rows, mem)
-    if targets:
-        print("\nTargets (issue #19" + ("; a --quick run is too short to judge them" if QUICK else "") + "):")
-        for t in targets:
-            print(f"- {t['target']}: {t['value']} -> {t['verdict']}")
+    meta = dict(store=STORE, pairs=PAIRS, secs=SECS, short_secs=SHORT, quick=QUICK)
+    targets = report(rows, mem, meta)
     elapsed = time.time() - t0
     print(f"\n(bench took {elapsed:.0f} s)")
-    doc = dict(store=STORE, pairs=PAIRS, secs=SECS, short_secs=SHORT, quick=QUICK, rows=rows, memory=mem, targets=targets,
-               raw=raw, elapsed_s=elapsed)
+    doc = dict(meta, rows=rows, memory=mem, targets=targets, raw=raw, elapsed_s=elapsed)
     os.makedirs(os.path.dirname(os.path.abspath(OUT)), exist_ok=True)
     with open(OUT, "w") as g:
         json.dump(doc, g, indent=1)
@@ -451,4 +508,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--rejudge"]:
+        rejudge(sys.argv[2])
+    else:
+        main()

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # perf/run.sh - cephbench against rados bench, rbd bench, fio (rbd and rados engines) and a bare
-# librados/librbd aio loop (ceph-sys/examples/bare_aio.rs, the limit), alternated A B A B on one
+# librados/librbd aio loop (ceph-sys/examples/bare_aio.rs, the limit), alternated A B A B, then B A B A, on one
 # cluster; prints a Markdown table of median per-pair ratios and writes it as JSON.
 #
 #   perf/run.sh [--quick] [--debug-build] [--conf PATH] [--objectstore memstore|bluestore] [--out PATH]
@@ -9,7 +9,7 @@
 # Cluster: --conf PATH (or CEPH_CONF, or CEPHBENCH_TEST_CONF) uses that cluster; otherwise a
 # throwaway one is started with containers/cluster.sh in its own network namespace (name cbperf,
 # subnet 198.51.102, dir /tmp/cbperf-cluster, 3 OSDs, memstore by default) and stopped at exit.
-# Settings (environment): PAIRS (default 3), SECS per run (default 10), IMAGE_SIZE MiB (default 256),
+# Settings (environment): PAIRS (default 4), SECS per run (default 10), IMAGE_SIZE MiB (default 256),
 # SHORT (default SECS/5): every pair also runs each tool for SHORT s, and the steady-state CPU per op
 # is (CPU of the SECS run - CPU of the SHORT run) / (ops of the one - ops of the other), beside the
 # whole process's CPU / ops.

@@ -35,14 +35,24 @@ class SteadyStateCpu(unittest.TestCase):
             calls.append(("cephbench", secs))
             return r(1000 * secs, 0.1 + 0.0005 * 1000 * secs)
 
+        seen = []
+
         def theirs(c, secs):
             calls.append(("peer", secs))
-            self.assertEqual(c["ops"], 1000 * secs, "the peer sees cephbench's run of the same length")
+            seen.append(c["ops"])
             return r(1200 * secs, 0.3 + 0.0004 * 1200 * secs)
 
         c, p = run.run_pair(ours, theirs, 10, 2)
         self.assertEqual(calls, [("cephbench", 2), ("peer", 2), ("cephbench", 10), ("peer", 10)])
+        self.assertEqual(seen, [2000, 10000], "the peer sees cephbench's run of the same length")
         self.assertEqual((c["ops"], p["ops"]), (10000, 12000), "the figures are the long runs'")
+        self.assertAlmostEqual(c["steady_us"], 500.0)
+        self.assertAlmostEqual(p["steady_us"], 400.0)
+        calls.clear()
+        c, p = run.run_pair(ours, theirs, 10, 2, peer_first=True, hint=r(7000, 0.0))
+        self.assertEqual(calls, [("peer", 2), ("cephbench", 2), ("peer", 10), ("cephbench", 10)],
+                         "B A B A: the peer goes first")
+        self.assertEqual(seen[2:], [7000, 2000], "told cephbench's IOPS by the hint, then by its short run")
         self.assertAlmostEqual(c["steady_us"], 500.0)
         self.assertAlmostEqual(p["steady_us"], 400.0)
         calls.clear()
@@ -65,11 +75,12 @@ CPU = "steady-state CPU per op <= 1.05x the bare aio loop on every workload"
 IOPS = "IOPS >= 0.98x the best peer on every workload"
 
 
-def row(peer, iops, steady, workload="RADOS 4K write QD16"):
-    """A table row with (median, (lowest, highest pair)) of the IOPS and steady CPU ratios."""
-    return dict(workload=workload, peer=peer, iops_ratio=iops[0], iops_range=iops[1], steady_ratio=steady[0],
-                steady_range=steady[1], steady_us_cb=80.0, steady_us_peer=80.0 / steady[0], mean_us_cb=None,
-                cpu_per_kop_cb=1.0, cpu_per_kop_peer=1.0)
+def row(peer, iops, steady, workload="RADOS 4K write QD16", conf=0.96):
+    """A table row with (median, (interval of the median)) of the IOPS and steady CPU ratios, as 6 pairs
+    give them."""
+    return dict(workload=workload, peer=peer, pairs=6, iops_ratio=iops[0], iops_ci=(*iops[1], conf),
+                steady_ratio=steady[0], steady_ci=(*steady[1], conf), steady_us_cb=80.0,
+                steady_us_peer=80.0 / steady[0], mean_us_cb=None, cpu_per_kop_cb=1.0, cpu_per_kop_peer=1.0)
 
 
 class Verdicts(unittest.TestCase):
@@ -78,7 +89,13 @@ class Verdicts(unittest.TestCase):
         t = {v["target"]: v for v in run.verdicts([row("bare aio", (0.99, (0.85, 1.12)), (1.08, (0.9, 1.3)))], None)}
         self.assertEqual(t[CPU]["verdict"], "not resolved")
         self.assertIsNone(t[CPU]["met"])
-        self.assertIn("pairs 0.90 to 1.30", t[CPU]["value"])
+        self.assertIn("median within 0.90 to 1.30 at 96%, 6 pairs", t[CPU]["value"])
+
+    def test_a_verdict_from_few_pairs_says_how_sure_it_is(self):
+        t = {v["target"]: v for v in run.verdicts([row("bare aio", (1.0, (0.99, 1.01)), (1.2, (1.1, 1.3)),
+                                                       conf=0.75)], None)}
+        self.assertEqual(t[CPU]["verdict"], "NOT met (75% sure; 6 pairs or more for 95%)")
+        self.assertEqual((t[CPU]["met"], t[CPU]["confidence"]), (False, 0.75))
 
     def test_one_row_missing_in_every_pair_fails_the_target_for_every_workload(self):
         rows = [row("rados bench", (1.0, (0.99, 1.02)), (1.0, (1.0, 1.0))),
@@ -97,9 +114,38 @@ class Verdicts(unittest.TestCase):
         for d, lo_hi, want in ((1.0, (-3.0, 4.0), "met"), (300.0, (270.0, 340.0), "NOT met"),
                                (-200.0, (-400.0, -20.0), "NOT met"), (10.0, (-300.0, 400.0), "not resolved"),
                                (3.0, (-2.0, 40.0), "not resolved")):
-            qd1.update(mean_diff_us=d, mean_diff_range_us=lo_hi)
+            qd1.update(mean_diff_us=d, mean_diff_ci=(*lo_hi, 0.96))
             t = {v["target"]: v for v in run.verdicts([qd1], None)}
             self.assertEqual(t[target]["verdict"], want, (d, lo_hi))
+
+
+class MedianInterval(unittest.TestCase):
+    def test_few_pairs_give_their_whole_range_at_a_low_confidence(self):
+        self.assertEqual(run.median_ci([1.1, 0.9, 1.0]), (0.9, 1.1, 0.75))
+        self.assertEqual(run.median_ci([1.0, 1.2]), (1.0, 1.2, 0.5))
+        self.assertEqual(run.median_ci([1.0]), (1.0, 1.0, 0.0))
+        self.assertEqual(run.median_ci([None]), (None, None, None))
+
+    def test_more_pairs_drop_the_extremes_at_95_percent(self):
+        xs = [0.80, 0.97, 0.98, 0.99, 1.00, 1.01, 1.02, 1.03, 1.30]  # one outlier each side
+        lo, hi, conf = run.median_ci(xs)
+        self.assertEqual((lo, hi), (0.97, 1.03))
+        self.assertGreaterEqual(conf, 0.95)
+        self.assertAlmostEqual(conf, 1 - 2 * 10 / 512)
+        lo, hi, conf = run.median_ci(list(range(20)))
+        self.assertEqual((lo, hi), (5, 14))  # the sign test's 95 % interval of 20 values
+        self.assertGreaterEqual(conf, 0.95)
+
+    def test_a_row_carries_the_interval_of_each_median(self):
+        pairs = [(dict(iops=100 * x, mean_us=10.0, p99_us=None, cpu_s=1.0, ops=1000, rss_kib=1024, steady_us=50.0),
+                  dict(iops=100.0, mean_us=10.0 - x, p99_us=None, cpu_s=1.0, ops=1000, rss_kib=1024, steady_us=50.0))
+                 for x in (0.9, 1.0, 1.1)]
+        r = run.summarize("RADOS 4K write QD1", "bare aio", pairs)
+        self.assertEqual(r["pairs"], 3)
+        self.assertAlmostEqual(r["iops_ratio"], 1.0)
+        self.assertEqual(tuple(round(x, 6) for x in r["iops_ci"]), (0.9, 1.1, 0.75))
+        self.assertEqual(r["steady_ci"], (1.0, 1.0, 0.75))
+        self.assertEqual(tuple(round(x, 6) for x in r["mean_diff_ci"][:2]), (0.9, 1.1))
 
 
 class ClientCpu(unittest.TestCase):

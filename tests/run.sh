@@ -9,9 +9,14 @@ cd "$(dirname "$0")/.."
 # The slower release job (tests/release.sh): `tests/run.sh --release reef`.
 [[ ${1:-} != --release ]] || exec bash tests/release.sh "${@:2}"
 
+# Each step's time, on stderr, so a slow CI run says where its minutes went.
+step() { echo "tests/run.sh: $1 done at ${SECONDS} s" >&2; }
+
 cargo fmt --all --check
 cargo clippy --workspace --all-targets -- -D warnings
+step clippy
 cargo build --workspace --all-targets
+step build
 
 if [[ -z ${CEPHBENCH_TEST_CONF:-} ]]; then
     dir=/tmp/cephbench-test
@@ -26,9 +31,11 @@ fi
 # #[ignore] (plain `cargo test` needs no cluster and lists them as ignored);
 # here they run with the rest.
 cargo test --workspace -- --include-ignored
+step "cargo test"
 
 # The FFI layer's tests once more under valgrind memcheck (a short subset).
 bash tests/valgrind.sh
+step valgrind
 
 # The benchmark script's arithmetic (steady-state CPU per op from two runs, the targets), no cluster.
 python3 -m unittest discover -s perf -p 'test_*.py'
@@ -36,10 +43,10 @@ python3 -m unittest discover -s perf -p 'test_*.py'
 # The benchmark script against its peers, short (~35 s), on the debug binaries built above, so it
 # cannot rot: it fails on any script or tool error and asserts nothing about speed.
 bash perf/run.sh --quick --debug-build --conf "$CEPHBENCH_TEST_CONF" --out target/bench-quick.json
+step "perf --quick"
 
 # The containerized single-node cluster (containers/Containerfile, built here: ~5.5 min from
 # nothing, ~1.5 min with the image cached) and a job against it from the host, then checks
 # that stopping it - and the host daemons' `cluster.sh down` - leave nothing behind.
-SECONDS=0
 bash tests/container.sh
-echo "container job: ${SECONDS} s"
+step "container job"

@@ -11,7 +11,8 @@
 //!   RTT probe, the slowest ops joined to the client's, the OSDs' RAM);
 //! * [`sampler`]: the pollers that run beside a job (placement watcher,
 //!   counter sampler);
-//! * [`probes`]: [`Probes`], what all of them saw around one job.
+//! * [`probes`]: [`Probes`], what all of them saw around one job;
+//! * `stop`: the pollers' stop signal (they sleep until their turn or it).
 #![forbid(unsafe_code)]
 
 pub mod cluster;
@@ -23,6 +24,7 @@ pub mod parse;
 pub mod probes;
 pub mod sampler;
 pub mod shape;
+mod stop;
 
 pub use cluster::ProbeError;
 pub use probes::Probes;

@@ -8,8 +8,6 @@
 #![forbid(unsafe_code)]
 
 use std::net::{SocketAddr, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -17,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::shape::ShapeError;
+use super::stop::StopSignal;
 
 /// The public (client-facing) messenger address of each OSD in `osd dump`
 /// output: the `v2` entry of `public_addrs`, else the `v1` one, else the
@@ -259,7 +258,7 @@ type Rounds = (Vec<Acc>, Option<Vec<(Acc, Acc)>>);
 /// every OSD's public address and (where raw sockets are permitted) an
 /// ICMP echo (small, then bulk) to its host, until stopped.
 pub struct RttProbe {
-    stop: Arc<AtomicBool>,
+    stop: StopSignal,
     thread: Option<JoinHandle<Rounds>>,
     targets: Vec<(i32, SocketAddr)>,
 }
@@ -280,8 +279,8 @@ impl RttProbe {
         interval: Duration,
         timeout: Duration,
     ) -> RttProbe {
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = Arc::clone(&stop);
+        let stop = StopSignal::new();
+        let flag = stop.clone();
         let addrs: Vec<SocketAddr> = targets.iter().map(|t| t.1).collect();
         let (calibrated, wait) = std::sync::mpsc::sync_channel::<()>(1);
         let thread = std::thread::Builder::new()
@@ -303,7 +302,7 @@ impl RttProbe {
                     }
                 }
                 let _ = calibrated.send(());
-                while !flag.load(Ordering::Relaxed) {
+                while !flag.is_raised() {
                     let round = Instant::now();
                     for (i, addr) in addrs.iter().enumerate() {
                         let t = Instant::now();
@@ -323,9 +322,9 @@ impl RttProbe {
                             }
                         }
                     }
-                    // Sleep out the interval in short steps so stop is prompt.
-                    while round.elapsed() < interval && !flag.load(Ordering::Relaxed) {
-                        std::thread::sleep(Duration::from_millis(20));
+                    // Sleep out the interval, woken at once by a stop.
+                    if flag.wait_until(round + interval) {
+                        break;
                     }
                 }
                 (tcp, icmp)
@@ -344,7 +343,7 @@ impl RttProbe {
     /// Stops the thread and returns one row per OSD and method:
     /// `tcp_connect`, then `icmp_echo` where permitted.
     pub fn finish(mut self) -> Vec<ClientRtt> {
-        self.stop.store(true, Ordering::Relaxed);
+        self.stop.raise();
         let (tcp, icmp) = self
             .thread
             .take()
@@ -380,7 +379,7 @@ impl RttProbe {
 
 impl Drop for RttProbe {
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
+        self.stop.raise();
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }

@@ -10,24 +10,18 @@ use std::time::{Duration, Instant};
 
 use super::cluster::{osd_epoch, perf_dump, placement_now};
 use super::counters::{self, CounterSample, Snapshot};
+use super::stop::StopSignal;
 use crate::ceph::Rados;
 use crate::placement;
 
 /// A polling thread's wait for its next turn: sleeps until `next` unless
 /// `stop` is raised (then `false`), and moves `next` one `period` on, never
-/// into the past. The stop flag is checked before every poll, so a poll
+/// into the past. The signal is looked at before every poll, so a poll
 /// slower than the period (a mon command waiting out the op timeout while
 /// the mons are away) delays the stop by one poll, not forever.
-fn wait_turn(stop: &AtomicBool, next: &mut Instant, period: Duration) -> bool {
-    loop {
-        if stop.load(Ordering::Relaxed) {
-            return false;
-        }
-        let now = Instant::now();
-        if now >= *next {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20).min(*next - now));
+fn wait_turn(stop: &StopSignal, next: &mut Instant, period: Duration) -> bool {
+    if stop.wait_until(*next) {
+        return false;
     }
     *next = (*next + period).max(Instant::now());
     true
@@ -37,7 +31,7 @@ fn wait_turn(stop: &AtomicBool, next: &mut Instant, period: Duration) -> bool {
 /// it changes, re-reads the pool's placement and installs it in the slots,
 /// so ops issued after a change are tagged with their new primary.
 pub struct PlacementWatcher {
-    stop: Arc<AtomicBool>,
+    stop: StopSignal,
     /// Whether the mons failed the last poll.
     mons_away: Arc<AtomicBool>,
     thread: Option<JoinHandle<Vec<String>>>,
@@ -51,8 +45,8 @@ impl PlacementWatcher {
         slots: Arc<placement::OsdSlots>,
         period: Duration,
     ) -> PlacementWatcher {
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = Arc::clone(&stop);
+        let stop = StopSignal::new();
+        let flag = stop.clone();
         let mons_away = Arc::new(AtomicBool::new(false));
         let away = Arc::clone(&mons_away);
         let thread = std::thread::Builder::new()
@@ -106,7 +100,7 @@ impl PlacementWatcher {
     }
 
     fn stop_and_join(&mut self) -> Option<Vec<String>> {
-        self.stop.store(true, Ordering::Relaxed);
+        self.stop.raise();
         self.thread.take().and_then(|t| t.join().ok())
     }
 }
@@ -131,7 +125,7 @@ pub fn default_counter_interval() -> Duration {
 /// one per interval.
 pub struct CounterSampler {
     t0: Instant,
-    stop: Arc<AtomicBool>,
+    stop: StopSignal,
     thread: Option<JoinHandle<Sampled>>,
 }
 
@@ -147,8 +141,8 @@ impl CounterSampler {
         t0: Instant,
         interval: Duration,
     ) -> CounterSampler {
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = Arc::clone(&stop);
+        let stop = StopSignal::new();
+        let flag = stop.clone();
         let thread = std::thread::Builder::new()
             .name("counter-sampler".into())
             .spawn(move || {
@@ -213,7 +207,7 @@ impl CounterSampler {
     }
 
     fn stop_and_join(&mut self) -> Option<Sampled> {
-        self.stop.store(true, Ordering::Relaxed);
+        self.stop.raise();
         self.thread.take().and_then(|t| t.join().ok())
     }
 }
