@@ -5,7 +5,8 @@ Environment (set by run.sh): CEPH_CONF, CB (cephbench binary), BARE (bare_aio ex
 PAIRS, SECS, QUICK (1 = CI subset), LONG (seconds of the long run of the RSS check, 0 = skip),
 MEMORY_ONLY (1 = only the RSS check), OUT (JSON path), IMAGE_SIZE (MiB), STORE (label for the table),
 BASELINE (another cephbench binary, e.g. an older build: added as a peer of every workload, so
-before/after come from one run), ONLY (regex: run only the workloads whose name matches).
+before/after come from one run), ONLY (regex: run only the workloads whose name matches), PEERS (regex:
+only the peers whose name matches).
 Every tool's client CPU seconds (user + sys) and peak RSS come from its own rusage, read with
 wait4(2) (microseconds; /usr/bin/time rounds to 10 ms, 1-2 % of a short run's CPU). SHORT (seconds, default SECS/5): each pair also runs every tool for
 SHORT seconds, and the steady-state CPU per op is (CPU of the SECS run - CPU of the SHORT run) /
@@ -27,6 +28,7 @@ STORE = os.environ.get("STORE", "?")
 MEMORY_ONLY = os.environ.get("MEMORY_ONLY") == "1"
 BASELINE = os.environ.get("BASELINE") or None
 ONLY = os.environ.get("ONLY") or None
+PEERS = os.environ.get("PEERS") or None
 NO_TEL = "cephbench --no-telemetry"
 TAG = f"cbperf{os.getpid()}"
 RPOOL, BPOOL = f"{TAG}_rados", f"{TAG}_rbd"
@@ -122,6 +124,12 @@ def rbd_bench(pattern, bs, qd, iops_hint, secs=None):
     return dict(ops=ops, secs=ops / iops, iops=iops, mean_us=None, p99_us=None, cpu_s=cpu, rss_kib=rss)
 
 
+# fio's rados object for writes, MiB; cephbench's 4 KiB write runs paired with fio write into objects of
+# this size too (-O), so both lay their ops out alike: sequential offsets in one fresh object per run.
+FIO_OBJECT_MIB = 128
+FIO_LAYOUT = f"fio rados (both in {FIO_OBJECT_MIB} MiB objects)"
+
+
 def fio(engine, rw, bs, qd, target, secs=None):
     args = ["fio", "--name=peer", f"--ioengine={engine}", "--clientname=admin", f"--rw={rw}",
             f"--bs={bs}", f"--iodepth={qd}", "--time_based", f"--runtime={secs or SECS}", "--output-format=json"]
@@ -131,7 +139,12 @@ def fio(engine, rw, bs, qd, target, secs=None):
         # One object (fio's rados engine puts every op of a job on its one "file"), no larger than the OSD's
         # osd_max_object_size (128 MiB by default): fio never reads an op's return value, so writes past it
         # fail with EFBIG and still count as done (a 256 MiB object once made fio look 1.6x faster at 4 MiB).
-        args += [f"--pool={RPOOL}", f"--conf={FIO_CONF}", f"--filename={target}", f"--size={64 if bs <= 65536 else 128}M"]
+        # Reads read the 64 MiB object setup() wrote. A write run starts from no object, as cephbench's do
+        # (fio 3.33 leaves its object behind: the next run would overwrite allocated extents instead).
+        args += [f"--pool={RPOOL}", f"--conf={FIO_CONF}", f"--filename={target}",
+                 f"--size={FIO_OBJECT_MIB if 'write' in rw else 64}M"]
+        if "write" in rw:
+            sh(["rados", "-c", CONF, "-p", RPOOL, "rm", target], check=False)
     env = dict(os.environ, CEPH_CONF=FIO_CONF)
     out, cpu, rss = timed(args, env=env, secs=secs)
     v = json.loads(out[out.index("{"):])
@@ -167,7 +180,10 @@ def workloads():
     for qd in (1, 16):
         peers = {
             "rados bench": lambda c, secs, qd=qd: rados_bench("write", K4, qd, "rbw", secs=secs),
-            "fio rados": lambda c, secs, qd=qd: fio("rados", "write", K4, qd, "cbperf_fio_w", secs=secs),
+            # cephbench in fio's layout for this pair (a peer given as (cephbench run, peer run)).
+            FIO_LAYOUT: (lambda secs, qd=qd: cephbench_rados("write", K4, qd, "cbw", secs=secs,
+                                                              extra=["-O", f"{FIO_OBJECT_MIB}M"]),
+                         lambda c, secs, qd=qd: fio("rados", "write", K4, qd, "cbperf_fio_w", secs=secs)),
             "bare aio": lambda c, secs, qd=qd: bare("write", K4, qd, "bw", secs=secs),
         }
         # The cost of telemetry: the same run with it off (at QD1 its per-second work weighs most per op).
@@ -211,6 +227,8 @@ def workloads():
         w[1] = (w[1][0], w[1][1], {k: v for k, v in w[1][2].items() if k == "rbd bench"}, w[1][3])
     if ONLY:
         w = [x for x in w if re.search(ONLY, x[0])]
+    if PEERS:
+        w = [(n, o, {k: v for k, v in p.items() if re.search(PEERS, k)}, s) for n, o, p, s in w]
     if MEMORY_ONLY:
         w = []
     return w
@@ -475,10 +493,12 @@ def main():
             hint = None if QUICK else ours(long_s)
             short_s = min(SHORT, long_s - 1)
             for peer, theirs in peers.items():
+                # A peer may bring its own cephbench run (the same workload in the peer's layout).
+                ours_p, theirs = theirs if isinstance(theirs, tuple) else (ours, theirs)
                 pairs = []
                 for i in range(PAIRS):
                     # Odd pairs let the peer go first (with an even PAIRS each tool leads half the pairs).
-                    c, p = run_pair(ours, theirs, long_s, short_s, peer_first=i % 2 == 1 and hint is not None,
+                    c, p = run_pair(ours_p, theirs, long_s, short_s, peer_first=i % 2 == 1 and hint is not None,
                                     hint=hint)
                     hint = c
                     log(f"bench: {name} pair {i + 1}: cephbench {c['iops']:.0f} IOPS "

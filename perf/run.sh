@@ -4,7 +4,7 @@
 # cluster; prints a Markdown table of median per-pair ratios and writes it as JSON.
 #
 #   perf/run.sh [--quick] [--debug-build] [--conf PATH] [--objectstore memstore|bluestore] [--out PATH]
-#                [--memory] [--long SECS] [--baseline BIN] [--only REGEX]
+#                [--memory] [--long SECS] [--baseline BIN] [--only REGEX] [--peers REGEX]
 #
 # Cluster: --conf PATH (or CEPH_CONF, or CEPHBENCH_TEST_CONF) uses that cluster; otherwise a
 # throwaway one is started with containers/cluster.sh in its own network namespace (name cbperf,
@@ -16,7 +16,8 @@
 # The RADOS 4K write workloads (QD1, QD16) also pair cephbench with `cephbench --no-telemetry` (the cost of
 # telemetry). Memory: peak RSS of a 10 s run against a long run, --long SECS (default 600; 0 skips);
 # --memory runs only that check. --baseline BIN adds another cephbench binary (e.g. a build of main)
-# as a peer of every workload: before/after from one run. --only REGEX runs the matching workloads.
+# as a peer of every workload: before/after from one run. --only REGEX runs the matching workloads,
+# --peers REGEX only the matching peers.
 # --debug-build uses the debug binaries (as `cargo build` leaves them) instead of a release build.
 # --quick (CI, ~35 s): 1 pair, 2 s (and 1 s), two workloads, two peers, no memory check; asserts
 # nothing about speed, fails on any script or tool error. The table ends with the targets, met or NOT met.
@@ -25,7 +26,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 quick=0 conf=${CEPH_CONF:-${CEPHBENCH_TEST_CONF:-}} store=memstore out=perf/results.json
-profile=release long=${LONG:-600} memory=0 baseline= only=
+profile=release long=${LONG:-600} memory=0 baseline= only= peers=
 while [[ $# -gt 0 ]]; do
     case $1 in
     --quick) quick=1 ;;
@@ -37,7 +38,8 @@ while [[ $# -gt 0 ]]; do
     --long) long=$2; shift ;;
     --baseline) baseline=$(realpath "$2"); shift ;;
     --only) only=$2; shift ;;
-    -h | --help) sed -n '2,23p' "$0"; exit 0 ;;
+    --peers) peers=$2; shift ;;
+    -h | --help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "perf/run.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
@@ -53,7 +55,7 @@ if [[ $quick == 1 ]]; then
 else
     export PAIRS=${PAIRS:-3} SECS=${SECS:-10} SHORT=${SHORT:-} LONG=$long QUICK=0
 fi
-export MEMORY_ONLY=$memory BASELINE=$baseline ONLY=$only
+export MEMORY_ONLY=$memory BASELINE=$baseline ONLY=$only PEERS=$peers
 
 flag=--release
 [[ $profile == debug ]] && flag=
