@@ -20,7 +20,8 @@
 # --peers REGEX only the matching peers.
 # --debug-build uses the debug binaries (as `cargo build` leaves them) instead of a release build.
 # --quick (CI, ~35 s): 1 pair, 2 s (and 1 s), two workloads, two peers, no memory check; asserts
-# nothing about speed, fails on any script or tool error. The table ends with the targets, met or NOT met.
+# nothing about speed, fails on any script or tool error. The table ends with the targets: met, NOT met
+# or not resolved (judged on an interval of the median of the pairs).
 # Needs python3 and fio (containers/install-deps.sh installs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,7 +40,7 @@ while [[ $# -gt 0 ]]; do
     --baseline) baseline=$(realpath "$2"); shift ;;
     --only) only=$2; shift ;;
     --peers) peers=$2; shift ;;
-    -h | --help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "perf/run.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
