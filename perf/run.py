@@ -364,7 +364,7 @@ def verdicts(rows, mem):
         vs = [judge(*r[ci][:2], ok) for r in rs]
         return "NOT met" if "NOT met" in vs else "met" if all(v == "met" for v in vs) else "not resolved"
 
-    pairs = lambda r: f"{r['pairs']} pairs"
+    pairs = lambda r: f"{r['pairs']} pair{'s' if r['pairs'] != 1 else ''}"
     peers = [r for r in rows if r["peer"] not in OWN and r["iops_ratio"] is not None]
     if peers:
         # Against the best peer of each workload: the row with the lowest ratio.
