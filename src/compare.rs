@@ -670,6 +670,7 @@ mod tests {
         let ops: u64 = iops_per_sec.iter().sum();
         let secs = iops_per_sec.len() as f64;
         JobReport {
+            client: None,
             per_second: None,
             end_flush: None,
             name: "write".into(),

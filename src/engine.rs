@@ -381,6 +381,16 @@ pub struct JobOutcome {
     pub slowest: Vec<SlowOp>,
     /// Open-loop runs: how well the schedule was kept.
     pub rate: Option<RateOutcome>,
+    /// Closed loop: the ops asked to be kept in flight (summed over merged
+    /// jobs); 0 in an open loop, whose slots stand empty by design.
+    pub slots: usize,
+    /// Closed loop: how long slots stood empty between an op's completion
+    /// (in the measured window) and the next submission in the same slot,
+    /// summed, ns: this client's reaping and issuing delay, which the
+    /// completion latency leaves out.
+    pub refill_wait_ns: u64,
+    /// How many refills `refill_wait_ns` sums.
+    pub refills: u64,
 }
 
 impl JobOutcome {
@@ -426,6 +436,9 @@ impl JobOutcome {
                 acc.first_data_error = o.first_data_error;
             }
             acc.issued += o.issued;
+            acc.slots += o.slots;
+            acc.refill_wait_ns += o.refill_wait_ns;
+            acc.refills += o.refills;
             acc.elapsed = acc.elapsed.max(o.elapsed);
             if acc.first_error.is_none() {
                 acc.first_error = o.first_error;
@@ -507,6 +520,13 @@ pub async fn run<T: Target, S: OpSource>(
             final_backlog: 0,
             schedule_error: LatencyRecorder::new(),
         }),
+        slots: if spec.rate.is_some() {
+            0
+        } else {
+            spec.concurrency.max(1)
+        },
+        refill_wait_ns: 0,
+        refills: 0,
     };
     let mut sched = spec.rate.as_ref().map(|r| Schedule::new(t0, r));
     if sched.is_some() {
@@ -552,6 +572,9 @@ pub async fn run<T: Target, S: OpSource>(
     // was meant to start (the same in a closed loop).
     let mut slots: Vec<Option<(Op, Instant, Instant)>> = vec![None; n];
     let mut free: Vec<usize> = (0..n).rev().collect();
+    // Closed loop, per slot: when its last op completed, if that was in the
+    // measured window (the wait until the next submission is the client's).
+    let mut freed_at: Vec<Option<Instant>> = vec![None; n];
     let mut reaped: Vec<Reaped> = Vec::with_capacity(n);
     loop {
         while !stopping {
@@ -601,6 +624,11 @@ pub async fn run<T: Target, S: OpSource>(
                         issued_bytes += op.len;
                     }
                     progress.started();
+                    if let Some(done) = freed_at[slot].take() {
+                        out.refill_wait_ns +=
+                            start.saturating_duration_since(done).as_nanos() as u64;
+                        out.refills += 1;
+                    }
                     let intended = match (intended, sched.as_mut(), out.rate.as_mut()) {
                         (Some(at), Some(s), Some(r)) => {
                             s.advance();
@@ -659,6 +687,9 @@ pub async fn run<T: Target, S: OpSource>(
                 continue;
             };
             free.push(r.slot);
+            if sched.is_none() && r.completed_at >= measure_start {
+                freed_at[r.slot] = Some(r.completed_at);
+            }
             if r.ret < 0 {
                 let e = CephError::call(target.describe(&op), r.ret as i32);
                 record_error(&mut out, &mut progress, e);
@@ -815,12 +846,15 @@ mod tests {
                 op.osd = Some((op.index % 2) as u16);
             }
             let (d, ret) = (self.plan)(op);
+            // Stamped when due, as a completion callback stamps it, however
+            // late the loop gets to reap it.
+            let due = Instant::now() + d;
             self.pending.push(Box::pin(async move {
-                tokio::time::sleep(d).await;
+                tokio::time::sleep_until(due.into()).await;
                 Reaped {
                     slot,
                     ret,
-                    completed_at: Instant::now(),
+                    completed_at: due,
                 }
             }));
             Ok(())
@@ -979,6 +1013,58 @@ mod tests {
             "{:?}",
             o.longest_gap
         );
+    }
+
+    /// A source that takes `cost` of the issuing thread per op, like a
+    /// client short of CPU.
+    struct Busy(Duration);
+    impl OpSource for Busy {
+        fn next(&mut self, issued: u64) -> Option<Op> {
+            std::thread::sleep(self.0);
+            Count.next(issued)
+        }
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_slow_client_keeps_fewer_ops_in_flight_and_says_so() {
+        // 4 slots of 2 ms ops, but 1 ms of the issuing thread per op: at most
+        // ~1000 ops/s, so ~2 of the 4 are in flight and each freed slot waits
+        // for the thread. Little's law ties the three figures together.
+        let (_tx, rx) = watch::channel(false);
+        let mut t = fake(Duration::from_millis(2), None);
+        let o = run(
+            &mut t,
+            &mut Busy(Duration::from_millis(1)),
+            &spec(Some(200), None),
+            rx,
+            progress(),
+        )
+        .await;
+        assert_eq!(o.slots, 4);
+        let c = crate::bench::client_load(&o).unwrap();
+        let wait_ms = c.refill_wait_ns / 1e6;
+        assert!(c.fell_short(), "{c:?}");
+        assert!(c.mean_in_flight < 3.0, "{c:?}");
+        assert!(
+            wait_ms >= 1.0,
+            "each refill waited for a 1 ms next(): {c:?}"
+        );
+        assert!(o.refills >= 190 && o.refills <= 200, "{}", o.refills);
+        let refills_per_s = o.refills as f64 / o.elapsed.as_secs_f64();
+        let little = c.mean_in_flight + refills_per_s * c.refill_wait_ns / 1e9;
+        assert!(
+            (little / 4.0 - 1.0).abs() < 0.1,
+            "asked 4, Little gives {little:.2}: {c:?}"
+        );
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn an_open_loop_has_no_client_load() {
+        let (_tx, rx) = watch::channel(false);
+        let mut t = fake(Duration::from_millis(1), None);
+        let o = run(&mut t, &mut Count, &open(100.0, 4, 0.2), rx, progress()).await;
+        assert_eq!(o.slots, 0);
+        assert!(crate::bench::client_load(&o).is_none());
     }
 
     fn open(rate: f64, concurrency: usize, secs: f64) -> RunSpec {

@@ -177,6 +177,7 @@ pub fn import(v: &Value) -> Result<Source, FioError> {
                 rate: None,
                 per_second: None,
                 end_flush: None,
+                client: None,
             });
         }
     }

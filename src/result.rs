@@ -668,6 +668,49 @@ pub struct JobReport {
     /// after the last write, and the write rate through it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub end_flush: Option<EndFlush>,
+    /// Closed-loop runs: how fully this client kept the asked ops in flight
+    /// (the whole job's, all op kinds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<ClientLoad>,
+}
+
+/// How fully a closed-loop job kept its ops in flight. A client short of
+/// CPU (on a busy OSD or mon host) reaps completions late, so the cluster
+/// sees fewer ops in flight than asked; the completion latency leaves that
+/// delay out, rados bench's latency puts it in. By Little's law
+/// `asked ≈ mean_in_flight + refills per second × refill_wait`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ClientLoad {
+    /// Ops asked to be kept in flight (`-t` / `--io-threads`, summed over
+    /// parallel jobs).
+    pub asked_in_flight: u64,
+    /// Ops the cluster had on average: the measured ops' completion
+    /// latencies summed, over the elapsed time.
+    pub mean_in_flight: f64,
+    /// Mean time a slot stood empty between an op's completion and the
+    /// next submission in it (reaping, recording, issuing), ns.
+    pub refill_wait_ns: f64,
+}
+
+impl ClientLoad {
+    /// Below this share of the asked ops in flight the report says the
+    /// client held the cluster back.
+    pub const SHORT: f64 = 0.9;
+
+    /// The share of the asked ops the cluster had in flight on average.
+    pub fn share(&self) -> f64 {
+        if self.asked_in_flight == 0 {
+            1.0
+        } else {
+            self.mean_in_flight / self.asked_in_flight as f64
+        }
+    }
+
+    /// Whether the client kept less than [`ClientLoad::SHORT`] of the asked
+    /// ops in flight.
+    pub fn fell_short(&self) -> bool {
+        self.share() < Self::SHORT
+    }
 }
 
 /// The flush that ends an `--end-flush` run, and the rate through it: the

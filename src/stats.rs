@@ -87,6 +87,11 @@ impl LatencyRecorder {
         self.count
     }
 
+    /// Sum of the values recorded, ns (exact).
+    pub fn sum_ns(&self) -> u128 {
+        self.sum
+    }
+
     /// The underlying histogram (for serialization and re-analysis).
     pub fn histogram(&self) -> &Histogram<u64> {
         &self.hist

@@ -7,8 +7,8 @@ use cephbench::progress::Sample;
 use cephbench::report::Format;
 use cephbench::result::NetworkReport;
 use cephbench::result::{
-    Attribution, BenchResult, ClientReport, ClusterInfo, GroupReport, JobReport, OsdClientRow,
-    OsdReport, Part, PlacementInfo, RadosWorkload, Share, ToolInfo, Workload,
+    Attribution, BenchResult, ClientLoad, ClientReport, ClusterInfo, GroupReport, JobReport,
+    OsdClientRow, OsdReport, Part, PlacementInfo, RadosWorkload, Share, ToolInfo, Workload,
 };
 use cephbench::stats::LatencySummary;
 use cephbench::telemetry::counters::{AvgDelta, CounterSample, MgrOsdPerf, OsdCounters};
@@ -98,6 +98,12 @@ fn fixture() -> BenchResult {
             longest_gap_s: 0.052,
             slow_ops: 0,
             slow_op_s: 1.0,
+            // 1200 IOPS x 13.30 ms = 15.96 in flight; + 1200/s x 32 us = 16.
+            client: Some(ClientLoad {
+                asked_in_flight: 16,
+                mean_in_flight: 15.96,
+                refill_wait_ns: 32_000.0,
+            }),
             timeline: vec![
                 Sample {
                     t_s: 1.0,
@@ -360,6 +366,38 @@ fn text_report_interrupted_with_error() {
     r.jobs[0].first_error =
         Some("write cephbench_data.default.7 at offset 0: (28) No space left on device".into());
     insta::assert_snapshot!(render(Format::Text, &r));
+}
+
+/// A client that kept too few ops in flight says so in the short report,
+/// beside the latency it leaves out; a healthy one only with -v.
+#[test]
+fn text_report_client_short() {
+    let short = |r: &BenchResult| {
+        let mut buf = Vec::new();
+        Format::Text
+            .reporter_for(cephbench::report::View::default())
+            .render(r, &mut buf)
+            .unwrap();
+        String::from_utf8(buf).unwrap()
+    };
+    assert!(!short(&fixture()).contains("CLIENT SHORT"));
+    assert!(!short(&fixture()).contains("In flight:"));
+    let mut r = fixture();
+    // 1200 IOPS: 11.8 in flight on average, a slot waiting 3.5 ms per op.
+    r.jobs[0].client = Some(ClientLoad {
+        asked_in_flight: 16,
+        mean_in_flight: 11.8,
+        refill_wait_ns: 3_500_000.0,
+    });
+    r.jobs[0].latency_ns.mean = 9_833_333.0;
+    let text = short(&r);
+    let lines: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("  CLIENT SHORT"))
+        .take_while(|l| !l.starts_with("  Latency"))
+        .collect();
+    assert!(!lines.is_empty(), "{text}");
+    insta::assert_snapshot!(lines.join("\n"));
 }
 
 /// Seed 000's cost line (IOPS over the RAM one OSD holds) and the per-OSD

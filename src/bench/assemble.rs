@@ -121,7 +121,27 @@ pub fn job_report(
         attribution: None,
         service_latency_ns: k.service.as_ref().map(|s| s.summary()),
         rate: out.rate.as_ref().map(|r| rate_report(r, rate(k.ops))),
+        client: client_load(out),
     }
+}
+
+/// The `client` block of a closed-loop job: what it asked in flight, what
+/// the cluster had on average and how long a completed op's slot waited.
+pub fn client_load(out: &JobOutcome) -> Option<crate::result::ClientLoad> {
+    let elapsed_ns = out.elapsed.as_nanos();
+    if out.slots == 0 || elapsed_ns == 0 {
+        return None;
+    }
+    let busy_ns: u128 = out.kinds.iter().map(|k| k.latency.sum_ns()).sum();
+    Some(crate::result::ClientLoad {
+        asked_in_flight: out.slots as u64,
+        mean_in_flight: busy_ns as f64 / elapsed_ns as f64,
+        refill_wait_ns: if out.refills > 0 {
+            out.refill_wait_ns as f64 / out.refills as f64
+        } else {
+            0.0
+        },
+    })
 }
 
 /// The `rate` block of an open-loop job.

@@ -13,8 +13,8 @@ mod rados;
 mod rbd;
 
 pub use assemble::{
-    cluster_info, job_report, latency_definition, latency_kind, rate_report, tool_info,
-    INTENDED_LATENCY_DEFINITION, LATENCY_DEFINITION, SLOW_OP,
+    client_load, cluster_info, job_report, latency_definition, latency_kind, rate_report,
+    tool_info, INTENDED_LATENCY_DEFINITION, LATENCY_DEFINITION, SLOW_OP,
 };
 pub use error::{diagnose, BenchError};
 pub use measure::{sampled, Outcome};

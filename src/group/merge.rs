@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use hdrhistogram::Histogram;
 
 use crate::progress::Sample;
-use crate::result::{BenchResult, JobReport, OsdClientRow, OsdReport};
+use crate::result::{BenchResult, ClientLoad, JobReport, OsdClientRow, OsdReport};
 use crate::stats::{decode_histogram, encode_histogram, LatencySummary};
 
 use super::GroupError;
@@ -242,6 +242,30 @@ fn merge_job(jobs: &[(&str, &JobReport)]) -> Result<JobReport, GroupError> {
         attribution: None,
         service_latency_ns: merge_service(jobs),
         rate: merge_rate(jobs),
+        client: merge_client(jobs),
+    })
+}
+
+/// The clients' `client` blocks as one: asked and mean ops in flight add up,
+/// the refill wait is weighted by ops. Absent when any client lacks one.
+fn merge_client(jobs: &[(&str, &JobReport)]) -> Option<ClientLoad> {
+    let loads: Vec<(ClientLoad, u64)> = jobs
+        .iter()
+        .map(|(_, j)| j.client.map(|c| (c, j.ops)))
+        .collect::<Option<_>>()?;
+    let ops: u64 = loads.iter().map(|(_, n)| n).sum();
+    Some(ClientLoad {
+        asked_in_flight: loads.iter().map(|(c, _)| c.asked_in_flight).sum(),
+        mean_in_flight: loads.iter().map(|(c, _)| c.mean_in_flight).sum(),
+        refill_wait_ns: if ops > 0 {
+            loads
+                .iter()
+                .map(|(c, n)| c.refill_wait_ns * *n as f64)
+                .sum::<f64>()
+                / ops as f64
+        } else {
+            0.0
+        },
     })
 }
 
@@ -425,6 +449,7 @@ mod tests {
 
     fn job(rec: &LatencyRecorder, secs: f64) -> JobReport {
         JobReport {
+            client: None,
             per_second: None,
             end_flush: None,
             name: "write".into(),

@@ -512,6 +512,7 @@ mod tests {
             rec.record(*v);
         }
         JobReport {
+            client: None,
             per_second: None,
             end_flush: None,
             name: "j".into(),

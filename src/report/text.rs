@@ -141,7 +141,7 @@ impl Text {
             _ => None,
         };
         for job in &r.jobs {
-            render_job(job, &r.latency_definition, verify, out)?;
+            render_job(job, &r.latency_definition, verify, self.verbose, out)?;
         }
         render_clients(r, out)?;
         render_osds(r, self.verbose, out)
@@ -247,6 +247,7 @@ fn render_job(
     j: &JobReport,
     latency_definition: &str,
     verify: Option<crate::objects::VerifyMode>,
+    verbose: bool,
     out: &mut dyn io::Write,
 ) -> io::Result<()> {
     let mib = (1u64 << 20) as f64;
@@ -332,6 +333,25 @@ fn render_job(
             "  STALLS:              longest gap without a completion {:.3} s; {} ops slower than {} s",
             j.longest_gap_s, j.slow_ops, j.slow_op_s
         )?;
+    }
+    match &j.client {
+        Some(c) if c.fell_short() => writeln!(
+            out,
+            "  CLIENT SHORT:        the cluster had {:.1} of the {} ops asked in flight on average: \
+             each completed op's slot waited {} ms before this host refilled it (reaping and \
+             issuing: its CPU); the latency below leaves that wait out, rados bench's counts it",
+            c.mean_in_flight,
+            c.asked_in_flight,
+            ms(c.refill_wait_ns)
+        )?,
+        Some(c) if verbose => writeln!(
+            out,
+            "  In flight:           {:.1} of {} on average (a slot waited {} ms after each completion)",
+            c.mean_in_flight,
+            c.asked_in_flight,
+            ms(c.refill_wait_ns)
+        )?,
+        _ => {}
     }
     let l = &j.latency_ns;
     writeln!(out, "  Latency ({latency_definition}), ms:")?;

@@ -427,6 +427,11 @@ pub fn as_bench_result(doc: &SuiteDoc) -> Option<BenchResult> {
             attribution: mean_attribution(&reps),
             service_latency_ns: None,
             rate: None,
+            // The repetition that kept the least of its asked ops in flight.
+            client: reps
+                .iter()
+                .filter_map(|j| j.client)
+                .min_by(|a, b| a.share().total_cmp(&b.share())),
         });
     }
     Some(BenchResult {
