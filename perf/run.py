@@ -354,7 +354,10 @@ def verdicts(rows, mem):
 
     def add(target, verdict, value, conf=None):
         met = {"met": True, "NOT met": False}.get(verdict)
-        if met is not None and conf is not None and conf < 0.9:
+        if met is not None and conf is not None and conf < 0.5:
+            # One pair: its figure is no interval at all (0 % sure), so it cannot decide.
+            verdict, met = "not resolved (one pair cannot say; 6 pairs or more for 95%)", None
+        elif met is not None and conf is not None and conf < 0.9:
             # Fewer than 5 pairs: say how sure (the JSON keeps met/NOT met; `confidence` beside it).
             verdict += f" ({conf:.0%} sure; 6 pairs or more for 95%)"
         out.append(dict(target=target, verdict=verdict, met=met, confidence=conf, value=value))

@@ -61,8 +61,14 @@ export MEMORY_ONLY=$memory BASELINE=$baseline ONLY=$only PEERS=$peers
 flag=--release
 [[ $profile == debug ]] && flag=
 echo "bench: building cephbench and bare_aio ($profile)" >&2
-cargo build $flag --quiet --bin cephbench
-cargo build $flag --quiet -p ceph-sys --example bare_aio
+if [[ $profile == debug ]]; then
+    # What tests/run.sh built already: building the binary alone unifies the
+    # dependencies' features differently and recompiles the crate (~35 s).
+    cargo build --quiet --workspace --all-targets
+else
+    cargo build $flag --quiet --bin cephbench
+    cargo build $flag --quiet -p ceph-sys --example bare_aio
+fi
 tdir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
 export CB=$tdir/$profile/cephbench BARE=$tdir/$profile/examples/bare_aio
 

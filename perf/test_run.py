@@ -97,6 +97,12 @@ class Verdicts(unittest.TestCase):
         self.assertEqual(t[CPU]["verdict"], "NOT met (75% sure; 6 pairs or more for 95%)")
         self.assertEqual((t[CPU]["met"], t[CPU]["confidence"]), (False, 0.75))
 
+    def test_one_pair_decides_nothing(self):
+        t = {v["target"]: v for v in run.verdicts([row("bare aio", (1.0, (1.0, 1.0)), (1.4, (1.4, 1.4)),
+                                                       conf=0.0)], None)}
+        self.assertEqual(t[CPU]["verdict"], "not resolved (one pair cannot say; 6 pairs or more for 95%)")
+        self.assertIsNone(t[CPU]["met"])
+
     def test_one_row_missing_in_every_pair_fails_the_target_for_every_workload(self):
         rows = [row("rados bench", (1.0, (0.99, 1.02)), (1.0, (1.0, 1.0))),
                 row("fio rados", (0.9, (0.88, 0.95)), (1.0, (1.0, 1.0)), workload="RADOS 4M write QD16"),
