@@ -161,6 +161,11 @@ fn main() {
             "rados_conf_read_file",
             rados_conf_read_file(cluster, conf.as_ptr()) as i64,
         );
+        // $CEPH_ARGS, as the ceph tools read it (e.g. to try an option's cost).
+        check(
+            "rados_conf_parse_env",
+            rados_conf_parse_env(cluster, ptr::null()) as i64,
+        );
         let (k, v) = (
             CString::new("rbd_cache").unwrap(),
             CString::new("false").unwrap(),
@@ -242,6 +247,8 @@ fn main() {
     let mut next_obj = 0u64;
     let mut lat_us: Vec<u32> = Vec::with_capacity(1 << 20);
     let mut sum_ns = 0u128;
+    // How long a completed op's slot stood empty until the next op started in it.
+    let (mut refill_ns, mut refills) = (0u128, 0u64);
 
     let mut issue =
         |slot: usize, started: &mut [Instant], names: &mut [Vec<u8>], bufs: &mut [Vec<u8>]| {
@@ -343,6 +350,8 @@ fn main() {
         last = at;
         if Instant::now() < end {
             comps[slot] = issue(slot, &mut started, &mut names, &mut bufs);
+            refill_ns += started[slot].duration_since(at).as_nanos();
+            refills += 1;
         } else {
             inflight -= 1;
         }
@@ -368,8 +377,9 @@ fn main() {
         rados_shutdown(cluster);
     }
     println!(
-        "{{\"ops\":{ops},\"secs\":{secs:.6},\"iops\":{:.3},\"mean_us\":{:.3},\"p99_us\":{p99}}}",
+        "{{\"ops\":{ops},\"secs\":{secs:.6},\"iops\":{:.3},\"mean_us\":{:.3},\"p99_us\":{p99},\"refill_wait_us\":{:.3}}}",
         ops as f64 / secs.max(1e-9),
-        sum_ns as f64 / 1000.0 / ops.max(1) as f64
+        sum_ns as f64 / 1000.0 / ops.max(1) as f64,
+        refill_ns as f64 / 1000.0 / refills.max(1) as f64
     );
 }
