@@ -251,6 +251,27 @@ fn summary_figures_match_hand_computation() {
     assert!((rows[4].mean_ms.value - 38.53).abs() < 1e-9);
 }
 
+/// A suite's HTML/JSON view of a job keeps the repetition that kept the
+/// fewest of its asked ops in flight, so one CLIENT SHORT run is not averaged away.
+#[test]
+fn the_suite_view_keeps_the_client_that_fell_shortest() {
+    let mut d = fixture();
+    for e in &mut d.runs {
+        let in_flight = if e.run == 1 { 31.0 } else { 22.0 };
+        for j in &mut e.result.jobs {
+            j.client = Some(cephbench::result::ClientLoad {
+                asked_in_flight: 32,
+                mean_in_flight: in_flight,
+                refill_wait_ns: 1000.0,
+            });
+        }
+    }
+    let r = cephbench::suite::as_bench_result(&d).unwrap();
+    let c = r.jobs[0].client.unwrap();
+    assert_eq!(c.mean_in_flight, 22.0, "{c:?}");
+    assert!(c.fell_short());
+}
+
 #[test]
 fn table_snapshots_fit_100_columns() {
     let d = fixture();

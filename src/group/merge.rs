@@ -521,6 +521,34 @@ mod tests {
         assert_eq!(&h, all.histogram());
     }
 
+    /// Two clients' `client` blocks: depths add up, the refill wait is
+    /// weighted by ops; one client without a block leaves none.
+    #[test]
+    fn client_loads_add_up() {
+        let mut a = LatencyRecorder::new();
+        let mut b = LatencyRecorder::new();
+        (0..300).for_each(|_| a.record(1_000_000));
+        (0..100).for_each(|_| b.record(1_000_000));
+        let (mut ja, mut jb) = (job(&a, 1.0), job(&b, 1.0));
+        let load = |mean_in_flight, refill_wait_ns| ClientLoad {
+            asked_in_flight: 16,
+            mean_in_flight,
+            refill_wait_ns,
+        };
+        ja.client = Some(load(15.0, 100.0));
+        jb.client = Some(load(10.0, 500.0));
+        let m = merge_job(&[("a", &ja), ("b", &jb)]).unwrap();
+        assert_eq!(
+            m.client,
+            Some(load(25.0, 200.0)).map(|mut c| {
+                c.asked_in_flight = 32;
+                c
+            })
+        );
+        jb.client = None;
+        assert_eq!(merge_job(&[("a", &ja), ("b", &jb)]).unwrap().client, None);
+    }
+
     fn osd_row(rec: &LatencyRecorder, hist: bool) -> OsdClientRow {
         let s = rec.summary();
         OsdClientRow {
