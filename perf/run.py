@@ -453,7 +453,7 @@ def report(rows, mem, meta):
     store, secs, short = meta["store"], meta["secs"], meta["short_secs"]
     if rows:
         s4m = "" if store != "memstore" else f" (RADOS 4M: {min(secs, 4)} s, to fit memstore)"
-        print(f"cephbench vs peers, objectstore {store}, {meta['pairs']} pair(s) x {secs} s{s4m}, medians of "
+        print(f"cephbench vs peers, objectstore {store}, {meta['pairs']} pair{'s' if meta['pairs'] != 1 else ''} x {secs} s{s4m}, medians of "
               f"per-pair ratios (ratio = cephbench / peer); steady CPU = (CPU of the {secs} s run - CPU of a "
               f"{short} s run) / (ops of the one - ops of the other)\n")
         print("\n".join(lines))
