@@ -345,8 +345,37 @@ pub const SLOW_CLUSTER_NETWORK_NS: f64 = 1e6;
 /// one line saying why there is no verdict. Empty when no OSD row has write
 /// attributions.
 pub fn findings(result: &BenchResult) -> Vec<String> {
-    let mut out = flush_findings(result);
+    let mut out = client_findings(result);
+    out.extend(flush_findings(result));
     out.extend(replication_findings(result));
+    out
+}
+
+/// A closed-loop job whose client kept too few of its asked ops in flight
+/// (see [`crate::result::ClientLoad`]): every figure of it is at a lower
+/// depth than asked. One line per job (a mix's read and write reports share
+/// the job's block).
+fn client_findings(result: &BenchResult) -> Vec<String> {
+    let mut seen: Vec<crate::result::ClientLoad> = Vec::new();
+    let mut out = Vec::new();
+    for j in &result.jobs {
+        let Some(c) = j.client.filter(|c| c.fell_short()) else {
+            continue;
+        };
+        if seen.contains(&c) {
+            continue;
+        }
+        seen.push(c);
+        out.push(format!(
+            "{}: the client kept {:.1} of the {} ops asked in flight on average: each completed op's \
+             slot waited {:.2} ms for this host to issue the next, so the cluster was measured at a \
+             lower depth than asked; run from a host with CPU to spare",
+            j.name.split('/').next().unwrap_or(&j.name),
+            c.mean_in_flight,
+            c.asked_in_flight,
+            c.refill_wait_ns / 1e6
+        ));
+    }
     out
 }
 
@@ -569,8 +598,14 @@ fn flush_findings(result: &BenchResult) -> Vec<String> {
 }
 
 /// Fills in the attribution of every per-OSD row and every job of a result,
-/// from what the result itself holds (so saved results can be re-analysed).
+/// and the findings, from what the result itself holds (so saved results can
+/// be re-analysed). Without telemetry only the client's findings can be made.
 pub fn attribute(result: &mut BenchResult) {
+    attribute_shares(result);
+    result.findings = findings(result);
+}
+
+fn attribute_shares(result: &mut BenchResult) {
     let Some(size) = result.placement.as_ref().map(|p| p.size) else {
         return;
     };
@@ -647,7 +682,6 @@ pub fn attribute(result: &mut BenchResult) {
             job.attribution = Some(combine(&rows, job.latency_ns.mean));
         }
     }
-    result.findings = findings(result);
 }
 
 #[cfg(test)]
@@ -1144,5 +1178,44 @@ mod tests {
         assert_eq!(job.notes.len(), a.notes.len());
         let empty = combine(&[], 1e6);
         assert_eq!(get(&empty, Part::Unattributed), Some(1.0));
+    }
+
+    /// A client that kept too few ops in flight is a finding, once per job,
+    /// with or without telemetry.
+    #[test]
+    fn a_client_short_of_cpu_is_a_finding() {
+        let mut short = pool_result([1.8; 3], [1.5; 3], [1.2; 3], [0.5; 3]);
+        let load = crate::result::ClientLoad {
+            asked_in_flight: 16,
+            mean_in_flight: 11.8,
+            refill_wait_ns: 1_300_000.0,
+        };
+        short.jobs[0].client = Some(load);
+        short.jobs.push(short.jobs[0].clone());
+        attribute(&mut short);
+        assert_eq!(short.findings.len(), 1, "{:?}", short.findings);
+        assert!(
+            short.findings[0].contains("kept 11.8 of the 16 ops")
+                && short.findings[0].contains("waited 1.30 ms"),
+            "{:?}",
+            short.findings
+        );
+        // Without telemetry (no placement, no counters) the finding stays.
+        let mut bare = short.clone();
+        bare.placement = None;
+        bare.osds.clear();
+        attribute(&mut bare);
+        assert_eq!(bare.findings, short.findings);
+        short.jobs[0].client = Some(crate::result::ClientLoad {
+            mean_in_flight: 15.0,
+            ..load
+        });
+        short.jobs.truncate(1);
+        attribute(&mut short);
+        assert!(
+            short.findings.is_empty(),
+            "15 of 16 is not short: {:?}",
+            short.findings
+        );
     }
 }
