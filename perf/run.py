@@ -332,6 +332,10 @@ def median_ci(xs, level=0.95):
     return (xs[k - 1], xs[n - k], 1 - 2 * below(k))
 
 
+def n_pairs(n):
+    return f"{n} pair{'' if n == 1 else 's'}"
+
+
 def ci_text(ci, p=2, sign="", unit=""):
     lo, hi, conf = ci
     return f"median within {lo:{sign}.{p}f} to {hi:{sign}.{p}f}{unit} at {conf:.0%}"
@@ -372,7 +376,7 @@ def verdicts(rows, mem):
         vs = [judge(*r[ci][:2], ok) for r in rs]
         return "NOT met" if "NOT met" in vs else "met" if all(v == "met" for v in vs) else "not resolved"
 
-    pairs = lambda r: f"{r['pairs']} pair{'s' if r['pairs'] != 1 else ''}"
+    pairs = lambda r: n_pairs(r["pairs"])
     peers = [r for r in rows if r["peer"] not in OWN and r["iops_ratio"] is not None]
     if peers:
         # Against the best peer of each workload: the row with the lowest ratio.
@@ -453,7 +457,7 @@ def report(rows, mem, meta):
     store, secs, short = meta["store"], meta["secs"], meta["short_secs"]
     if rows:
         s4m = "" if store != "memstore" else f" (RADOS 4M: {min(secs, 4)} s, to fit memstore)"
-        print(f"cephbench vs peers, objectstore {store}, {meta['pairs']} pair{'s' if meta['pairs'] != 1 else ''} x {secs} s{s4m}, medians of "
+        print(f"cephbench vs peers, objectstore {store}, {n_pairs(meta['pairs'])} x {secs} s{s4m}, medians of "
               f"per-pair ratios (ratio = cephbench / peer); steady CPU = (CPU of the {secs} s run - CPU of a "
               f"{short} s run) / (ops of the one - ops of the other)\n")
         print("\n".join(lines))

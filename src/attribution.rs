@@ -368,8 +368,10 @@ fn client_findings(result: &BenchResult) -> Vec<String> {
         seen.push(c);
         out.push(format!(
             "{}: the client kept {:.1} of the {} ops asked in flight on average: each completed op's \
-             slot waited {:.2} ms for this host to issue the next, so the cluster was measured at a \
-             lower depth than asked; run from a host with CPU to spare",
+             slot waited {:.2} ms before the next was issued (this host's CPU, or librados' own cap \
+             on ops in flight, objecter_inflight_ops: 1024 by default), so the cluster was measured \
+             at a lower depth than asked (the latencies leave that wait out, rados bench's include \
+             it)",
             j.name.split('/').next().unwrap_or(&j.name),
             c.mean_in_flight,
             c.asked_in_flight,

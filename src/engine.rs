@@ -682,6 +682,13 @@ pub async fn run<T: Target, S: OpSource>(
             stopping = true;
             out.stop = StopReason::Interrupted;
         }
+        // The select above is biased to reaping: with a completion ready at
+        // every wake (thousands in flight) it never polls the deadline's
+        // sleep, so the deadline is also checked here, once per wake.
+        if !stopping && deadline.is_some_and(|d| Instant::now() >= d) {
+            stopping = true;
+            out.stop = StopReason::Duration;
+        }
         for r in reaped.drain(..) {
             let Some((op, start, intended)) = slots[r.slot].take() else {
                 continue;
@@ -1013,6 +1020,46 @@ mod tests {
             "{:?}",
             o.longest_gap
         );
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn the_deadline_holds_when_a_completion_is_ready_at_every_wake() {
+        // Ops that complete at once: poll_reap is ready every time the loop
+        // looks, as with thousands in flight on a fast cluster.
+        // (It never returns Pending, so no timer can cut a hung job short:
+        // it fails itself once the job outlives its deadline by far.)
+        struct AtOnce(Vec<usize>, Instant);
+        impl Target for AtOnce {
+            fn submit(&mut self, slot: usize, _: &mut Op) -> Result<(), CephError> {
+                self.0.push(slot);
+                Ok(())
+            }
+            fn poll_reap(&mut self, _: &mut Context<'_>, out: &mut Vec<Reaped>) -> Poll<()> {
+                let completed_at = Instant::now();
+                assert!(
+                    completed_at < self.1 + Duration::from_secs(5),
+                    "a 200 ms job still running after 5 s"
+                );
+                out.extend(self.0.drain(..).map(|slot| Reaped {
+                    slot,
+                    ret: 0,
+                    completed_at,
+                }));
+                Poll::Ready(())
+            }
+            fn complete(&mut self, _: usize, _: &Op, _: i64) -> bool {
+                true
+            }
+            fn describe(&self, op: &Op) -> String {
+                format!("op {}", op.index)
+            }
+        }
+        let (_tx, rx) = watch::channel(false);
+        let mut t = AtOnce(Vec::new(), Instant::now());
+        let sp = spec(None, Some(Duration::from_millis(200)));
+        let o = run(&mut t, &mut Count, &sp, rx, progress()).await;
+        assert_eq!(o.stop, StopReason::Duration);
+        assert!(o.elapsed < Duration::from_secs(2), "{:?}", o.elapsed);
     }
 
     /// A source that takes `cost` of the issuing thread per op, like a

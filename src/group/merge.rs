@@ -538,13 +538,11 @@ mod tests {
         ja.client = Some(load(15.0, 100.0));
         jb.client = Some(load(10.0, 500.0));
         let m = merge_job(&[("a", &ja), ("b", &jb)]).unwrap();
-        assert_eq!(
-            m.client,
-            Some(load(25.0, 200.0)).map(|mut c| {
-                c.asked_in_flight = 32;
-                c
-            })
-        );
+        let want = ClientLoad {
+            asked_in_flight: 32,
+            ..load(25.0, 200.0)
+        };
+        assert_eq!(m.client, Some(want));
         jb.client = None;
         assert_eq!(merge_job(&[("a", &ja), ("b", &jb)]).unwrap().client, None);
     }

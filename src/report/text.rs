@@ -334,24 +334,17 @@ fn render_job(
             j.longest_gap_s, j.slow_ops, j.slow_op_s
         )?;
     }
-    match &j.client {
-        Some(c) if c.fell_short() => writeln!(
+    // The depth the cluster saw: always when the client fell short (the
+    // run's finding says what that does to the figures), else with -v.
+    if let Some(c) = j.client.filter(|c| verbose || c.fell_short()) {
+        writeln!(
             out,
-            "  CLIENT SHORT:        the cluster had {:.1} of the {} ops asked in flight on average: \
-             each completed op's slot waited {} ms before this host refilled it (reaping and \
-             issuing: its CPU); the latency below leaves that wait out, rados bench's counts it",
+            "  In flight:           {:.1} of {} on average; a freed slot waited {} ms{}",
             c.mean_in_flight,
             c.asked_in_flight,
-            ms(c.refill_wait_ns)
-        )?,
-        Some(c) if verbose => writeln!(
-            out,
-            "  In flight:           {:.1} of {} on average (a slot waited {} ms after each completion)",
-            c.mean_in_flight,
-            c.asked_in_flight,
-            ms(c.refill_wait_ns)
-        )?,
-        _ => {}
+            ms(c.refill_wait_ns),
+            if c.fell_short() { ": CLIENT SHORT" } else { "" }
+        )?;
     }
     let l = &j.latency_ns;
     writeln!(out, "  Latency ({latency_definition}), ms:")?;
