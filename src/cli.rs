@@ -905,6 +905,14 @@ impl RbdArgs {
                 self.rw.as_str()
             )));
         }
+        for (flag, v) in [("--size", self.size), ("--test-area", self.test_area)] {
+            if v == Some(0) {
+                return Err(u(format!(
+                    "{flag} 0 holds no block: give it at least one --bs ({})",
+                    fmt_bytes(self.bs)
+                )));
+            }
+        }
         if let (Some(area), Some(size)) = (self.test_area, self.size) {
             if area > size {
                 return Err(u(format!(
@@ -913,6 +921,10 @@ impl RbdArgs {
                     fmt_bytes(size)
                 )));
             }
+        }
+        if let Some(size) = self.size {
+            let area = self.test_area.unwrap_or(size);
+            plan::image_size(Flags, "size", "test-area", size, area).map_err(u)?;
         }
         let area = self.test_area.or(self.size);
         if let Some(area) = area {

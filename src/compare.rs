@@ -766,6 +766,7 @@ mod tests {
                     osd,
                     bytes: 8 * gib,
                     rss_bytes: None,
+                    source: None,
                 })
                 .collect(),
             memory_held_bytes: Some(32 * gib),

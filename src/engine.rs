@@ -17,7 +17,7 @@ use tokio::sync::watch;
 
 use crate::ceph::CephError;
 pub use crate::ceph::Reaped;
-use crate::progress::WorkerProgress;
+use crate::progress::{Done, WorkerProgress};
 use crate::stats::LatencyRecorder;
 
 /// What an op does.
@@ -36,7 +36,8 @@ impl OpKind {
     /// All kinds, in report order.
     pub const ALL: [OpKind; 3] = [OpKind::Read, OpKind::Write, OpKind::Flush];
 
-    fn index(self) -> usize {
+    /// Its index in [`OpKind::ALL`] (and in the progress counters' kinds).
+    pub fn index(self) -> usize {
         self as usize
     }
 
@@ -648,7 +649,8 @@ pub async fn run<T: Target, S: OpSource>(
                     slots[slot] = Some((op, start, intended));
                 }
                 Err(e) => {
-                    record_error(&mut out, &mut progress, e);
+                    let measured = start >= measure_start;
+                    record_error(&mut out, &mut progress, e, op.kind, measured);
                     stopping = true;
                 }
             }
@@ -697,27 +699,27 @@ pub async fn run<T: Target, S: OpSource>(
             if sched.is_none() && r.completed_at >= measure_start {
                 freed_at[r.slot] = Some(r.completed_at);
             }
-            if r.ret < 0 {
-                let e = CephError::call(target.describe(&op), r.ret as i32);
-                record_error(&mut out, &mut progress, e);
-                stopping = true;
-                continue;
-            }
             let completed_at = r.completed_at;
-            let lat_ns = completed_at.saturating_duration_since(intended).as_nanos() as u64;
             // Open loop: an op counts when it was due after the ramp.
             let measured = if sched.is_some() {
                 intended >= measure_start
             } else {
                 completed_at >= measure_start
             };
+            if r.ret < 0 {
+                let e = CephError::call(target.describe(&op), r.ret as i32);
+                record_error(&mut out, &mut progress, e, op.kind, measured);
+                stopping = true;
+                continue;
+            }
+            let lat_ns = completed_at.saturating_duration_since(intended).as_nanos() as u64;
             // A read's return value is the bytes that came back: fewer than
             // asked is a failed op (a truncated or missing object, a wrong
             // block size), and only the bytes that came back count.
             if op.kind == OpKind::Read && (r.ret as u64) < op.len {
                 let got = r.ret as u64;
                 out.short_reads += 1;
-                progress.failed();
+                progress.failed(op.kind.index(), measured);
                 if measured {
                     out.kinds[op.kind.index()].bytes += got;
                 }
@@ -731,7 +733,12 @@ pub async fn run<T: Target, S: OpSource>(
                 continue;
             }
             let bytes = if op.kind == OpKind::Flush { 0 } else { op.len };
-            progress.finished(bytes, lat_ns);
+            progress.finished(Done {
+                bytes,
+                lat_ns,
+                measured,
+                kind: op.kind.index(),
+            });
             if !target.complete(r.slot, &op, r.ret) {
                 out.mismatches += 1;
                 if out.first_data_error.is_none() {
@@ -812,10 +819,16 @@ fn count_errno(v: &mut Vec<(i32, u64)>, errno: i32, n: u64) {
     }
 }
 
-fn record_error(out: &mut JobOutcome, progress: &mut WorkerProgress, e: CephError) {
+fn record_error(
+    out: &mut JobOutcome,
+    progress: &mut WorkerProgress,
+    e: CephError,
+    kind: OpKind,
+    measured: bool,
+) {
     out.errors += 1;
     count_errno(&mut out.errors_by_errno, e.errno().unwrap_or(0), 1);
-    progress.failed();
+    progress.failed(kind.index(), measured);
     if out.first_error.is_none() {
         out.first_error = Some(e);
     }

@@ -23,6 +23,46 @@ pub const MAX_POOL_SIZE: u64 = 10;
 pub const MAX_RUNS: u64 = 1000;
 /// Most clients of a group run (`--clients`).
 pub const MAX_CLIENTS: u64 = 1000;
+/// Images cephbench creates larger than this must not be more than
+/// [`MAX_IMAGE_OVER_AREA`] times their test area (see [`image_size`]).
+pub const LARGE_IMAGE: u64 = 16 << 40;
+/// How many times its test area a large image may be.
+pub const MAX_IMAGE_OVER_AREA: u64 = 1024;
+
+/// Checks the size of an image cephbench is to create against the test area
+/// the job touches: librbd removes an image by walking every object it
+/// could hold, whatever was written (with the object map too: ~2 s per
+/// 10 TiB on a test host, 13 min for 900 TiB), so a huge image around a
+/// small test area makes the cleanup, not the run, take the time. Larger
+/// than [`LARGE_IMAGE`] it may be at most [`MAX_IMAGE_OVER_AREA`] times
+/// the test area.
+pub fn image_size(
+    src: Source,
+    size_key: &str,
+    area_key: &str,
+    size: u64,
+    area: u64,
+) -> Result<(), String> {
+    use crate::units::fmt_bytes;
+    if size > LARGE_IMAGE && size / MAX_IMAGE_OVER_AREA > area {
+        let most = LARGE_IMAGE.max(area.saturating_mul(MAX_IMAGE_OVER_AREA));
+        return Err(format!(
+            "{} {} is out of proportion to the {} {}: librbd removes an image by walking every \
+             object it could hold (minutes for hundreds of TiB), so cephbench creates one at most \
+             {} (or {MAX_IMAGE_OVER_AREA}x the test area); use a smaller {}, a larger {}, or an image of \
+             your own (--image)",
+            src.name(size_key),
+            fmt_bytes(size),
+            src.name(area_key),
+            fmt_bytes(area),
+            fmt_bytes(most),
+            src.name(size_key),
+            src.name(area_key),
+        ));
+    }
+    Ok(())
+}
+
 /// The queue depth of an rbd job that does not name one (fio's rbd examples);
 /// a job that flushes every N writes runs at 1.
 pub const fn default_iodepth(fsync_every: bool) -> u64 {

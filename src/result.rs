@@ -140,8 +140,8 @@ pub struct PoolSettings {
     pub device_classes: Vec<String>,
     /// The OSDs the rule can choose from (sorted).
     pub osds: Vec<i32>,
-    /// `osd_memory_target` of each of those OSDs (`config get osd.N`), bytes;
-    /// empty if it could not be read.
+    /// `osd_memory_target` of each of those OSDs as the running daemon uses
+    /// it (see [`OsdMemory::source`]), bytes; empty if it could not be read.
     #[serde(default)]
     pub osd_memory_target: Vec<OsdMemory>,
     /// The RAM those OSDs are configured to hold: the sum of their
@@ -206,6 +206,19 @@ pub struct OsdMemory {
     /// when the OSD runs on this host; null otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rss_bytes: Option<u64>,
+    /// Where `bytes` was read: [`OsdMemory::DAEMON`] (the value the running
+    /// OSD uses, its ceph.conf included) or [`OsdMemory::MON_DATABASE`]
+    /// (the mons' configuration database, when the daemon could not be
+    /// asked: a ceph.conf setting on the OSD's host is then not seen).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+}
+
+impl OsdMemory {
+    /// `source` of a value read from the running daemon.
+    pub const DAEMON: &'static str = "daemon";
+    /// `source` of a value read from the mons' configuration database.
+    pub const MON_DATABASE: &'static str = "mon config database";
 }
 
 /// The clients of a coordinated multi-client run.

@@ -157,6 +157,96 @@ fn missing_config_file_is_named() {
     assert!(one_line_error(&out).contains("/nonexistent/ceph.conf"));
 }
 
+/// Image sizes that cannot be benchmarked are refused before connecting:
+/// none at all, and one out of proportion to its test area (removing it
+/// would take minutes).
+#[test]
+fn image_sizes_without_blocks_or_out_of_proportion_are_refused() {
+    for (args, want) in [
+        (&["--size", "0"][..], "--size 0 holds no block"),
+        (
+            &["--size", "1G", "--test-area", "0"][..],
+            "--test-area 0 holds no block",
+        ),
+        (
+            &["--size", "900T", "--test-area", "64M"][..],
+            "--size 900 TiB is out of proportion to the --test-area 64 MiB",
+        ),
+    ] {
+        let t = Instant::now();
+        let out = cephbench()
+            .args(["-m", "127.0.0.1:1", "rbd", "-p", "x", "--rw", "randwrite"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let e = one_line_error(&out);
+        assert!(e.contains(want), "{args:?}: {e}");
+        assert!(t.elapsed() < Duration::from_secs(5));
+    }
+    // A large image around a test area in proportion is fine (the mon is
+    // unreachable: it fails later, connecting).
+    let out = cephbench()
+        .args([
+            "-m",
+            "127.0.0.1:1",
+            "--connect-timeout",
+            "1s",
+            "rbd",
+            "-p",
+            "x",
+        ])
+        .args(["--size", "32T", "--test-area", "64G"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+}
+
+/// A config file that exists but cannot be read is named with the real
+/// reason, not librados' "No such file or directory".
+#[test]
+fn unreadable_config_file_says_permission_denied() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let conf = dir.path().join("ceph.conf");
+    std::fs::write(&conf, "[global]\nmon host = 127.0.0.1:1\n").unwrap();
+    std::fs::set_permissions(&conf, std::fs::Permissions::from_mode(0o000)).unwrap();
+    // Root reads any file: run as nobody then, from a copy of the binary
+    // nobody may run wherever the build directory is.
+    let bin = dir.path().join("cephbench");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("cephbench"), &bin).unwrap();
+    let mut cmd = if nix_is_root() {
+        let mut c = std::process::Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(&bin);
+        c
+    } else {
+        std::process::Command::new(&bin)
+    };
+    let out = cmd
+        .arg("-c")
+        .arg(&conf)
+        .args(["rados", "write", "-p", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let e = one_line_error(&out);
+    assert!(e.contains("Permission denied"), "{e}");
+    assert!(!e.contains("No such file"), "{e}");
+}
+
+fn nix_is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Uid:"))
+                .map(|l| l.split_whitespace().nth(1) == Some("0"))
+        })
+        .unwrap_or(false)
+}
+
 #[test]
 fn help_lists_the_commands() {
     cephbench()

@@ -415,6 +415,113 @@ fn a_seq_run_that_ends_within_its_ramp_says_nothing_was_measured() {
     );
 }
 
+/// The per-second samples cover exactly the measured window: an interval
+/// ends where the ramp does, the measured intervals' ops add up to the
+/// job's ops, and a 4 s job after a 3 s ramp has 4 per-second samples (the
+/// cut last interval aside), not 5.
+#[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
+fn per_second_samples_cover_exactly_the_measured_window() {
+    let _g = serial();
+    let p = pool(POOL);
+    for (d, ramp) in [("4", "3s"), ("3", "1500ms")] {
+        let v = json_run(&[
+            "rados", "write", "-p", p, "-b", "4K", "-t", "4", "-d", d, "--ramp", ramp,
+        ]);
+        let j = &v["jobs"][0];
+        let tl = j["timeline"].as_array().unwrap();
+        let measured: u64 = tl
+            .iter()
+            .filter(|s| !s["ramp"].as_bool().unwrap())
+            .map(|s| s["ops"].as_u64().unwrap())
+            .sum();
+        assert_eq!(
+            measured,
+            j["ops"].as_u64().unwrap(),
+            "-d {d} --ramp {ramp}: {tl:?}"
+        );
+        let ramp_s = v["workload"]["ramp_s"].as_f64().unwrap();
+        let last_ramp = tl
+            .iter()
+            .filter(|s| s["ramp"].as_bool().unwrap())
+            .map(|s| s["t_s"].as_f64().unwrap())
+            .fold(0.0, f64::max);
+        assert!(
+            (last_ramp - ramp_s).abs() < 0.25,
+            "the ramp's last sample at {last_ramp} s, the ramp {ramp_s} s"
+        );
+        assert!(tl
+            .iter()
+            .filter(|s| !s["ramp"].as_bool().unwrap())
+            .all(|s| s["t_s"].as_f64().unwrap() > ramp_s));
+        let want = d.parse::<u64>().unwrap();
+        assert_eq!(j["per_second"]["samples"], want, "{}", j["per_second"]);
+        per_second_matches_the_timeline(j);
+    }
+}
+
+/// `cleanup` of one namespace says what cephbench left in the others,
+/// with the command that removes it.
+#[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
+fn cleanup_names_what_other_namespaces_hold() {
+    let _g = serial();
+    let p = pool(POOL);
+    json_run(&[
+        "rados",
+        "write",
+        "-p",
+        p,
+        "-N",
+        "cbtns",
+        "-b",
+        "4K",
+        "--ops",
+        "20",
+        "--no-cleanup",
+        "--run-name",
+        "cbt_ns",
+    ]);
+    let out = cephbench().args(["cleanup", "-p", p]).output().unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "namespace 'cbtns' holds 21 objects of cephbench's; remove them with `cephbench cleanup -p {p} -N cbtns`"
+        )),
+        "{err}"
+    );
+    let out = cephbench()
+        .args(["cleanup", "-p", p, "-N", "cbtns"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("holds"));
+}
+
+/// A block the OSDs would refuse (`osd_max_write_size`, 90 MiB by default)
+/// is refused before the run, naming the option, not reported as a failed
+/// op with "(90) Message too long".
+#[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
+fn a_block_over_osd_max_write_size_is_refused_before_the_run() {
+    let _g = serial();
+    let p = pool(POOL);
+    let before = ours(p);
+    let out = cephbench()
+        .args(["rados", "write", "-p", p, "-b", "200M", "-d", "5"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("osd_max_write_size (90 MiB)"), "{err}");
+    assert!(err.contains("use -b 90MiB or less"), "{err}");
+    assert!(!err.contains("Message too long"), "{err}");
+    assert!(out.stdout.is_empty());
+    assert_eq!(ours(p), before, "nothing written");
+}
+
 #[test]
 #[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn reads_without_a_write_run_say_what_to_do() {

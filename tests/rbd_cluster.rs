@@ -277,6 +277,20 @@ fn parity_with_fio_rbd_engine_on_seed_002_jobs() {
     assert!(failures.is_empty(), "outside ±25% of fio: {failures:#?}");
 }
 
+/// A row's per-second mean is its own IOPS (within the cut last interval):
+/// its timeline counts its own kind of op only.
+fn per_second_counts_its_own_ops(row: &Value) {
+    let (iops, m) = (
+        row["iops"].as_f64().unwrap(),
+        row["per_second"]["iops"]["mean"].as_f64().unwrap(),
+    );
+    assert!(
+        (m / iops - 1.0).abs() < 0.15,
+        "{}: per-second {m} vs IOPS {iops}",
+        row["name"]
+    );
+}
+
 #[test]
 #[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn fsync_every_write_reports_one_flush_per_write() {
@@ -295,11 +309,23 @@ fn fsync_every_write_reports_one_flush_per_write() {
         "--fsync-every",
         "1",
         "-d",
-        "2s",
+        "3s",
     ]);
     let jobs = v["jobs"].as_array().unwrap();
     let write = jobs.iter().find(|j| j["op"] == "write").expect("write row");
     let flush = jobs.iter().find(|j| j["op"] == "flush").expect("flush row");
+    // Each row's per-second figures count its own ops: writes per second
+    // are the write row's IOPS, not writes and flushes together; a flush
+    // moves no bytes.
+    for row in [write, flush] {
+        per_second_counts_its_own_ops(row);
+    }
+    assert_eq!(flush["bytes"], 0);
+    assert_eq!(
+        flush["per_second"]["mib_s"]["max"], 0.0,
+        "{}",
+        flush["per_second"]
+    );
     let (w, f) = (
         write["ops"].as_u64().unwrap(),
         flush["ops"].as_u64().unwrap(),
@@ -377,7 +403,7 @@ fn read_without_preconditioning_is_flagged_in_text_and_json() {
     let held: u64 = osds
         .iter()
         .map(|o| {
-            common::ceph(&["config", "get", &format!("osd.{o}"), "osd_memory_target"])
+            common::ceph(&["config", "show", &format!("osd.{o}"), "osd_memory_target"])
                 .trim()
                 .parse::<u64>()
                 .unwrap()
@@ -626,6 +652,9 @@ fn mixes_report_reads_and_writes_apart_and_numjobs_merge() {
     let writes = jobs.iter().find(|j| j["op"] == "write").unwrap()["ops"]
         .as_u64()
         .unwrap();
+    for row in jobs {
+        per_second_counts_its_own_ops(row);
+    }
     let share = reads as f64 / (reads + writes) as f64;
     assert!(
         (0.62..0.78).contains(&share),
@@ -709,6 +738,16 @@ fn cleanup_removes_kept_and_crashed_run_images_only() {
     ]);
     let kept = v["workload"]["image"].as_str().unwrap().to_string();
     assert!(images().contains(&kept), "--keep keeps the image");
+    // An image whose removal was cut short sits in the pool's trash (librbd
+    // moves it there first): cleanup finds cephbench's there too.
+    let half = "cephbench_img.cbt-host.1.1700000000";
+    let _ = rbd(&["rm", "-p", POOL, half]);
+    assert!(rbd(&["create", "-p", POOL, "--size", "8M", half])
+        .status
+        .success());
+    assert!(rbd(&["trash", "mv", "-p", POOL, half]).status.success());
+    let trash = || String::from_utf8_lossy(&rbd(&["trash", "ls", "-p", POOL]).stdout).into_owned();
+    assert!(trash().contains(half), "{}", trash());
     let out = cephbench().args(["cleanup", "-p", POOL]).output().unwrap();
     assert!(
         out.status.success(),
@@ -717,6 +756,7 @@ fn cleanup_removes_kept_and_crashed_run_images_only() {
     );
     let left = images();
     assert!(!left.contains(&kept), "cleanup removed {kept}: {left:?}");
+    assert!(!trash().contains("cephbench_img."), "{}", trash());
     assert!(
         left.contains(&"cbt-bystander".to_string()),
         "a foreign image stays"

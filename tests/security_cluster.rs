@@ -129,13 +129,54 @@ fn data_path_caps_suffice_and_missing_caps_are_named() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v["jobs"][0]["attribution"].is_null());
 
-    // Less than the data path: one line naming the cap to add.
-    let k = user(dir.path(), "cbt-none", &["mon", "allow r"]);
+    // Less than the data path: one line naming the cap to add, and no
+    // `ceph auth caps` command that would drop the caps the key has (it
+    // replaces them all): without a way to read them, how to read them.
+    let k = user(
+        dir.path(),
+        "cbt-none",
+        &[
+            "mon",
+            "allow r",
+            "mgr",
+            "allow r",
+            "osd",
+            "allow rw pool=cbt-other",
+        ],
+    );
     let out = run_as("cbt-none", &k, &write);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     assert!(err.contains(&format!("osd 'allow rw pool={p}'")), "{err}");
+    assert!(err.contains("`ceph auth get client.cbt-none`"), "{err}");
+    assert!(!err.contains("ceph auth caps client.cbt-none mon"), "{err}");
+    // A key that may read its own caps gets the whole command, each cap it
+    // has kept and the pool added.
+    let k = user(
+        dir.path(),
+        "cbt-none",
+        &[
+            "mon",
+            "allow r, allow command \"auth get\"",
+            "mgr",
+            "allow r",
+            "osd",
+            "allow rw pool=cbt-other",
+        ],
+    );
+    let out = run_as("cbt-none", &k, &write);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(
+        err.contains(&format!(
+            "ceph auth caps client.cbt-none mgr 'allow r' mon 'allow r, allow command \"auth get\"' \
+             osd 'allow rw pool=cbt-other, allow rw pool={p}'"
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("AQ"), "no key printed: {err}");
     let out = run_as(
         "cbt-none",
         &k,

@@ -159,9 +159,11 @@ fn assert_pool_settings(doc: &SuiteDoc, pool: &str) {
     // osd_memory_target per OSD, and the sum held.
     let mut sum = 0;
     for m in &p.osd_memory_target {
+        // What the running OSD uses (`config show`): the test cluster sets
+        // it in ceph.conf, which the mons' database (`config get`) does not see.
         let cli: u64 = common::ceph(&[
             "config",
-            "get",
+            "show",
             &format!("osd.{}", m.osd),
             "osd_memory_target",
         ])

@@ -272,6 +272,44 @@ fn the_suite_view_keeps_the_client_that_fell_shortest() {
     assert!(c.fell_short());
 }
 
+/// A preconditioning pass cut short is not reported as a preconditioned
+/// test area.
+#[test]
+fn preconditioning_cut_short_is_not_preconditioned() {
+    let mut r = result(
+        vec![job("randread/read", "read", 10_000.0, 4096, 3.0, 9.0)],
+        "randread",
+        4096,
+        32,
+        None,
+    );
+    if let cephbench::result::Workload::Rbd(w) = &mut r.workload {
+        w.preconditioned = false;
+        w.precondition = Some(Precondition {
+            bytes: 477 << 20,
+            block_size: 4 << 20,
+            elapsed_s: 3.5,
+        });
+    }
+    let doc = cephbench::report::Document::Results(vec![("r.json".into(), r)]);
+    let mut buf = Vec::new();
+    cephbench::report::render(
+        &doc,
+        cephbench::report::Format::Text,
+        cephbench::report::View::default(),
+        &mut buf,
+    )
+    .unwrap();
+    // (The text wraps at 100 columns: compare word by word.)
+    let text = String::from_utf8(buf).unwrap();
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        text.contains("preconditioning CUT SHORT: 477 MiB of the 2 GiB test area"),
+        "{text}"
+    );
+    assert!(!text.contains("preconditioned ("), "{text}");
+}
+
 #[test]
 fn table_snapshots_fit_100_columns() {
     let d = fixture();

@@ -15,7 +15,10 @@ use super::error::{diagnose, BenchError};
 use crate::ceph::Rados;
 use crate::engine::{JobOutcome, StopReason};
 use crate::placement::OsdSlots;
-use crate::progress::{Counters, Sample, Sampler};
+use crate::progress::{Counters, Sample, Sampler, Schedule, KINDS};
+
+/// Each op kind's samples, by the engine's `OpKind` index.
+pub type Timelines = [Vec<Sample>; KINDS];
 use crate::result::{BenchResult, ClusterInfo, JobReport, PoolSettings, Workload, SCHEMA_VERSION};
 use crate::telemetry::{cluster, Probes};
 
@@ -28,7 +31,8 @@ pub(super) trait Job {
     async fn run(&mut self, slots: Option<&OsdSlots>) -> Result<Option<Ran>, BenchError>;
 
     /// The job reports of `out` (one per op kind).
-    fn reports(&self, out: &JobOutcome, timeline: Vec<Sample>) -> Vec<JobReport>;
+    /// `timelines` holds each op kind's samples (by [`OpKind::index`](crate::engine::OpKind::index)).
+    fn reports(&self, out: &JobOutcome, timelines: Timelines) -> Vec<JobReport>;
 
     /// After the reports, with the run's first error diagnosed: records or
     /// removes what the run wrote, and adds the warnings of the outcome.
@@ -47,8 +51,8 @@ pub(super) trait Job {
 pub(super) struct Ran {
     /// The job's outcome (several jobs' merged).
     pub out: JobOutcome,
-    /// The per-second samples.
-    pub timeline: Vec<Sample>,
+    /// The per-second samples, per op kind.
+    pub timeline: Timelines,
     /// When the measured ops started, on this host's clock.
     pub measured_start: SystemTime,
 }
@@ -104,7 +108,7 @@ pub(super) async fn measure<J: Job>(setup: Setup<'_>, mut job: J) -> Result<Outc
     probes.sample_counters(rados, setup.counter_interval);
     let (outcome, timeline, measured_start) = match job.run(probes.slots.as_deref()).await? {
         Some(r) => (Some(r.out), r.timeline, Some(r.measured_start)),
-        None => (None, Vec::new(), None),
+        None => (None, Timelines::default(), None),
     };
     let osds = probes.after(rados, outcome.as_ref(), &mut warnings);
     if let Some(p) = pool_settings.as_mut() {
@@ -175,25 +179,32 @@ pub struct Outcome {
 }
 
 /// Drives `job` while sampling `counters` once a second (the timeline, and
-/// the live line on stderr when `live`).
+/// the live line on stderr when `live`), on a [`Schedule`] that ends an
+/// interval exactly where the ramp does. A tick missed by a busy host is
+/// skipped, except the ramp's last: every later interval starts after it.
 pub async fn sampled<F: Future>(
     job: F,
     counters: Vec<Arc<Counters>>,
     ramp: Duration,
     live: bool,
-) -> (F::Output, Vec<Sample>) {
+) -> (F::Output, Timelines) {
     let start = Instant::now();
-    let mut sampler = Sampler::new(counters, start, ramp, live);
+    let plan = Schedule::new(ramp, Duration::from_secs(1));
+    let mut sampler = Sampler::new(counters, start, plan.ramp_ticks, live);
     tokio::pin!(job);
-    let mut tick = tokio::time::interval_at(
-        (start + Duration::from_secs(1)).into(),
-        Duration::from_secs(1),
-    );
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let at = |k: u32| start + plan.first + plan.interval * k;
+    let mut k = 0u32;
     let out = loop {
         tokio::select! {
             out = &mut job => break out,
-            _ = tick.tick() => sampler.tick(),
+            () = tokio::time::sleep_until(at(k).into()) => {
+                sampler.tick();
+                k += 1;
+                let now = Instant::now();
+                while at(k) < now && k as usize >= plan.ramp_ticks {
+                    k += 1;
+                }
+            }
         }
     };
     sampler.tick();

@@ -16,11 +16,11 @@ pub use assemble::{
     client_load, cluster_info, job_report, latency_definition, latency_kind, rate_report,
     tool_info, INTENDED_LATENCY_DEFINITION, LATENCY_DEFINITION, SLOW_OP,
 };
-pub use error::{diagnose, BenchError};
+pub use error::{access_fix, diagnose, no_access, BenchError};
 pub use measure::{sampled, Outcome};
 pub use pool::{cache_fit_warning, create_pool, pool_settings, remove_created_pool, PoolSpec};
 pub use rados::{
-    cleanup, cleanup_all_namespaces, cleanup_hint, read_meta, remove_objects, remove_run,
-    run_rados, CleanupReport, RadosConfig,
+    cephbench_objects_elsewhere, cleanup, cleanup_all_namespaces, cleanup_hint, read_meta,
+    remove_objects, remove_run, run_rados, CleanupReport, RadosConfig,
 };
 pub use rbd::{prepare_image, rbd_cache_overrides, run_rbd, ImageChoice, RbdConfig};

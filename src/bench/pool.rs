@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use crate::ceph::{CephError, IoCtx, Rados};
-use crate::result::PoolSettings;
+use crate::result::{OsdMemory, PoolSettings};
 use crate::telemetry::cluster;
 
 /// How `--create-pool` makes a pool.
@@ -127,11 +127,24 @@ pub fn pool_settings(
     pool: &str,
     warnings: &mut Vec<String>,
 ) -> Option<PoolSettings> {
-    match cluster::pool_settings(rados, pool) {
+    // The telemetry identity (`--telemetry-id`), when there is one, may ask
+    // the OSDs what they run with; the data identity need not.
+    match cluster::pool_settings(rados.telemetry(), pool) {
         Ok(s) => {
+            if s.osd_memory_target
+                .iter()
+                .any(|m| m.source.as_deref() == Some(OsdMemory::MON_DATABASE))
+            {
+                warnings.push(
+                    "osd_memory_target was read from the mons' configuration database: the running OSDs \
+                     could not be asked (mgr `config show` needs mgr 'allow r'), so a value set in an OSD \
+                     host's ceph.conf is not seen"
+                        .into(),
+                );
+            }
             if s.memory_held_bytes.is_none() {
                 warnings.push(
-                    "no osd_memory_target: `config get osd.N osd_memory_target` failed; the cost line is missing".into(),
+                    "no osd_memory_target: neither the OSDs (mgr `config show`) nor the mons (`config get osd.N osd_memory_target`) answered; the cost line is missing".into(),
                 );
             }
             Some(s)
@@ -167,6 +180,7 @@ mod tests {
                     osd: i as i32,
                     bytes,
                     rss_bytes: None,
+                    source: None,
                 })
                 .collect(),
             memory_held_bytes: (!targets.is_empty()).then(|| targets.iter().sum()),

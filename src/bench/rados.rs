@@ -10,15 +10,15 @@ use std::time::Duration;
 use futures_util::stream::{FuturesUnordered, StreamExt};
 
 use super::assemble::{cluster_info, job_report, now_unix, SLOW_OP};
-use super::error::{data_access, diagnose, BenchError};
-use super::measure::{measure, sampled, start_at, Cleanup, Job, Outcome, Ran, Setup};
+use super::error::{check_write_limits, data_access, diagnose, BenchError};
+use super::measure::{measure, sampled, start_at, Cleanup, Job, Outcome, Ran, Setup, Timelines};
 use super::pool::{cache_fit_warning, create_pool, pool_settings, remove_created_pool, PoolSpec};
 use crate::ceph::{CephError, IoCtx, Rados};
 use crate::engine::{self, JobOutcome, OpKind, RunSpec, StopRx};
 use crate::names::{GROUP_PREFIX, IMAGE_PREFIX};
 use crate::objects::{self, RunMeta};
 use crate::placement::OsdSlots;
-use crate::progress::{Counters, Sample, WorkerProgress};
+use crate::progress::{Counters, WorkerProgress};
 use crate::result::{JobReport, RadosWorkload, Workload};
 use crate::workload::rados::{Layout, RadosMode, RadosSource, RadosTarget, WriteDest};
 
@@ -182,6 +182,11 @@ pub async fn run_rados(
     };
     let mut warnings = Vec::new();
     let pool_settings = pool_settings(rados, &cfg.pool, &mut warnings);
+    if cfg.mode == RadosMode::Write {
+        if let Some(s) = &pool_settings {
+            check_write_limits(rados, &s.osds, cfg.block_size, cfg.object_size)?;
+        }
+    }
 
     let (meta, available_ops) = match (cfg.mode, existing) {
         (RadosMode::Write, Some(m)) => {
@@ -377,14 +382,15 @@ impl Job for RadosJob<'_> {
         }))
     }
 
-    fn reports(&self, out: &JobOutcome, timeline: Vec<Sample>) -> Vec<JobReport> {
+    fn reports(&self, out: &JobOutcome, mut timelines: Timelines) -> Vec<JobReport> {
         let name = self.cfg.mode.as_str();
+        let kind = self.kind();
         vec![job_report(
             name,
-            self.kind(),
+            kind,
             out,
             self.verify.checks(),
-            timeline,
+            std::mem::take(&mut timelines[kind.index()]),
         )]
     }
 
@@ -526,6 +532,24 @@ pub async fn cleanup_all_namespaces(
     Ok(total)
 }
 
+/// How many of cephbench's objects each namespace of the pool other than
+/// `ns` holds (what a cleanup of `ns` alone leaves), by namespace.
+pub fn cephbench_objects_elsewhere(
+    io: &mut IoCtx,
+    ns: &str,
+) -> Result<std::collections::BTreeMap<String, u64>, CephError> {
+    io.set_all_namespaces();
+    let listed = io.list_prefix("cephbench_");
+    io.set_namespace(ns)?;
+    let mut by_ns = std::collections::BTreeMap::new();
+    for e in listed? {
+        if e.namespace != ns {
+            *by_ns.entry(e.namespace).or_insert(0) += 1;
+        }
+    }
+    Ok(by_ns)
+}
+
 /// What `cephbench cleanup` removed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CleanupReport {
@@ -581,13 +605,33 @@ pub async fn cleanup(
         0
     };
     // Images of `cephbench rbd --size` runs that died before removing them:
-    // each RBD image has an id object `rbd_id.<name>`.
+    // each RBD image has an id object `rbd_id.<name>`, and an entry in the
+    // pool's image directory (which outlives the id object when a removal
+    // is cut short).
     let mut images = 0;
     if run.is_none() {
         let id_prefix = format!("rbd_id.{}", IMAGE_PREFIX);
-        for e in io.list_prefix(&id_prefix)? {
-            let name = &e.name["rbd_id.".len()..];
+        let mut names: Vec<String> = io
+            .list_prefix(&id_prefix)?
+            .into_iter()
+            .map(|e| e.name["rbd_id.".len()..].to_string())
+            .collect();
+        // (A pool that never held an image has no directory to list.)
+        names.extend(crate::ceph::rbd::list_images(io).unwrap_or_default());
+        names.retain(|n| n.starts_with(IMAGE_PREFIX));
+        names.sort();
+        names.dedup();
+        for name in &names {
             crate::ceph::remove_image(io, name)?;
+            images += 1;
+        }
+        // An image removal cut short (a second interrupt, a crash) leaves
+        // the image in the trash: librbd moves it there before deleting its
+        // objects. Ours are known by their names.
+        // (A pool that never held an image has no trash to list.)
+        let trash = crate::ceph::rbd::trash_list(io).unwrap_or_default();
+        for t in trash.iter().filter(|t| t.name.starts_with(IMAGE_PREFIX)) {
+            crate::ceph::rbd::trash_remove(io, &t.id)?;
             images += 1;
         }
     }

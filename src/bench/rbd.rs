@@ -9,18 +9,21 @@ use std::time::Duration;
 use futures_util::future::join_all;
 
 use super::assemble::{cluster_info, job_report, now_unix, SLOW_OP};
-use super::error::{diagnose, first_op_error, BenchError};
-use super::measure::{measure, sampled, start_at, Cleanup, Job, Outcome, Ran, Setup};
+use super::error::{check_quota_room, diagnose, first_op_error, BenchError};
+use super::measure::{measure, sampled, start_at, Cleanup, Job, Outcome, Ran, Setup, Timelines};
 use super::pool::{cache_fit_warning, pool_settings};
 use crate::ceph::{self, Image, ImageInfo, IoCtx, Rados};
 use crate::engine::{self, JobOutcome, OpKind, RunSpec, StopReason, StopRx};
 use crate::placement::OsdSlots;
-use crate::progress::{Counters, Sample, WorkerProgress};
+use crate::progress::{Counters, WorkerProgress};
 use crate::result::{ClusterInfo, JobReport, Precondition, RbdWorkload, Workload};
 use crate::workload::rbd::{RbdMode, RbdSource, RbdTarget};
 
 /// The object holding a pool's RBD trash.
 const RBD_TRASH: &std::ffi::CStr = c"rbd_trash";
+
+/// The object size of the images cephbench creates (librbd's default order 22).
+const RBD_OBJECT_SIZE: u64 = 4 << 20;
 
 /// Which image to use.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -157,6 +160,13 @@ pub async fn run_rbd(rados: &Rados, cfg: &RbdConfig, stop: StopRx) -> Result<Out
             // a pool that is full already this fails first, naming the quota.
             io.create_if_missing(RBD_TRASH)
                 .map_err(|e| first_op_error(rados, &cfg.pool, e))?;
+            // The preconditioning writes the whole test area: refuse it now
+            // if the pool's quota has no room for it (a timed write job may
+            // not reach the quota; its EDQUOT is reported when it does).
+            if cfg.precondition {
+                let area = cfg.test_area.unwrap_or(*size).min(*size);
+                check_quota_room(rados, &cfg.pool, area, RBD_OBJECT_SIZE)?;
+            }
             ceph::create_image(&io, name, *size, *features)
                 .map_err(|e| first_op_error(rados, &cfg.pool, e))?;
             (name.clone(), true)
@@ -531,7 +541,7 @@ impl Job for RbdJob<'_> {
         }))
     }
 
-    fn reports(&self, out: &JobOutcome, timeline: Vec<Sample>) -> Vec<JobReport> {
+    fn reports(&self, out: &JobOutcome, mut timelines: Timelines) -> Vec<JobReport> {
         let cfg = self.cfg;
         let kinds: &[OpKind] = match (
             cfg.mode.reads(cfg.rwmix_read),
@@ -547,7 +557,8 @@ impl Job for RbdJob<'_> {
             .chain(cfg.fsync_every.iter().map(|_| &OpKind::Flush))
         {
             let name = format!("{}/{}", cfg.mode.as_str(), k.as_str());
-            let mut job = job_report(&name, *k, out, false, timeline.clone());
+            let timeline = std::mem::take(&mut timelines[k.index()]);
+            let mut job = job_report(&name, *k, out, false, timeline);
             if *k == OpKind::Write {
                 match &self.end_flush {
                     Some(Ok(flush)) => {
@@ -613,7 +624,11 @@ impl Job for RbdJob<'_> {
             rbd_cache: cfg.rbd_cache,
             random_map: cfg.mode.is_random().then_some(!cfg.norandommap),
             end_flush: cfg.end_flush,
-            preconditioned: self.precondition.is_some(),
+            // Only a pass that wrote the whole test area preconditioned it.
+            preconditioned: self
+                .precondition
+                .as_ref()
+                .is_some_and(|p| p.bytes >= self.area),
             precondition: self.precondition,
         })
     }

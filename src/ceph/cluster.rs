@@ -399,10 +399,16 @@ fn configure(h: &ClusterHandle, opts: &ConnectOptions) -> Result<()> {
     if r < 0 {
         match &opts.conf {
             Some(p) => {
+                // librados says ENOENT for any file it cannot open: name
+                // the real reason (a file mode 000 is not a missing file).
+                let r = match std::fs::File::open(p) {
+                    Err(e) => e.raw_os_error().map_or(r, |c| -c),
+                    Ok(_) => r,
+                };
                 return Err(CephError::call(
                     format!("read config file {} (check -c/--conf)", p.display()),
                     r,
-                ))
+                ));
             }
             // No default config anywhere: fine if -m gives the mons.
             None if opts.mon_host.is_some() => {}

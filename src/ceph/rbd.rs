@@ -63,6 +63,112 @@ pub fn remove_image(io: &IoCtx, name: &str) -> Result<()> {
     Ok(())
 }
 
+/// The names of the images in `io`'s pool's directory (`rbd ls`): also an
+/// image whose removal was cut short after its id object went.
+pub fn list_images(io: &IoCtx) -> Result<Vec<String>> {
+    let mut cap = 4096usize;
+    loop {
+        let mut buf = vec![0u8; cap];
+        let mut size = cap;
+        // SAFETY: `buf` holds `size` bytes; librbd writes at most that many
+        // (NUL-separated names) or returns -ERANGE with the size it needs.
+        let r = unsafe { sys::rbd_list(io.raw(), buf.as_mut_ptr().cast::<c_char>(), &mut size) };
+        if r == -libc::ERANGE && size > cap {
+            cap = size;
+            continue;
+        }
+        if r < 0 {
+            return Err(CephError::call(
+                format!("list the images of pool '{}'", io.pool_name()),
+                r,
+            ));
+        }
+        buf.truncate(size.min(cap));
+        return Ok(buf
+            .split(|b| *b == 0)
+            .filter(|n| !n.is_empty())
+            .map(|n| String::from_utf8_lossy(n).into_owned())
+            .collect());
+    }
+}
+
+/// An image in a pool's trash (`rbd trash ls`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrashEntry {
+    /// The image id (what `trash_remove` takes).
+    pub id: String,
+    /// The name it had.
+    pub name: String,
+    /// Put there by an image removal that did not finish (librbd moves an
+    /// image to the trash first, then deletes its objects).
+    pub removing: bool,
+}
+
+/// The images in `io`'s pool's trash.
+pub fn trash_list(io: &IoCtx) -> Result<Vec<TrashEntry>> {
+    let mut cap = 16usize;
+    loop {
+        let mut entries: Vec<sys::rbd_trash_image_info_t> = Vec::with_capacity(cap);
+        let mut n = cap;
+        // SAFETY: `entries` has room for `cap` structs and `n` says so; librbd
+        // fills at most that many and sets `n` (or returns -ERANGE with the
+        // count it needs, writing nothing).
+        let r = unsafe { sys::rbd_trash_list(io.raw(), entries.as_mut_ptr(), &mut n) };
+        if r == -libc::ERANGE && n > cap {
+            cap = n;
+            continue;
+        }
+        if r < 0 {
+            return Err(CephError::call(
+                format!("list the trash of pool '{}'", io.pool_name()),
+                r,
+            ));
+        }
+        let n = n.min(cap);
+        // SAFETY: librbd initialised the first `n` entries.
+        unsafe { entries.set_len(n) };
+        let text = |p: *const c_char| {
+            if p.is_null() {
+                String::new()
+            } else {
+                // SAFETY: librbd's entries hold NUL-terminated strings it
+                // allocated; they live until the cleanup below.
+                unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+            }
+        };
+        let out = entries
+            .iter()
+            .map(|e| TrashEntry {
+                id: text(e.id),
+                name: text(e.name),
+                removing: e.source == sys::rbd_trash_image_source_t_RBD_TRASH_IMAGE_SOURCE_REMOVING,
+            })
+            .collect();
+        // SAFETY: frees the strings librbd allocated for these `n` entries,
+        // once; `entries` is not read again.
+        unsafe { sys::rbd_trash_list_cleanup(entries.as_mut_ptr(), n) };
+        return Ok(out);
+    }
+}
+
+/// Removes image `id` from the trash, deleting its objects (forced: also
+/// before its deferment ends). Blocking, like [`remove_image`].
+pub fn trash_remove(io: &IoCtx, id: &str) -> Result<()> {
+    let c = cname("image id", id)?;
+    // SAFETY: valid ioctx and NUL-terminated id.
+    let r = unsafe { sys::rbd_trash_remove(io.raw(), c.as_ptr(), true) };
+    if r < 0 {
+        return Err(CephError::call(
+            format!(
+                "remove image id '{id}' from the trash of pool '{}'",
+                io.pool_name()
+            ),
+            r,
+        ));
+    }
+    Ok(())
+}
+
 /// Size and layout of an image.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ImageInfo {

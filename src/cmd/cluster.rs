@@ -118,6 +118,25 @@ pub fn cleanup(conn: &ConnArgs, args: &CleanupArgs) -> anyhow::Result<ExitCode> 
         if let Some(w) = r.warning {
             eprintln!("cephbench: warning: {w}");
         }
+        if !args.all_namespaces && !r.pool_removed {
+            // What this cleanup did not look at: cephbench's objects in
+            // the pool's other namespaces.
+            if let Ok(elsewhere) = bench::cephbench_objects_elsewhere(&mut io, &args.namespace) {
+                for (ns, n) in &elsewhere {
+                    let flag = if ns.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" -N {ns}")
+                    };
+                    let name = if ns.is_empty() { "(default)" } else { ns.as_str() };
+                    eprintln!(
+                        "cephbench: note: namespace '{name}' holds {n} objects of cephbench's; remove them \
+                         with `cephbench cleanup -p {}{flag}` (or --all-namespaces)",
+                        args.pool
+                    );
+                }
+            }
+        }
         Ok(ExitCode::SUCCESS)
     })
 }

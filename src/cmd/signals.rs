@@ -11,36 +11,66 @@ const SAME_INTERRUPT: std::time::Duration = std::time::Duration::from_millis(250
 /// First SIGINT/SIGTERM: stop issuing ops, drain, report, clean up.
 /// Second (at least [`SAME_INTERRUPT`] later): exit at once, naming the
 /// command that removes the leftovers.
+///
+/// The signals are watched on a thread of their own (with a runtime of its
+/// own), not on the command's runtime: a synchronous librados/librbd call
+/// (removing a large image, a blocking mon command) keeps that one busy,
+/// and a second signal must still exit at once.
 pub fn install(cleanup_hint: String) -> watch::Receiver<bool> {
-    use tokio::signal::unix::{signal, SignalKind};
     let (tx, rx) = watch::channel(false);
-    // Register both handlers now, not when the task first runs: until then
-    // a signal would kill the process with its default action (no report, no
-    // cleanup), e.g. while a synchronous librbd call keeps the runtime busy.
-    let mut int = signal(SignalKind::interrupt()).ok();
-    let mut term = signal(SignalKind::terminate()).ok();
-    tokio::spawn(async move {
-        next_signal(&mut int, &mut term).await;
-        let first = std::time::Instant::now();
-        eprintln!(
-            "cephbench: interrupted: stopping, waiting for ops in flight, then cleaning up \
-             (interrupt again to exit at once)"
-        );
-        let _ = tx.send(true);
-        loop {
-            next_signal(&mut int, &mut term).await;
-            // timeout(1) signals its child, then the child's whole process
-            // group: one interrupt can arrive twice, microseconds apart.
-            if first.elapsed() >= SAME_INTERRUPT {
-                break;
-            }
-        }
-        eprintln!(
-            "cephbench: interrupted again: exiting now; remove what this run left with `{cleanup_hint}`"
-        );
-        std::process::exit(i32::from(INTERRUPTED));
-    });
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+    let spawned = std::thread::Builder::new()
+        .name("cephbench-signals".into())
+        .spawn(move || {
+            use tokio::signal::unix::{signal, SignalKind};
+            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
+                let _ = ready_tx.send(false);
+                return;
+            };
+            rt.block_on(async move {
+                // Register both handlers before `install` returns: until
+                // then a signal would kill the process with its default
+                // action (no report, no cleanup).
+                let mut int = signal(SignalKind::interrupt()).ok();
+                let mut term = signal(SignalKind::terminate()).ok();
+                let _ = ready_tx.send(int.is_some() && term.is_some());
+                watch_signals(&mut int, &mut term, &tx, &cleanup_hint).await;
+            });
+        });
+    if spawned.is_err() || ready_rx.recv() != Ok(true) {
+        eprintln!("cephbench: warning: SIGINT/SIGTERM cannot be watched: an interrupt kills the run without cleanup");
+    }
     rx
+}
+
+async fn watch_signals(
+    int: &mut Option<tokio::signal::unix::Signal>,
+    term: &mut Option<tokio::signal::unix::Signal>,
+    tx: &watch::Sender<bool>,
+    cleanup_hint: &str,
+) {
+    next_signal(int, term).await;
+    let first = std::time::Instant::now();
+    eprintln!(
+        "cephbench: interrupted: stopping, waiting for ops in flight, then cleaning up \
+         (interrupt again to exit at once)"
+    );
+    let _ = tx.send(true);
+    loop {
+        next_signal(int, term).await;
+        // timeout(1) signals its child, then the child's whole process
+        // group: one interrupt can arrive twice, microseconds apart.
+        if first.elapsed() >= SAME_INTERRUPT {
+            break;
+        }
+    }
+    eprintln!(
+        "cephbench: interrupted again: exiting now; remove what this run left with `{cleanup_hint}`"
+    );
+    std::process::exit(i32::from(INTERRUPTED));
 }
 
 async fn next_signal(

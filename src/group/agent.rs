@@ -128,11 +128,7 @@ pub async fn run_agent(
 
 fn bench_access(e: CephError, rados: &Rados, pool: &str) -> GroupError {
     match e.errno() {
-        Some(libc::EPERM | libc::EACCES) => GroupError::Bench(BenchError::NoAccess {
-            entity: rados.entity().to_string(),
-            pool: pool.to_string(),
-            refused: Box::new(e),
-        }),
+        Some(libc::EPERM | libc::EACCES) => GroupError::Bench(bench::no_access(rados, pool, e)),
         _ => GroupError::Ceph(e),
     }
 }

@@ -542,4 +542,34 @@ mod tests {
         assert!(f.iter().all(|l| !l.contains("x osd.")), "{f:#?}");
         assert!(findings(&[]).is_empty());
     }
+
+    /// The text report keeps to 100 columns: long findings wrap.
+    #[test]
+    fn text_report_fits_100_columns() {
+        let mut rows = vec![
+            row(0, Some(2000.0), Some(0.8)),
+            row(1, Some(400.0), Some(3.1)),
+        ];
+        rows[1].device.as_mut().unwrap().model = Some("Samsung SSD 870 EVO 2TB".into());
+        let r = OsdBenchResult {
+            version: "0".into(),
+            pool: Some("p".into()),
+            block_size: 4096,
+            writes: 1000,
+            probes: 100,
+            findings: findings(&rows),
+            osds: rows,
+        };
+        let mut out = Vec::new();
+        report::render(&r, crate::report::Format::Text, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("sync writes wait on"), "{text}");
+        for l in text.lines() {
+            assert!(
+                l.chars().count() <= 100,
+                "{} columns: {l}",
+                l.chars().count()
+            );
+        }
+    }
 }

@@ -74,7 +74,16 @@ fn cells(o: &OsdBenchRow) -> [String; 4] {
     [iops, mbs, p50, p99]
 }
 
+/// The text report, within [`crate::report::TEXT_WIDTH`] columns (long
+/// findings wrap).
 fn text(r: &OsdBenchResult, out: &mut dyn io::Write) -> io::Result<()> {
+    let mut buf = Vec::new();
+    text_lines(r, &mut buf)?;
+    let text = String::from_utf8_lossy(&buf);
+    out.write_all(crate::report::wrap(&text, crate::report::TEXT_WIDTH).as_bytes())
+}
+
+fn text_lines(r: &OsdBenchResult, out: &mut dyn io::Write) -> io::Result<()> {
     writeln!(out, "{}", what(r))?;
     writeln!(out)?;
     writeln!(

@@ -84,6 +84,12 @@ impl Text {
                     fmt_bytes(w.test_area),
                 )?;
                 let pre = match &w.precondition {
+                    Some(p) if p.bytes < w.test_area => format!(
+                        "preconditioning CUT SHORT: {} of the {} test area written in {:.1} s",
+                        fmt_bytes(p.bytes),
+                        fmt_bytes(w.test_area),
+                        p.elapsed_s
+                    ),
                     Some(p) => format!(
                         "preconditioned ({} written in {:.1} s)",
                         fmt_bytes(p.bytes),

@@ -199,6 +199,16 @@ pub fn parse(text: &str, file: &str) -> Result<Suite, SuiteFileError> {
             ));
         }
     }
+    if let Some(s) = &raw.image_size {
+        plan::image_size(
+            plan::Source::File,
+            "image-size",
+            "test-area",
+            suite.image_size,
+            suite.test_area,
+        )
+        .map_err(|m| err(s.span().start, m))?;
+    }
     if raw.job.is_empty() {
         return Err(err(
             text.len(),
@@ -206,7 +216,9 @@ pub fn parse(text: &str, file: &str) -> Result<Suite, SuiteFileError> {
         ));
     }
 
-    let mut wrote = false;
+    // The block and object size of the last rados write job: what a seq or
+    // rand job after it reads.
+    let mut written: Option<(u64, u64)> = None;
     for (i, spanned) in raw.job.iter().enumerate() {
         let j = spanned.get_ref();
         let at = spanned.span().start;
@@ -317,21 +329,25 @@ pub fn parse(text: &str, file: &str) -> Result<Suite, SuiteFileError> {
                         }
                     },
                 };
-                if mode.is_write() {
-                    wrote = true;
-                } else if !wrote {
+                if !mode.is_write() && written.is_none() {
                     return Err(err(
                         at,
                         format!("job {}: a rados {} job reads what a write job wrote; put a rados job with mode = \"write\" before it", i + 1, mode.as_str()),
                     ));
                 }
-                let block_size = match &j.block_size {
-                    Some(q) => size(q, "block-size")?,
-                    None => 4 << 20,
-                };
-                let object_size = match &j.object_size {
-                    Some(q) => size(q, "object-size")?,
-                    None => block_size,
+                let (block_size, object_size) = match (mode.is_write(), written) {
+                    (false, Some(w)) => w,
+                    _ => {
+                        let block_size = match &j.block_size {
+                            Some(q) => size(q, "block-size")?,
+                            None => 4 << 20,
+                        };
+                        let object_size = match &j.object_size {
+                            Some(q) => size(q, "object-size")?,
+                            None => block_size,
+                        };
+                        (block_size, object_size)
+                    }
                 };
                 if object_size % block_size != 0 || block_size > plan::MAX_BLOCK_SIZE {
                     return Err(err(
@@ -349,6 +365,9 @@ pub fn parse(text: &str, file: &str) -> Result<Suite, SuiteFileError> {
                         at,
                         format!("job {}: seq/rand use the write job's block and object size; remove block-size/object-size", i + 1),
                     ));
+                }
+                if mode.is_write() {
+                    written = Some((block_size, object_size));
                 }
                 let concurrent_ios = match &j.concurrent_ios {
                     Some(v) => int(v, "concurrent-ios", 1, plan::MAX_IN_FLIGHT)? as usize,
@@ -516,5 +535,27 @@ mod tests {
                 concurrent_ios: 16
             }
         );
+    }
+
+    /// A seq or rand job reads what the write job before it wrote: its
+    /// block and object size, and so its name, are that job's.
+    #[test]
+    fn reads_take_the_write_jobs_block_size() {
+        let s = parse(
+            "duration = \"2s\"\n[[job]]\ncommand = \"rados\"\nblock-size = \"4K\"\n\
+             [[job]]\ncommand = \"rados\"\nmode = \"rand\"\n",
+            "x.toml",
+        )
+        .unwrap();
+        assert_eq!(s.jobs[1].name, "rados rand 4KiB QD16");
+        assert!(matches!(
+            s.jobs[1].kind,
+            JobKind::Rados {
+                mode: RadosMode::Rand,
+                block_size: 4096,
+                object_size: 4096,
+                ..
+            }
+        ));
     }
 }

@@ -328,11 +328,7 @@ impl PoolSession {
             let name = crate::names::new_image_name();
             ceph::create_image(&io, &name, suite.image_size, None).map_err(|e| {
                 match e.errno() {
-                    Some(libc::EPERM | libc::EACCES) => BenchError::NoAccess {
-                        entity: rados.entity().to_string(),
-                        pool: opts.pool.clone(),
-                        refused: Box::new(e),
-                    },
+                    Some(libc::EPERM | libc::EACCES) => bench::no_access(rados, &opts.pool, e),
                     _ => BenchError::Ceph(e),
                 }
             })?;

@@ -99,6 +99,69 @@ pub fn placement_now(rados: &Rados, pool: &str, id: i64) -> Result<PoolPlacement
     })
 }
 
+/// A pool's PGs by state: `pg_num` from the mons, the states from the
+/// mgr's `pg dump pgs_brief` (mgr 'allow r'). PGs the mgr does not list
+/// (never created, or no OSD reported them) count as `unknown`.
+pub fn pool_pg_states(rados: &Rados, pool: &str) -> Result<PgStates, ProbeError> {
+    let id = rados.pool_id(pool)?;
+    let q = serde_json::json!({"prefix": "osd pool get", "pool": pool, "var": "pg_num", "format": "json"});
+    let pg_num = parse::parse_pool_pg_num(&json(
+        &rados.mon_command(&q.to_string())?.out,
+        "osd pool get pg_num",
+    )?)?;
+    let pgs = rados
+        .mgr_command(r#"{"prefix":"pg dump","dumpcontents":["pgs_brief"],"format":"json"}"#)?;
+    let mut states = parse::parse_pg_states(&json(&pgs.out, "pg dump pgs_brief")?, id)?;
+    let listed: u32 = states.values().sum();
+    if listed < pg_num {
+        *states.entry("unknown".into()).or_insert(0) += pg_num - listed;
+    }
+    Ok(PgStates { pg_num, states })
+}
+
+/// A pool's PGs by state ([`pool_pg_states`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PgStates {
+    /// The pool's `pg_num`.
+    pub pg_num: u32,
+    /// How many PGs are in each state.
+    pub states: std::collections::BTreeMap<String, u32>,
+}
+
+impl PgStates {
+    /// PGs not active: no I/O is served on them.
+    pub fn inactive(&self) -> u32 {
+        self.states
+            .iter()
+            .filter(|(s, _)| !s.split('+').any(|p| p == "active"))
+            .map(|(_, n)| n)
+            .sum()
+    }
+
+    /// The inactive PGs' states, e.g. `undersized+peered: 32`.
+    pub fn inactive_states(&self) -> String {
+        self.states
+            .iter()
+            .filter(|(s, _)| !s.split('+').any(|p| p == "active"))
+            .map(|(s, n)| format!("{s}: {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// An entity's caps by service (`auth get`; needs more than mon 'allow r',
+/// e.g. mon 'allow *' or an `allow command "auth get"` cap). The answer
+/// also holds the entity's key: only the caps are kept, the rest is dropped
+/// unread.
+pub fn entity_caps(
+    rados: &Rados,
+    entity: &str,
+) -> Result<std::collections::BTreeMap<String, String>, ProbeError> {
+    let q = serde_json::json!({"prefix": "auth get", "entity": entity, "format": "json"});
+    let out = rados.mon_command(&q.to_string())?;
+    Ok(parse::parse_auth_caps(&json(&out.out, "auth get")?)?)
+}
+
 /// Every OSD's (id, up, in) now, from `osd dump`.
 pub fn osd_states(rados: &Rados) -> Result<Vec<(i32, bool, bool)>, ProbeError> {
     let dump = rados.mon_command(r#"{"prefix":"osd dump","format":"json"}"#)?;
@@ -176,8 +239,8 @@ pub fn perf_dumps(rados: &Rados, osds: &[i32]) -> Result<Vec<(i32, Snapshot)>, P
 }
 
 /// classes its CRUSH rule draws from (`osd crush rule dump`, `osd crush tree
-/// --show-shadow`) and those OSDs' `osd_memory_target` (`config get`).
-/// Needs only `mon 'allow r'`. A memory target that cannot be read leaves
+/// --show-shadow`) and those OSDs' `osd_memory_target` as they run with it
+/// ([`osd_memory_target`]). Needs only `mon 'allow r'`. A memory target that cannot be read leaves
 /// `memory_held_bytes` null rather than failing.
 pub fn pool_settings(rados: &Rados, pool: &str) -> Result<PoolSettings, ProbeError> {
     let q =
@@ -192,10 +255,11 @@ pub fn pool_settings(rados: &Rados, pool: &str) -> Result<PoolSettings, ProbeErr
     let mut mem = Vec::new();
     for &osd in &s.osds {
         match osd_memory_target(rados, osd) {
-            Ok(b) => mem.push(OsdMemory {
+            Ok((b, source)) => mem.push(OsdMemory {
                 osd,
                 bytes: b,
                 rss_bytes: None,
+                source: Some(source.into()),
             }),
             Err(_) => {
                 mem.clear();
@@ -237,18 +301,59 @@ pub fn measure_osd_ram(rados: &Rados, s: &mut PoolSettings) {
     };
 }
 
-/// `config get osd.N osd_memory_target`, bytes.
-pub fn osd_memory_target(rados: &Rados, osd: i32) -> Result<u64, ProbeError> {
-    let q = serde_json::json!({"prefix": "config get", "who": format!("osd.{osd}"),
-        "key": "osd_memory_target", "format": "json"});
+/// The `osd_memory_target` osd.N runs with, bytes, and where it was read
+/// ([`OsdMemory::source`]); see [`osd_config`].
+pub fn osd_memory_target(rados: &Rados, osd: i32) -> Result<(u64, &'static str), ProbeError> {
+    osd_config(rados, osd, "osd_memory_target")
+}
+
+/// A numeric option as osd.N runs with it, and where it was read: the
+/// running daemon's value first (mgr `config show`, needs mgr 'allow r';
+/// else the OSD's own `config get`, needs osd 'allow *'), which counts its
+/// ceph.conf and command line ([`OsdMemory::DAEMON`]); only when neither
+/// answers, the mons' configuration database (`config get`), which does
+/// not ([`OsdMemory::MON_DATABASE`]).
+pub fn osd_config(rados: &Rados, osd: i32, key: &str) -> Result<(u64, &'static str), ProbeError> {
+    let who = format!("osd.{osd}");
+    let show =
+        serde_json::json!({"prefix": "config show", "who": who, "key": key, "format": "json"});
+    if let Some(b) = rados
+        .mgr_command(&show.to_string())
+        .ok()
+        .and_then(|o| parse_config_u64(&o.out))
+    {
+        return Ok((b, OsdMemory::DAEMON));
+    }
+    let tell = serde_json::json!({"prefix": "config get", "key": key, "format": "json"});
+    if let Some(b) = rados
+        .osd_command(osd, &tell.to_string())
+        .ok()
+        .and_then(|o| parse_osd_config_get(&o.out))
+    {
+        return Ok((b, OsdMemory::DAEMON));
+    }
+    let q = serde_json::json!({"prefix": "config get", "who": who, "key": key, "format": "json"});
     let out = rados.mon_command(&q.to_string())?;
-    parse_config_u64(&out.out).ok_or_else(|| {
-        ProbeError::Shape(ShapeError {
-            what: "config get",
-            why: format!(
-                "osd_memory_target is not a number: {}",
-                String::from_utf8_lossy(&out.out).trim()
-            ),
+    parse_config_u64(&out.out)
+        .map(|b| (b, OsdMemory::MON_DATABASE))
+        .ok_or_else(|| {
+            ProbeError::Shape(ShapeError {
+                what: "config get",
+                why: format!(
+                    "{key} is not a number: {}",
+                    String::from_utf8_lossy(&out.out).trim()
+                ),
+            })
         })
-    })
+}
+
+/// An OSD's own `config get KEY` answer, `{"KEY": "value"}`, or a bare value.
+fn parse_osd_config_get(out: &[u8]) -> Option<u64> {
+    match serde_json::from_slice::<Value>(out).ok()? {
+        Value::Object(m) => m
+            .values()
+            .next()
+            .and_then(|v| parse_config_u64(v.to_string().as_bytes())),
+        _ => parse_config_u64(out),
+    }
 }

@@ -91,6 +91,55 @@ pub fn parse_osd_stat_epoch(doc: &Value) -> Result<u64, ShapeError> {
         .ok_or_else(|| shape("osd stat", "no epoch"))
 }
 
+/// The caps of the first entity in an `auth get` answer, by service. The
+/// key beside them is not read.
+pub fn parse_auth_caps(
+    doc: &Value,
+) -> Result<std::collections::BTreeMap<String, String>, ShapeError> {
+    let first = doc.as_array().and_then(|a| a.first()).unwrap_or(doc);
+    let caps = first
+        .get("caps")
+        .and_then(Value::as_object)
+        .ok_or_else(|| shape("auth get", "no caps object"))?;
+    Ok(caps
+        .iter()
+        .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+        .collect())
+}
+
+/// How many of pool `pool`'s PGs are in each state, from `pg dump
+/// pgs_brief` (state strings as Ceph writes them, e.g. `active+clean`).
+pub fn parse_pg_states(
+    doc: &Value,
+    pool: i64,
+) -> Result<std::collections::BTreeMap<String, u32>, ShapeError> {
+    const W: &str = "pg dump pgs_brief";
+    let list = doc
+        .as_array()
+        .or_else(|| doc.get("pg_stats").and_then(Value::as_array))
+        .ok_or_else(|| shape(W, "neither an array nor {pg_stats: [...]}"))?;
+    let mut states = std::collections::BTreeMap::new();
+    for entry in list {
+        let pgid = entry
+            .get("pgid")
+            .and_then(Value::as_str)
+            .ok_or_else(|| shape(W, "entry without pgid"))?;
+        if pgid
+            .split_once('.')
+            .and_then(|(p, _)| p.parse::<i64>().ok())
+            != Some(pool)
+        {
+            continue;
+        }
+        let state = entry
+            .get("state")
+            .and_then(Value::as_str)
+            .unwrap_or("unknown");
+        *states.entry(state.to_string()).or_insert(0) += 1;
+    }
+    Ok(states)
+}
+
 /// Builds a pool's placement from `pg dump pgs_brief` (mgr) output, which
 /// is an array (octopus and older) or `{"pg_stats": [...]}` (pacific on).
 pub fn parse_pgs_brief(
@@ -269,6 +318,38 @@ mod tests {
         );
         assert!(parse_pgs_brief(&serde_json::json!({"x": 1}), 3, 1, 1).is_err());
         assert!(parse_pgs_brief(&serde_json::json!([{"pgid": "zz"}]), 3, 1, 1).is_err());
+    }
+
+    #[test]
+    fn pg_states_of_one_pool_and_auth_caps_without_the_key() {
+        let d = serde_json::json!({"pg_stats": [
+            {"pgid": "3.0", "state": "undersized+peered", "acting": [1]},
+            {"pgid": "3.1", "state": "undersized+peered", "acting": [2]},
+            {"pgid": "3.2", "state": "active+clean", "acting": [0, 1, 2]},
+            {"pgid": "4.0", "state": "unknown", "acting": []}
+        ]});
+        let s = parse_pg_states(&d, 3).unwrap();
+        assert_eq!(s.get("undersized+peered"), Some(&2));
+        assert_eq!(s.get("active+clean"), Some(&1));
+        assert_eq!(s.get("unknown"), None);
+        let pgs = crate::telemetry::cluster::PgStates {
+            pg_num: 4,
+            states: [
+                ("undersized+peered".to_string(), 2),
+                ("active+clean".to_string(), 1),
+                ("unknown".to_string(), 1),
+            ]
+            .into_iter()
+            .collect(),
+        };
+        assert_eq!(pgs.inactive(), 3);
+        assert_eq!(pgs.inactive_states(), "undersized+peered: 2, unknown: 1");
+        let auth = serde_json::json!([{"entity": "client.x", "key": "AQD-not-a-key==",
+            "caps": {"mon": "allow r", "osd": "allow rw pool=a"}}]);
+        let caps = parse_auth_caps(&auth).unwrap();
+        assert_eq!(caps.len(), 2);
+        assert_eq!(caps["osd"], "allow rw pool=a");
+        assert!(!format!("{caps:?}").contains("AQD"));
     }
 
     #[test]

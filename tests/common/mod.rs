@@ -393,6 +393,7 @@ pub fn pool_of_three(rss: Option<u64>) -> cephbench::result::PoolSettings {
                 osd,
                 bytes: 4 << 30,
                 rss_bytes: rss_of(osd),
+                source: None,
             })
             .collect(),
         memory_held_bytes: Some(12 << 30),

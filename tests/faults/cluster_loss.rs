@@ -154,6 +154,78 @@ fn osd_killed_and_revived_mid_run() {
 
 /// Another process deletes the pool mid-run: the run stops within seconds
 /// with the pool named, prints what it did, exits 1.
+/// A pool whose PGs are not active (its CRUSH rule maps them to no OSD)
+/// times out on its first op: the error says the PGs are inactive and
+/// points at `ceph pg ls-by-pool`, not at caps the key has, and advises no
+/// `ceph auth caps` (which would replace every cap of the key).
+#[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
+fn inactive_pgs_are_named_not_taken_for_missing_caps() {
+    let _g = serial();
+    let pool = "cbt-f-inact";
+    let rm = || remove_pool(pool);
+    rm();
+    // No datacenter bucket: the rule maps every PG to no OSD.
+    ceph(&[
+        "osd",
+        "crush",
+        "rule",
+        "create-replicated",
+        "cbt-nowhere",
+        "default",
+        "datacenter",
+    ]);
+    ceph(&[
+        "osd",
+        "pool",
+        "create",
+        pool,
+        "8",
+        "8",
+        "replicated",
+        "cbt-nowhere",
+    ]);
+    ceph(&["osd", "pool", "application", "enable", pool, "rados"]);
+    for args in [
+        &["rados", "write", "-p", pool, "-b", "4K", "-d", "3"][..],
+        &[
+            "rbd",
+            "-p",
+            pool,
+            "--size",
+            "16M",
+            "--rw",
+            "randwrite",
+            "-d",
+            "3",
+        ][..],
+    ] {
+        let t = Instant::now();
+        let out = cephbench()
+            .args(["--op-timeout", "5s"])
+            .args(args)
+            .output()
+            .unwrap();
+        let took = t.elapsed();
+        let err = String::from_utf8_lossy(&out.stderr);
+        eprintln!("{args:?}: {err} ({took:?})");
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(
+            err.contains(&format!("pool '{pool}' has 8 of 8 PGs not active")),
+            "{err}"
+        );
+        assert!(
+            err.contains(&format!("`ceph pg ls-by-pool {pool}`")),
+            "{err}"
+        );
+        assert!(!err.contains("ceph auth caps"), "{err}");
+        assert!(took < Duration::from_secs(30), "{took:?}");
+    }
+    rm();
+    ceph(&["osd", "crush", "rule", "rm", "cbt-nowhere"]);
+}
+
 #[test]
 #[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn pool_deleted_mid_run_is_named() {

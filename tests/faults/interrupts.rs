@@ -121,3 +121,81 @@ fn a_doubled_sigint_is_one_interrupt() {
     assert!(v["jobs"][0]["ops"].as_u64().unwrap() > 0, "{stdout}");
     assert!(ours(p.0).is_empty(), "{:?}", ours(p.0));
 }
+
+/// The images of this pool that cephbench made, in the pool and in its
+/// trash (where an image removal cut short leaves one).
+fn our_images(pool: &str) -> Vec<String> {
+    let ls = rbd(&["ls", pool]);
+    let trash = rbd(&["trash", "ls", pool]);
+    assert!(ls.status.success() && trash.status.success());
+    String::from_utf8_lossy(&ls.stdout)
+        .lines()
+        .chain(String::from_utf8_lossy(&trash.stdout).lines())
+        .filter(|l| l.contains("cephbench_img."))
+        .map(str::to_string)
+        .collect()
+}
+
+/// A multi-terabyte image: SIGINT a few seconds into the run exits within
+/// 10 s and leaves no image behind. A second SIGINT while the image is
+/// being removed (librbd walks every object the image could hold) exits at
+/// once: the signals are watched on a thread of their own, not on the
+/// runtime that librbd's removal blocks. `cephbench cleanup` then removes
+/// the half-removed image from the pool's trash.
+#[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
+fn sigint_on_a_multi_terabyte_image_exits_promptly_and_leaves_no_image() {
+    let _g = serial();
+    let p = TempPool::new("cbt-f2-huge", "rbd");
+    let run = |size: &str| {
+        spawn(&[
+            "--progress",
+            "always",
+            "rbd",
+            "-p",
+            p.0,
+            "--size",
+            size,
+            "--test-area",
+            "16G",
+            "--rw",
+            "randwrite",
+            "--no-precondition",
+            "-d",
+            "60",
+        ])
+    };
+    let r = run("8T");
+    r.wait_stderr("    1 ", Duration::from_secs(60));
+    std::thread::sleep(Duration::from_secs(2));
+    r.signal("-INT");
+    let (code, _stdout, stderr, waited) = r.finish(Duration::from_secs(60));
+    eprintln!("exit {waited:?} after SIGINT");
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(waited < Duration::from_secs(10), "{waited:?}: {stderr}");
+    assert_eq!(our_images(p.0), Vec::<String>::new());
+
+    // Interrupted twice while the image is removed: out at once.
+    let r = run("16T");
+    r.wait_stderr("    1 ", Duration::from_secs(60));
+    r.signal("-INT");
+    r.wait_stderr("cleaning up: removing image", Duration::from_secs(30));
+    std::thread::sleep(Duration::from_millis(400));
+    r.signal("-INT");
+    let (code, _stdout, stderr, waited) = r.finish(Duration::from_secs(60));
+    eprintln!("exit {waited:?} after the second SIGINT");
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(waited < Duration::from_secs(2), "{waited:?}: {stderr}");
+    assert!(stderr.contains("interrupted again"), "{stderr}");
+    eprintln!("left behind: {:?}", our_images(p.0));
+    let out = crate::common::cephbench()
+        .args(["cleanup", "-p", p.0])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(our_images(p.0), Vec::<String>::new());
+}

@@ -164,6 +164,33 @@ fn rbd_quota_reached_fails_fast_naming_the_quota() {
     assert_eq!(rbd_leftovers(p.0), Vec::<String>::new());
 }
 
+/// A test area larger than the room the pool's quota leaves is refused
+/// before the preconditioning writes anything: one line naming the quota
+/// and the largest test area that fits; no image is left.
+#[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
+fn a_test_area_over_the_quota_is_refused_before_preconditioning() {
+    let _g = serial();
+    let p = TempPool::new("cbt-f2-rbdquota", "rbd");
+    ceph(&["osd", "pool", "set-quota", p.0, "max_bytes", "67108864"]);
+    let t = Instant::now();
+    let r = spawn(&[
+        "rbd", "-p", p.0, "--size", "256M", "--rw", "randread", "-d", "5",
+    ]);
+    let (code, stdout, stderr, _) = r.finish(Duration::from_secs(60));
+    eprintln!("{stderr}");
+    assert_eq!(code, Some(1), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains(&format!("pool '{}' has a quota of max_bytes 64 MiB", p.0))
+            && stderr.contains("the test area 256 MiB does not fit"),
+        "{stderr}"
+    );
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(t.elapsed() < Duration::from_secs(20));
+    assert_eq!(rbd_leftovers(p.0), Vec::<String>::new());
+}
+
 /// An rbd run on a pool that is full already fails at its first write (the
 /// pool's `rbd_trash`, or the image), at once, naming the quota; nothing of
 /// the run is left.

@@ -13,20 +13,25 @@ use crate::common::{ceph, conf, list};
 /// A size-1 pool of this test, removed on drop.
 pub(crate) struct TempPool(pub(crate) &'static str);
 
+/// Removes pool `name` if it exists.
+pub(crate) fn remove_pool(name: &str) {
+    let _ = Command::new("ceph")
+        .arg("-c")
+        .arg(conf())
+        .args([
+            "osd",
+            "pool",
+            "rm",
+            name,
+            name,
+            "--yes-i-really-really-mean-it",
+        ])
+        .output();
+}
+
 impl TempPool {
     pub(crate) fn new(name: &'static str, app: &str) -> TempPool {
-        let _ = Command::new("ceph")
-            .arg("-c")
-            .arg(conf())
-            .args([
-                "osd",
-                "pool",
-                "rm",
-                name,
-                name,
-                "--yes-i-really-really-mean-it",
-            ])
-            .output();
+        remove_pool(name);
         ceph(&["osd", "pool", "create", name, "8", "8"]);
         ceph(&[
             "osd",
@@ -48,18 +53,7 @@ impl TempPool {
 
 impl Drop for TempPool {
     fn drop(&mut self) {
-        let _ = Command::new("ceph")
-            .arg("-c")
-            .arg(conf())
-            .args([
-                "osd",
-                "pool",
-                "rm",
-                self.0,
-                self.0,
-                "--yes-i-really-really-mean-it",
-            ])
-            .output();
+        remove_pool(self.0);
     }
 }
 
