@@ -78,8 +78,11 @@ pub struct OsdInputs<'a> {
     pub client_mean_ns: f64,
     /// The OSD's counters over the run window.
     pub counters: Option<&'a OsdCounters>,
-    /// The client's mean round trip to this OSD's public address, ns.
+    /// The client's round trip to this OSD's public address, ns (the
+    /// fastest of the run's probes).
     pub rtt_ns: Option<f64>,
+    /// How `rtt_ns` was measured (`ICMP echo`, `TCP connect`), for the notes.
+    pub rtt_method: Option<&'static str>,
     /// Payload bytes per op (the request's for writes, the reply's for reads).
     pub op_bytes: f64,
     /// The client↔OSD path's bandwidth, bytes/s (`None`: not measured).
@@ -114,6 +117,12 @@ pub fn slowest_replica_ns(
     (pgs > 0).then(|| sum / pgs as f64)
 }
 
+/// The client's round trip to one OSD, as the split uses it.
+struct RttEstimate {
+    ns: f64,
+    method: &'static str,
+}
+
 /// Splits one primary OSD's mean for one op kind.
 pub fn split_osd(i: &OsdInputs<'_>) -> Attribution {
     let mut notes = Vec::new();
@@ -139,6 +148,7 @@ pub fn split_osd(i: &OsdInputs<'_>) -> Attribution {
                     .into(),
             );
         }
+        (None, _) => notes.push("no client RTT to this OSD: public network not split out".into()),
         (Some(r), None) => {
             push(Part::PublicNetwork, Some(r));
             notes.push(
@@ -148,7 +158,11 @@ pub fn split_osd(i: &OsdInputs<'_>) -> Attribution {
                     .into(),
             );
         }
-        (None, _) => notes.push("no client RTT to this OSD: public network not split out".into()),
+    }
+    if let (Some(_), Some(m)) = (i.rtt_ns, i.rtt_method) {
+        notes.push(format!(
+            "round trip = the fastest {m} of the run's probes (robust to a loaded host)"
+        ));
     }
     // A write's payload arrives after the OSD's receive stamp, inside
     // op_w − process: take it out of the queue share (never below zero).
@@ -211,10 +225,23 @@ pub fn split_osd(i: &OsdInputs<'_>) -> Attribution {
                             .into(),
                     );
                 }
+                // The primary's own transaction starts inside prepare
+                // (execute_ctx ends in issue_repop → queue_transactions):
+                // that much of commit_lat lies before prepare's stamp.
+                let overlap = mean(c.submit_lat);
+                if overlap.is_none() && commit.is_some() {
+                    notes.push(
+                        "no BlueStore submit_lat: the part of the local commit that runs inside \
+                         prepare is not taken off it (large writes then understate the wait \
+                         for the replicas)"
+                            .into(),
+                    );
+                }
                 match process.zip(prepare) {
                     Some((p, pr)) => {
                         let wait = (p - pr).max(0.0);
-                        let repl = (wait - commit.unwrap_or(0.0)).clamp(0.0, wait);
+                        let own = (commit.unwrap_or(0.0) - overlap.unwrap_or(0.0)).max(0.0);
+                        let repl = (wait - own).clamp(0.0, wait);
                         let (local, f) = split(p - repl);
                         push(Part::OsdLocal, Some(local));
                         push(Part::DeviceFlush, f);
@@ -346,9 +373,59 @@ pub const SLOW_CLUSTER_NETWORK_NS: f64 = 1e6;
 /// attributions.
 pub fn findings(result: &BenchResult) -> Vec<String> {
     let mut out = client_findings(result);
+    out.extend(shared_findings(result));
     out.extend(flush_findings(result));
     out.extend(replication_findings(result));
     out
+}
+
+/// Below this share of an OSD's client ops being this run's, the OSD's
+/// means (queue, commit, flush, repop) mostly describe other traffic.
+pub const OWN_SHARE_MIN: f64 = 0.5;
+
+/// The OSDs whose counters mostly counted other traffic: each OSD's client
+/// ops during the counters' window (its `op_w` + `op_r`) against the ops
+/// this run sent it as primary. The window includes the ramp, which the
+/// client's per-OSD counts leave out, so only a share under
+/// [`OWN_SHARE_MIN`] is named. The OSDs' means (commit, device flush,
+/// subop_w) are means over all their transactions: there they blend this
+/// pool with the others and with other clients.
+fn shared_findings(result: &BenchResult) -> Vec<String> {
+    let mut shared: Vec<(i32, u64, u64)> = Vec::new();
+    for o in &result.osds {
+        let Some(c) = o.counters.as_ref().filter(|c| !c.reset) else {
+            continue;
+        };
+        let ours: u64 = o
+            .client
+            .iter()
+            .filter(|r| r.op != "flush")
+            .map(|r| r.ops)
+            .sum();
+        let all = c.op_w.unwrap_or(0) + c.op_r.unwrap_or(0);
+        if ours > 0 && all > ours && (ours as f64) < OWN_SHARE_MIN * all as f64 {
+            shared.push((o.osd, ours, all));
+        }
+    }
+    if shared.is_empty() {
+        return Vec::new();
+    }
+    let each: Vec<String> = shared
+        .iter()
+        .map(|(o, ours, all)| {
+            format!(
+                "osd.{o} {:.0} % ({ours} of {all})",
+                *ours as f64 / *all as f64 * 100.0
+            )
+        })
+        .collect();
+    vec![format!(
+        "shared OSDs: of the client ops these OSDs served during the run, this run sent only {} — \
+         other pools or clients used them too, so their means (queue, commit, device flush, \
+         replica writes) blend that traffic with this run's; compare pools on OSDs of their own, \
+         or on a quiet cluster",
+        each.join(", ")
+    )]
 }
 
 /// A closed-loop job whose client kept too few of its asked ops in flight
@@ -532,47 +609,39 @@ fn replication_findings(result: &BenchResult) -> Vec<String> {
 fn flush_findings(result: &BenchResult) -> Vec<String> {
     let pool = pool_name(result);
     let mut out = Vec::new();
-    let mut with_writes = 0;
-    let mut slow: Vec<(i32, f64)> = Vec::new();
-    for o in &result.osds {
-        let Some(a) = o
-            .client
+    let with_writes = result.osds.iter().any(|o| {
+        o.client
             .iter()
-            .find(|r| r.op == "write" && r.ops >= 20)
-            .and_then(|r| r.attribution.as_ref())
-        else {
-            continue;
-        };
-        with_writes += 1;
-        let Some(f) = a.shares.iter().find(|s| s.part == Part::DeviceFlush) else {
-            continue;
-        };
-        if f.ns >= SLOW_FLUSH_NS {
-            let drive = o
-                .device
-                .as_ref()
-                .map(|d| format!(" ({})", d.summary()))
-                .unwrap_or_default();
-            out.push(format!(
-                "osd.{}{drive}: each write waited {:.2} ms for its device flush (BlueStore kv queue + sync \
-                 round, mean) — sync writes wait on the drive's cache flush, as on drives without \
-                 power-loss protection; drives with it flush in well under 0.1 ms",
-                o.osd,
-                f.ns / 1e6
-            ));
-            slow.push((o.osd, f.ns));
-        }
-    }
-    if with_writes == 0 {
+            .any(|r| r.op == "write" && r.ops >= 20 && r.attribution.is_some())
+    });
+    if !with_writes {
         return out;
     }
-    let any_flush = result.osds.iter().any(|o| {
+    let drives: Vec<DriveFlush> = result
+        .osds
+        .iter()
+        .filter_map(|o| {
+            let c = o.counters.as_ref().filter(|c| !c.reset)?;
+            let d = c.kv_commit_lat.filter(|d| d.count >= MIN_FLUSH_ROUNDS)?;
+            Some(DriveFlush {
+                osd: o.osd,
+                flush_ns: d.mean_ns?,
+                drive: o.device.as_ref().map(|d| d.summary()),
+            })
+        })
+        .collect();
+    let any_flush_share = result.osds.iter().any(|o| {
         o.client
             .iter()
             .filter_map(|r| r.attribution.as_ref())
             .any(|a| a.shares.iter().any(|s| s.part == Part::DeviceFlush))
     });
-    if !any_flush {
+    if drives.is_empty() && any_flush_share {
+        // (The split has the flush share, but no OSD reported enough kv
+        // sync rounds to judge its drive on.)
+        return out;
+    }
+    if drives.is_empty() {
         out.push(
             "no device-flush verdict: the OSDs' BlueStore kv timers were not read (needs osd 'allow *', \
              e.g. through --telemetry-id, and a BlueStore OSD; memstore has none)"
@@ -580,16 +649,18 @@ fn flush_findings(result: &BenchResult) -> Vec<String> {
         );
         return out;
     }
+    let (lines, slow) = drive_verdicts(&drives);
+    out.extend(lines);
     if let Some(job) = result.jobs.iter().find(|j| j.op == "write") {
         let flush = job
             .attribution
             .as_ref()
             .and_then(|a| a.shares.iter().find(|s| s.part == Part::DeviceFlush));
         if let (Some(f), false) = (flush, slow.is_empty()) {
-            let names: Vec<String> = slow.iter().map(|(o, _)| format!("osd.{o}")).collect();
+            let names: Vec<String> = slow.iter().map(|o| format!("osd.{o}")).collect();
             out.push(format!(
-                "pool '{pool}': device flushes are {:.2} ms ({:.0} %) of the mean write latency; \
-                 slow flushes on {}",
+                "pool '{pool}': writes waited {:.2} ms ({:.0} %) of their mean latency for device \
+                 flushes; slow flushes on {}",
                 f.ns / 1e6,
                 f.ns / job.latency_ns.mean.max(1.0) * 100.0,
                 names.join(", ")
@@ -597,6 +668,122 @@ fn flush_findings(result: &BenchResult) -> Vec<String> {
         }
     }
     out
+}
+
+/// One OSD's drive as its own flushes show it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DriveFlush {
+    /// The OSD.
+    pub osd: i32,
+    /// Its mean RocksDB WAL commit per kv sync round (`kv_commit_lat`), ns:
+    /// one small synchronous write and the device flush that makes it
+    /// durable, whatever the block size of the job (a round's data writes
+    /// are flushed apart, in `kv_flush_lat`).
+    pub flush_ns: f64,
+    /// Its drive, as `osd metadata` describes it.
+    pub drive: Option<String>,
+}
+
+/// A drive is judged on at least this many of its kv sync rounds.
+pub const MIN_FLUSH_ROUNDS: u64 = 20;
+
+/// A device flush (one WAL commit) at least this long marks a drive that
+/// writes its cache to the media on every flush: drives with power-loss
+/// protection acknowledge a flush from protected RAM in 0.02–0.2 ms;
+/// consumer SSDs without it take 1–10 ms, disks a rotation (4–15 ms).
+/// File-backed OSDs and virtual disks flush through the host's own storage:
+/// 1 ms and more on this project's test machine.
+pub const SLOW_DRIVE_FLUSH_NS: f64 = 1e6;
+
+/// A drive is named as slow only when its flush is at least this many
+/// times the pool's fastest OSD's: the level of every OSD's flush moves
+/// with the host's load and, on file-backed OSDs, with the job's block size
+/// (the host's own fdatasync carries the extents just written: 0.5–0.7 ms
+/// at 4 KiB, 1.0–3.1 ms at 4 MiB on this project's test machine), while a
+/// drive without power-loss protection beside ones with it stands out by
+/// far more (0.05 against 1–10 ms).
+pub const STANDS_OUT_FACTOR: f64 = 2.5;
+
+/// ... and at least this much slower than the fastest OSD's, ns: a loaded
+/// host's noise moves one OSD's mean WAL commit by tenths of a millisecond
+/// (0.4 → 1.0 ms seen on this project's test machine within one run).
+pub const STANDS_OUT_MARGIN_NS: f64 = 1e6;
+
+/// The verdict lines on the drives, and the OSDs named slow. Each OSD is
+/// judged on its own flush ([`DriveFlush::flush_ns`]), never on a share
+/// that carries the job's data. A drive is named when its flush is at
+/// least [`SLOW_DRIVE_FLUSH_NS`], [`STANDS_OUT_FACTOR`] times the fastest
+/// OSD's and [`STANDS_OUT_MARGIN_NS`] more (a pool on one OSD: when it is
+/// slow); the named ones share one line, each with its figure and drive.
+/// When none stands out but every OSD (two or more) is slow, one line says
+/// so, naming no drive: the host's storage (file-backed OSDs, virtual
+/// disks) or drives all of one kind.
+pub fn drive_verdicts(drives: &[DriveFlush]) -> (Vec<String>, Vec<i32>) {
+    let fastest = drives.iter().map(|d| d.flush_ns).fold(f64::MAX, f64::min);
+    let slow: Vec<&DriveFlush> = drives
+        .iter()
+        .filter(|d| {
+            d.flush_ns >= SLOW_DRIVE_FLUSH_NS
+                && (drives.len() == 1
+                    || (d.flush_ns >= STANDS_OUT_FACTOR * fastest
+                        && d.flush_ns - fastest >= STANDS_OUT_MARGIN_NS))
+        })
+        .collect();
+    if slow.is_empty() {
+        if drives.len() < 2 || fastest < SLOW_DRIVE_FLUSH_NS {
+            return (Vec::new(), Vec::new());
+        }
+        let hi = drives.iter().map(|d| d.flush_ns).fold(0.0, f64::max);
+        let mut kinds: Vec<&str> = drives.iter().filter_map(|d| d.drive.as_deref()).collect();
+        kinds.sort_unstable();
+        kinds.dedup();
+        let kinds = match kinds.as_slice() {
+            [one] => format!(" ({one})"),
+            _ => String::new(),
+        };
+        let names: Vec<String> = drives.iter().map(|d| format!("osd.{}", d.osd)).collect();
+        let line = format!(
+            "{}{kinds}: every OSD's device flush takes {:.2}–{:.2} ms (RocksDB WAL commit per kv sync \
+             round, mean), and no drive stands out — this host's own storage is slow to flush \
+             (file-backed OSDs, virtual disks), or the drives all lack power-loss protection (with it \
+             a flush takes well under 0.2 ms)",
+            names.join(", "),
+            fastest / 1e6,
+            hi / 1e6
+        );
+        return (vec![line], Vec::new());
+    }
+    let ids: Vec<i32> = slow.iter().map(|d| d.osd).collect();
+    let beside = if drives.len() >= 2 {
+        format!("; the pool's fastest: {:.2} ms", fastest / 1e6)
+    } else {
+        String::new()
+    };
+    let drive = |d: &DriveFlush| {
+        d.drive
+            .as_ref()
+            .map(|x| format!(" ({x})"))
+            .unwrap_or_default()
+    };
+    let (who, took) = match slow.as_slice() {
+        [one] => (
+            format!("osd.{}{}", one.osd, drive(one)),
+            format!("{:.2} ms", one.flush_ns / 1e6),
+        ),
+        many => (
+            many.iter()
+                .map(|d| format!("osd.{}{} {:.2} ms", d.osd, drive(d), d.flush_ns / 1e6))
+                .collect::<Vec<_>>()
+                .join(", "),
+            "that long".to_string(),
+        ),
+    };
+    let line = format!(
+        "{who}: each device flush takes {took} (RocksDB WAL commit per kv sync round, mean{beside}) \
+         — sync writes wait on the drive's cache flush, as on drives without power-loss protection; \
+         drives with it flush in well under 0.2 ms"
+    );
+    (vec![line], ids)
 }
 
 /// Fills in the attribution of every per-OSD row and every job of a result,
@@ -614,12 +801,23 @@ fn attribute_shares(result: &mut BenchResult) {
     if result.osds.iter().all(|o| o.counters.is_none()) && result.network.is_none() {
         return;
     }
+    // The round trip: the fastest of the ICMP echoes where they ran (a
+    // loaded host delays some replies, never speeds one up; the kernel
+    // answers them), else the fastest TCP connect (its mean carries the
+    // OSD host's accept path under load: 360 µs against ICMP's 11 µs seen).
     let rtt = |osd: i32| {
-        result.network.as_ref().and_then(|n| {
-            n.client_rtt
-                .iter()
-                .find(|r| r.osd == osd && r.samples > 0 && r.method == "tcp_connect")
-                .map(|r| r.mean_us * 1e3)
+        let rows = result.network.as_ref().map(|n| n.client_rtt.as_slice())?;
+        ["icmp_echo", "tcp_connect"].iter().find_map(|m| {
+            rows.iter()
+                .find(|r| r.osd == osd && r.samples > 0 && r.method == *m)
+                .map(|r| RttEstimate {
+                    ns: r.min_us * 1e3,
+                    method: if *m == "icmp_echo" {
+                        "ICMP echo"
+                    } else {
+                        "TCP connect"
+                    },
+                })
         })
     };
     let bandwidth = |osd: i32| {
@@ -655,7 +853,8 @@ fn attribute_shares(result: &mut BenchResult) {
                 op: &row.op,
                 client_mean_ns: row.mean_ns,
                 counters: o.counters.as_ref(),
-                rtt_ns: rtt(o.osd),
+                rtt_ns: rtt(o.osd).map(|r| r.ns),
+                rtt_method: rtt(o.osd).map(|r| r.method),
                 op_bytes: op_bytes(&row.op),
                 bandwidth: bandwidth(o.osd),
                 pool_size: size,
@@ -717,6 +916,7 @@ mod tests {
             kv_sync_lat: None,
             state_kv_queued_lat: None,
             state_kv_commiting_lat: None,
+            submit_lat: None,
         }
     }
 
@@ -735,6 +935,7 @@ mod tests {
             client_mean_ns,
             counters: Some(c),
             rtt_ns: Some(0.25e6),
+            rtt_method: None,
             op_bytes: 4096.0,
             bandwidth: None,
             pool_size: 3,
@@ -836,6 +1037,7 @@ mod tests {
                 client_mean_ns: 6e6,
                 counters: Some(c),
                 rtt_ns: None,
+                rtt_method: None,
                 op_bytes: 4096.0,
                 bandwidth: None,
                 pool_size: size,
@@ -872,6 +1074,7 @@ mod tests {
             client_mean_ns: 6e6,
             counters: Some(&c),
             rtt_ns: None,
+            rtt_method: None,
             op_bytes: 4096.0,
             bandwidth: None,
             pool_size: 1,
@@ -888,6 +1091,7 @@ mod tests {
             client_mean_ns: 1.5e6,
             counters: Some(&c),
             rtt_ns: Some(0.1e6),
+            rtt_method: None,
             op_bytes: 4096.0,
             bandwidth: None,
             pool_size: 3,
@@ -910,6 +1114,7 @@ mod tests {
                 client_mean_ns: 3e6,
                 counters,
                 rtt_ns: Some(1e6),
+                rtt_method: None,
                 op_bytes: 4096.0,
                 bandwidth: None,
                 pool_size: 3,
@@ -930,6 +1135,7 @@ mod tests {
             client_mean_ns: 6e6,
             counters: Some(&c),
             rtt_ns: None,
+            rtt_method: None,
             op_bytes: 4096.0,
             bandwidth: None,
             pool_size: 2,
@@ -944,6 +1150,7 @@ mod tests {
             client_mean_ns: 6e6,
             counters: Some(&c),
             rtt_ns: None,
+            rtt_method: None,
             op_bytes: 4096.0,
             bandwidth: None,
             pool_size: 2,
@@ -962,6 +1169,7 @@ mod tests {
                 client_mean_ns: 6e6,
                 counters: Some(&c),
                 rtt_ns,
+                rtt_method: None,
                 op_bytes: 1e6,
                 bandwidth,
                 pool_size: 1,
@@ -1071,6 +1279,196 @@ mod tests {
         }
     }
 
+    /// A large write: the primary's own transaction starts inside prepare
+    /// (queue_transactions runs in execute_ctx), so the part of commit_lat
+    /// inside it (submit_lat) is not waited for again after prepare. Taken
+    /// off, the wait for the replicas is not clamped to 0 and OSD local
+    /// does not carry it.
+    #[test]
+    fn the_local_commit_inside_prepare_is_counted_once() {
+        let mut c = counters();
+        // 4 MiB-like: prepare 5 (of which 4.5 queue_transactions), commit 6,
+        // process 12: own commit ends at 5 - 4.5 + 6 = 6.5, so the replicas
+        // kept the primary 5.5 ms more.
+        c.op_w_latency = avg(12.5);
+        c.op_w_process_latency = avg(12.0);
+        c.op_w_prepare_latency = avg(5.0);
+        c.commit_lat = avg(6.0);
+        c.submit_lat = avg(4.5);
+        let a = size3_write(&c, 13e6, None);
+        assert!(
+            (get(&a, Part::Replication).unwrap() - 5.5).abs() < 1e-9,
+            "{a:?}"
+        );
+        assert!(
+            (get(&a, Part::OsdLocal).unwrap() - 6.5).abs() < 1e-9,
+            "{a:?}"
+        );
+        // Without submit_lat (an objectstore that lacks it) the old
+        // formula stands, and a note says what it misses.
+        c.submit_lat = None;
+        let a = size3_write(&c, 13e6, None);
+        assert!(
+            (get(&a, Part::Replication).unwrap() - 1.0).abs() < 1e-9,
+            "{a:?}"
+        );
+        assert!(a.notes.iter().any(|n| n.contains("submit_lat")));
+    }
+
+    fn drive(osd: i32, ms: f64) -> DriveFlush {
+        DriveFlush {
+            osd,
+            flush_ns: ms * 1e6,
+            drive: Some(
+                if osd == 1 {
+                    "class consumer"
+                } else {
+                    "class plp"
+                }
+                .into(),
+            ),
+        }
+    }
+
+    /// Drives are judged on their own flush (one WAL commit per kv sync
+    /// round): one slow drive is named with its figure beside the pool's
+    /// fastest; several share a line; every OSD alike is one line about the
+    /// host or the drives' kind, naming none.
+    #[test]
+    fn drive_verdicts_name_one_drive_or_say_the_host() {
+        let (l, slow) = drive_verdicts(&[drive(0, 0.08), drive(1, 4.1), drive(2, 0.09)]);
+        assert_eq!(slow, [1]);
+        assert_eq!(l.len(), 1);
+        assert!(
+            l[0].starts_with("osd.1 (class consumer): each device flush takes 4.10 ms")
+                && l[0].contains("the pool's fastest: 0.08 ms"),
+            "{l:?}"
+        );
+        let (l, slow) = drive_verdicts(&[drive(0, 0.08), drive(1, 4.1), drive(2, 3.0)]);
+        assert_eq!((slow, l.len()), (vec![1, 2], 1));
+        assert!(
+            l[0].starts_with("osd.1 (class consumer) 4.10 ms, osd.2 (class plp) 3.00 ms:"),
+            "{l:?}"
+        );
+        // This host's file-backed OSDs: all slow and none standing out, one
+        // line naming no drive (and no OSD counted as a slow drive).
+        let (l, slow) = drive_verdicts(&[drive(0, 1.02), drive(1, 2.10), drive(2, 1.06)]);
+        assert!(slow.is_empty());
+        assert_eq!(l.len(), 1);
+        assert!(
+            l[0].starts_with("osd.0, osd.1, osd.2: every OSD's device flush takes 1.02–2.10 ms")
+                && l[0].contains("no drive stands out"),
+            "{l:?}"
+        );
+        // All slow but one far slower: that one is named.
+        let (l, slow) = drive_verdicts(&[drive(0, 1.0), drive(1, 4.5), drive(2, 1.1)]);
+        assert_eq!(slow, [1]);
+        assert!(
+            l[0].starts_with("osd.1 (class consumer): each device flush takes 4.50 ms"),
+            "{l:?}"
+        );
+        // Slow, but not standing out from a fast one: no verdict on it
+        // (twice the fastest; 2.5 times, but only 0.9 ms more).
+        assert!(drive_verdicts(&[drive(0, 0.6), drive(1, 1.2)]).0.is_empty());
+        assert!(drive_verdicts(&[drive(0, 0.6), drive(1, 1.5)]).0.is_empty());
+        // A pool on one OSD: slow is enough.
+        assert_eq!(drive_verdicts(&[drive(1, 1.5)]).1, [1]);
+        assert!(drive_verdicts(&[drive(0, 0.05), drive(1, 0.9)])
+            .0
+            .is_empty());
+    }
+
+    /// The same drives give the same verdict whatever the job's block size:
+    /// a 4 MiB job's device-flush share carries the data writes, its WAL
+    /// commit per round does not move.
+    #[test]
+    fn the_drive_verdict_does_not_move_with_the_block_size() {
+        let verdict = |flush_share_ms: f64| {
+            let mut r = pool_result([1.8; 3], [1.5; 3], [1.2; 3], [flush_share_ms; 3]);
+            for (i, o) in r.osds.iter_mut().enumerate() {
+                let c = o.counters.as_mut().unwrap();
+                c.kv_commit_lat = avg([0.09, 2.5, 0.1][i]);
+            }
+            attribute(&mut r);
+            r.findings
+                .into_iter()
+                .filter(|f| f.contains("device flush takes"))
+                .collect::<Vec<_>>()
+        };
+        let (small, large) = (verdict(0.3), verdict(4.2));
+        assert_eq!(small, large);
+        assert!(
+            small.len() == 1 && small[0].starts_with("osd.1"),
+            "{small:?}"
+        );
+    }
+
+    /// The round trip is the fastest ICMP echo when there is one: the TCP
+    /// connect's mean carries the OSD host's load.
+    #[test]
+    fn the_round_trip_is_the_fastest_echo() {
+        use crate::telemetry::network::ClientRtt;
+        let mut r = pool_result([1.8; 3], [1.5; 3], [1.2; 3], [0.5; 3]);
+        let row = |osd, method: &str, min_us, mean_us| ClientRtt {
+            osd,
+            addr: "127.0.0.1".into(),
+            method: method.into(),
+            samples: 10,
+            failures: 0,
+            min_us,
+            mean_us,
+            max_us: mean_us * 2.0,
+            bulk_bytes: None,
+            bulk_min_us: None,
+            bandwidth_bytes_per_s: None,
+        };
+        let mut rtts = Vec::new();
+        for o in 0..3 {
+            rtts.push(row(o, "tcp_connect", 300.0, 360.0));
+            rtts.push(row(o, "icmp_echo", 11.0, 25.0));
+        }
+        r.network = Some(crate::result::NetworkReport {
+            client_rtt: rtts,
+            heartbeat: Vec::new(),
+        });
+        attribute(&mut r);
+        let a = r.jobs[0].attribution.as_ref().unwrap();
+        assert!(
+            (get(a, Part::PublicNetwork).unwrap() - 0.011).abs() < 1e-9,
+            "{a:?}"
+        );
+        assert!(
+            a.notes.iter().any(|n| n.contains("the fastest ICMP echo")),
+            "{:?}",
+            a.notes
+        );
+    }
+
+    /// An OSD whose client ops were mostly another pool's or client's is
+    /// named: its means blend that traffic.
+    #[test]
+    fn osds_busy_with_other_traffic_are_named() {
+        let mut r = pool_result([1.8; 3], [1.5; 3], [1.2; 3], [0.5; 3]);
+        attribute(&mut r);
+        assert!(
+            !r.findings.iter().any(|f| f.starts_with("shared OSDs")),
+            "{:?}",
+            r.findings
+        );
+        let c = r.osds[2].counters.as_mut().unwrap();
+        (c.op_w, c.op_r) = (Some(400), Some(0));
+        attribute(&mut r);
+        let f = r
+            .findings
+            .iter()
+            .find(|f| f.starts_with("shared OSDs"))
+            .expect("named");
+        assert!(
+            f.contains("osd.2 25 % (100 of 400)") && !f.contains("osd.0"),
+            "{f}"
+        );
+    }
+
     #[test]
     fn replication_verdicts_name_the_replica_or_the_cable() {
         let job = |r: &BenchResult, p: Part| {
@@ -1166,6 +1564,7 @@ mod tests {
                 client_mean_ns: mean,
                 counters: Some(&c),
                 rtt_ns: Some(rtt),
+                rtt_method: None,
                 op_bytes: 4096.0,
                 bandwidth: None,
                 pool_size: 3,

@@ -206,6 +206,7 @@ fn fixture() -> BenchResult {
                     count: 12_010,
                     mean_ns: Some(3_300_000.0),
                 }),
+                submit_lat: None,
             }),
             timeline: [
                 (5.0, 8_000_000.0),
@@ -237,6 +238,7 @@ fn fixture() -> BenchResult {
                     kv_sync_lat: None,
                     state_kv_queued_lat: None,
                     state_kv_commiting_lat: None,
+                    submit_lat: None,
                 },
             })
             .collect(),

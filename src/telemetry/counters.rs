@@ -38,7 +38,7 @@ use super::shape::ShapeError;
 
 /// The averaged (`avgcount` / `sum`) counters cephbench reads, as
 /// (section, name).
-pub const LATENCY_COUNTERS: [(&str, &str); 12] = [
+pub const LATENCY_COUNTERS: [(&str, &str); 13] = [
     ("osd", "op_w_latency"),
     ("osd", "op_w_process_latency"),
     ("osd", "op_w_prepare_latency"),
@@ -51,14 +51,18 @@ pub const LATENCY_COUNTERS: [(&str, &str); 12] = [
     ("bluestore", "kv_sync_lat"),
     ("bluestore", "state_kv_queued_lat"),
     ("bluestore", "state_kv_commiting_lat"),
+    ("bluestore", "submit_lat"),
 ];
 
 /// Counters of [`LATENCY_COUNTERS`] that later releases renamed, as
 /// (section, name here, later name): quincy renamed bluestore's `commit_lat`
 /// to `txc_commit_lat` (same timer: queue_transactions → kv committed), which
-/// reef and later report. Either name is read; results keep the first.
-pub const RENAMED_COUNTERS: [(&str, &str, &str); 1] =
-    [("bluestore", "commit_lat", "txc_commit_lat")];
+/// reef and later report; likewise `submit_lat` became `txc_submit_lat`.
+/// Either name is read; results keep the first.
+pub const RENAMED_COUNTERS: [(&str, &str, &str); 2] = [
+    ("bluestore", "commit_lat", "txc_commit_lat"),
+    ("bluestore", "submit_lat", "txc_submit_lat"),
+];
 
 /// The `perf dump` sections the counters above live in, `osd` first.
 pub const SECTIONS: [&str; 2] = ["osd", "bluestore"];
@@ -81,7 +85,7 @@ pub struct Avg {
 pub struct Snapshot {
     /// The averaged counters, in [`LATENCY_COUNTERS`] order (`None`: absent
     /// in this release).
-    pub latency: [Option<Avg>; 12],
+    pub latency: [Option<Avg>; 13],
     /// The plain counters, in [`COUNT_COUNTERS`] order.
     pub counts: [Option<u64>; 3],
 }
@@ -176,6 +180,13 @@ pub struct OsdCounters {
     /// (the device flush and the WAL commit); Ceph spells it so.
     #[serde(default)]
     pub state_kv_commiting_lat: Option<AvgDelta>,
+    /// BlueStore, per transaction: `queue_transactions` from the
+    /// transaction's creation to its return (building it, the throttle,
+    /// submitting its data writes). A primary's `op_w_prepare_latency` ends
+    /// after its `queue_transactions`, so this much of `commit_lat` lies
+    /// inside prepare.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub submit_lat: Option<AvgDelta>,
 }
 
 fn avg_delta(a: Option<Avg>, b: Option<Avg>) -> Result<Option<AvgDelta>, ()> {
@@ -192,7 +203,7 @@ fn avg_delta(a: Option<Avg>, b: Option<Avg>) -> Result<Option<AvgDelta>, ()> {
 
 /// The counters of `osd` between two snapshots.
 pub fn delta(osd: i32, before: &Snapshot, after: &Snapshot) -> OsdCounters {
-    let mut lat = [None; 12];
+    let mut lat = [None; 13];
     let mut reset = false;
     for (i, slot) in lat.iter_mut().enumerate() {
         match avg_delta(before.latency[i], after.latency[i]) {
@@ -229,6 +240,7 @@ pub fn delta(osd: i32, before: &Snapshot, after: &Snapshot) -> OsdCounters {
             kv_sync_lat: None,
             state_kv_queued_lat: None,
             state_kv_commiting_lat: None,
+            submit_lat: None,
         };
     }
     OsdCounters {
@@ -249,6 +261,7 @@ pub fn delta(osd: i32, before: &Snapshot, after: &Snapshot) -> OsdCounters {
         kv_sync_lat: lat[9],
         state_kv_queued_lat: lat[10],
         state_kv_commiting_lat: lat[11],
+        submit_lat: lat[12],
     }
 }
 
