@@ -8,12 +8,12 @@
 # 2. the package tree:
 #      /usr/bin/cephbench                    packaging/cephbench.sh: checks that the loader can
 #                                            start the binary (names the packages if not), execs it
-#      /usr/lib/cephbench/cephbench          the release binary, debug info stripped (symbols kept,
-#                                            for perf and backtraces)
+#      /usr/lib/cephbench/cephbench          the release binary, stripped
 #      /usr/share/man/man1/cephbench*.1.gz   one page per command and subcommand
 #      /usr/share/bash-completion/completions/cephbench, /usr/share/zsh/vendor-completions/_cephbench,
 #      /usr/share/fish/vendor_completions.d/cephbench.fish
-#      /usr/share/doc/cephbench/             README.md, docs/, examples/, changelog, copyright
+#      /usr/share/doc/cephbench/             README.md, docs/, examples/, CHANGELOG.md, copyright,
+#                                            changelog.gz (Debian's format: the commit built)
 #    Depends: librados2 (>= 16.2), librbd1 (>= 16.2) and nothing else: the binary's other
 #    libraries (libc6, libstdc++6, libgcc-s1) are librados2's own dependencies, and the build
 #    fails if the binary ever links anything beyond those (checked below with objdump);
@@ -67,6 +67,8 @@ for lib in $needed; do
     esac
 done
 
+maintainer="${DEBFULLNAME:-cephbench maintainers} <${DEBEMAIL:-maintainers@cephbench.invalid}>"
+
 mkdir -p "$out"
 stage=$out/cephbench_${version}_${arch}
 rm -rf "$stage" "$out/gen"
@@ -75,7 +77,8 @@ mkdir -p "$stage/DEBIAN"
 
 install -D -m 0755 packaging/cephbench.sh "$stage/usr/bin/cephbench"
 install -D -m 0755 "$bin" "$stage/usr/lib/cephbench/cephbench"
-strip --strip-debug --remove-section=.comment "$stage/usr/lib/cephbench/cephbench"
+# As dh_strip does (Debian policy 10.1); the unstripped binary stays in $target/release.
+strip --remove-section=.comment --remove-section=.note "$stage/usr/lib/cephbench/cephbench"
 
 man=$stage/usr/share/man/man1
 mkdir -p "$man"
@@ -89,14 +92,22 @@ install -D -m 0644 "$out/gen/completions/cephbench.fish" "$stage/usr/share/fish/
 doc=$stage/usr/share/doc/cephbench
 mkdir -p "$doc/docs" "$doc/examples/ci"
 install -m 0644 README.md "$doc/README.md"
-install -m 0644 CHANGELOG.md "$doc/changelog"
+install -m 0644 CHANGELOG.md "$doc/CHANGELOG.md"
+# A native package's changelog.gz is in Debian's format: one entry, the commit it was built from.
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+git diff --quiet HEAD 2>/dev/null || commit="$commit with local changes"
+printf '%s\n' "cephbench ($version) unstable; urgency=medium" "" \
+    "  * Built from the cephbench sources, commit $commit." \
+    "  * What changed: /usr/share/doc/cephbench/CHANGELOG.md.gz." "" \
+    " -- $maintainer  $(date -u -R -d "@$SOURCE_DATE_EPOCH")" >"$doc/changelog"
+gzip -9n "$doc/changelog"
 install -m 0644 docs/*.md "$doc/docs/"
 install -m 0644 examples/*.toml "$doc/examples/"
 install -m 0644 examples/ci/* "$doc/examples/ci/"
 chmod 0755 "$doc/examples/ci/regression.sh"
 install -m 0644 packaging/copyright "$doc/copyright"
 # Debian policy 12.3: documentation over 4 KiB compressed (not the copyright, not the examples).
-find "$doc" -path "$doc/examples" -prune -o -type f ! -name copyright -size +4k -print |
+find "$doc" -path "$doc/examples" -prune -o -type f ! -name copyright ! -name '*.gz' -size +4k -print |
     while read -r f; do gzip -9n "$f"; done
 
 installed_kib=$(du -sk --apparent-size "$stage/usr" | cut -f1)
@@ -104,7 +115,7 @@ cat >"$stage/DEBIAN/control" <<EOF
 Package: cephbench
 Version: $version
 Architecture: $arch
-Maintainer: ${DEBFULLNAME:-cephbench maintainers} <${DEBEMAIL:-maintainers@cephbench.invalid}>
+Maintainer: $maintainer
 Installed-Size: $installed_kib
 Depends: librados2 (>= 16.2), librbd1 (>= 16.2)
 Section: admin

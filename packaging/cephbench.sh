@@ -17,7 +17,7 @@
 bin=${CEPHBENCH_BIN:-/usr/lib/cephbench/cephbench}
 
 if [ ! -x "$bin" ]; then
-    echo "cephbench: $bin is missing: reinstall the package (apt install --reinstall cephbench)" >&2
+    echo "cephbench: error: $bin is missing: reinstall the package (apt install --reinstall cephbench)" >&2
     exit 1
 fi
 
@@ -28,6 +28,9 @@ if [ -n "$problem" ]; then
     case $problem in
         *"=> not found"*)
             what="a library cephbench needs is missing (${problem})" ;;
+        *GLIBC_* | *GLIBCXX_* | *CXXABI_*)
+            echo "cephbench: error: this system's C or C++ runtime is older than the one cephbench was built with (${problem}): use a package built on this Debian or Ubuntu release (packaging/build-deb.sh)" >&2
+            exit 1 ;;
         *)
             what="the librados/librbd found are older than Ceph 16.2 (pacific), the oldest cephbench runs with (${problem})" ;;
     esac

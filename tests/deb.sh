@@ -187,6 +187,7 @@ if [[ -z $pool ]]; then
     pool=cbdeb
     timeout 180 bash containers/cluster.sh pool create "$pool" --dir "$cdir" --app rbd >/dev/null
     [[ -n $own_dir ]] || made_pool=$pool
+    phase "pool $pool"
 fi
 # The cluster's directory (ceph.conf names its keyring there) at the same path inside the root.
 mkdir -p "$R$cdir"
