@@ -94,8 +94,11 @@ mkdir -p "$doc/docs" "$doc/examples/ci"
 install -m 0644 README.md "$doc/README.md"
 install -m 0644 CHANGELOG.md "$doc/CHANGELOG.md"
 # A native package's changelog.gz is in Debian's format: one entry, the commit it was built from.
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-git diff --quiet HEAD 2>/dev/null || commit="$commit with local changes"
+if commit=$(git rev-parse --short HEAD 2>/dev/null); then
+    git diff --quiet HEAD 2>/dev/null || commit="$commit with local changes"
+else
+    commit="unknown (not a git checkout)"
+fi
 printf '%s\n' "cephbench ($version) unstable; urgency=medium" "" \
     "  * Built from the cephbench sources, commit $commit." \
     "  * What changed: /usr/share/doc/cephbench/CHANGELOG.md.gz." "" \
