@@ -14,7 +14,8 @@
 #    $CEPHBENCH_ROOTS (default /var/cache/cephbench)/client-SUITE with apt's lists and the
 #    librados2/librbd1 .debs downloaded but not installed (refreshed after 7 days; delete the
 #    directory to rebuild it: ~2-4 min). Each run works on a throwaway overlay of it, so the
-#    cached root stays clean;
+#    cached root stays clean. Not the container job's base image: one way for all three suites
+#    (there is no trixie or sid image), and nothing of podman's storage to depend on;
 # 3. in that root (chroot, empty environment): no cargo/rustc anywhere; `apt install ./....deb`,
 #    which must pull librados2 and librbd1 from the suite; `cephbench --version` must name the
 #    Ceph release apt installed;
