@@ -7,12 +7,13 @@
 # tools/slowflush), and the container engine for the containerized cluster
 # (podman with runc - crun fails on these machines -, catatonit for --init,
 # debootstrap to build the debian:bookworm base image when no registry is
-# reachable; see containers/image.sh). Idempotent: apt is only called for what is missing.
+# reachable; see containers/image.sh; tests/deb.sh's clean roots), and binutils (objdump, strip:
+# packaging/build-deb.sh). Idempotent: apt is only called for what is missing.
 # The Rust toolchain (cargo >= 1.80) must already be on PATH.
 set -euo pipefail
 
 PKGS=(ceph-mon ceph-osd ceph-mgr ceph-common librados-dev libradospp-dev librbd-dev
-      libclang-dev clang gcc libc6-dev fio iproute2 procps chromium valgrind
+      libclang-dev clang gcc libc6-dev binutils fio iproute2 procps chromium valgrind
       time python3
       podman runc catatonit containernetworking-plugins debootstrap)
 

@@ -29,7 +29,14 @@ const OFFLINE: [&str; 2] = ["compare", "report"];
 /// cluster, so their `--help` leaves out the connection and telemetry options
 /// (and the live line) that every command accepts.
 pub fn parse() -> Result<Cli, clap::Error> {
-    use clap::{CommandFactory, FromArgMatches};
+    use clap::FromArgMatches;
+    Cli::from_arg_matches(&command().try_get_matches()?)
+}
+
+/// The clap command [`parse`] parses with, as `--help` shows it: also what
+/// the man pages and shell completions are generated from (`tools/docgen`).
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
     let mut cmd = Cli::command();
     // A subcommand's own argument of a global's id shadows the global there:
     // hidden copies keep `compare -c C` accepted but out of `compare --help`.
@@ -43,7 +50,7 @@ pub fn parse() -> Result<Cli, clap::Error> {
     for name in OFFLINE {
         cmd = cmd.mut_subcommand(name, |sc| sc.args(cluster_options.iter().cloned()));
     }
-    Cli::from_arg_matches(&cmd.try_get_matches()?)
+    cmd
 }
 
 /// A Ceph-native storage benchmark: RADOS workloads with HDR percentiles.

@@ -15,8 +15,18 @@ use cli::{Cli, Command, UsageError};
 fn main() -> ExitCode {
     let cli = match cli::parse() {
         Ok(c) => c,
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayVersion => {
+            // -V / --version: ours, and the libraries the loader gave us.
+            let libs = cephbench::ceph::Libraries::loaded();
+            println!(
+                "cephbench {}\n{}",
+                env!("CARGO_PKG_VERSION"),
+                libs.describe()
+            );
+            return ExitCode::SUCCESS;
+        }
         Err(e) if !e.use_stderr() => {
-            // --help / --version
+            // --help
             let _ = e.print();
             return ExitCode::SUCCESS;
         }
@@ -46,6 +56,14 @@ fn main() -> ExitCode {
 /// cluster; `compare` and `report` never connect.
 fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     let (g, conn) = (&cli.globals(), &cli.conn);
+    let offline = matches!(cli.command, Command::Compare(_) | Command::Report(_));
+    if !offline {
+        // Before anything is asked of a cluster: a librados/librbd older than
+        // pacific is refused in one line naming the fix.
+        if let Some(why) = cephbench::ceph::Libraries::loaded().too_old() {
+            anyhow::bail!(why);
+        }
+    }
     match &cli.command {
         Command::Rados(a) => cmd::bench::rados(conn, a, g),
         Command::Rbd(a) => cmd::bench::rbd(conn, a, g),

@@ -361,3 +361,21 @@ fn help_groups_cluster_options_and_hides_them_offline() {
         );
     }
 }
+
+#[test]
+fn version_names_the_loaded_libraries() {
+    for flag in ["--version", "-V"] {
+        let out = cephbench().arg(flag).output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        assert_eq!(lines[0], concat!("cephbench ", env!("CARGO_PKG_VERSION")));
+        // librados 3.0.0 from /lib/x86_64-linux-gnu/librados.so.2 (Ceph 16.2.15)
+        assert!(lines[1].starts_with("librados 3."), "{text}");
+        assert!(lines[1].contains("librados.so.2 (Ceph "), "{text}");
+        // librbd 1.16.0 from /lib/x86_64-linux-gnu/librbd.so.1
+        assert!(lines[2].starts_with("librbd 1."), "{text}");
+        assert!(lines[2].ends_with("/librbd.so.1"), "{text}");
+    }
+}

@@ -14,7 +14,9 @@
 # 3. tests/capture-fixtures.sh into target/fixtures/RELEASE and the fixture
 #    tests over it (copy it to tests/fixtures/RELEASE to refresh the committed set);
 # 4. each test binary (default: the list below) against the cluster; a summary
-#    of which passed. Exit 1 if any failed.
+#    of which passed. Exit 1 if any failed. `deb` in the list is tests/deb.sh: the
+#    package installed with apt in a clean root of that release's Debian suite (its
+#    librados/librbd) and run from there against the cluster.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,7 +24,7 @@ release=${1:?usage: tests/run.sh --release reef|tentacle [TEST...]}
 shift
 tests=("$@")
 ((${#tests[@]})) || tests=(release_fixtures ceph_layer rados_cluster rbd_cluster explain_cluster
-    suite_cluster security_cluster faults multi_cluster)
+    suite_cluster security_cluster faults multi_cluster deb)
 
 if ! command -v debootstrap >/dev/null 2>&1; then
     [[ $(id -u) -eq 0 ]] || { echo "release job: debootstrap is missing: apt-get install debootstrap" >&2; exit 1; }
@@ -49,6 +51,10 @@ export CEPHBENCH_EXTRA_FIXTURES=$fixtures
 passed=() failed=()
 for t in "${tests[@]}"; do
     echo "===== $t against $release =====" >&2
+    if [[ $t == deb ]]; then
+        if bash tests/deb.sh --release "$release" --conf "$CEPHBENCH_TEST_CONF"; then passed+=("$t"); else failed+=("$t"); fi
+        continue
+    fi
     if cargo test --test "$t" -- --include-ignored; then passed+=("$t"); else failed+=("$t"); fi
 done
 echo "release job ($(chroot "$root" ceph --version | cut -d' ' -f3,5)):" \

@@ -50,3 +50,10 @@ step "perf --quick"
 # that stopping it - and the host daemons' `cluster.sh down` - leave nothing behind.
 bash tests/container.sh
 step "container job"
+
+# The Debian package (packaging/build-deb.sh: a release build, its size printed), installed with
+# `apt install ./cephbench_*.deb` in a clean bookworm root without Rust (debootstrapped once, cached
+# under /var/cache/cephbench) and run from there against this cluster: rados write/seq, cleanup, an
+# rbd job, `man cephbench-rados`, the completions, missing/too-old libraries (tests/deb.sh).
+bash tests/deb.sh --conf "$CEPHBENCH_TEST_CONF"
+step "deb package"

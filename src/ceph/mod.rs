@@ -11,6 +11,7 @@ pub mod completion;
 mod error;
 mod ioctx;
 pub mod rbd;
+mod version;
 mod watch;
 
 pub use bufptr::SharedBuf;
@@ -19,6 +20,7 @@ pub use completion::{AioDone, AioFuture, CompletionQueue, Reaped};
 pub use error::{CephError, ConnectError, Errno, Result};
 pub use ioctx::{IoCtx, ListEntry, ObjectStat, WriteParts};
 pub use rbd::{create_image, remove_image, Image, ImageInfo};
+pub use version::{Libraries, MIN_LIBRBD};
 pub use watch::{
     decode_notify_reply, Notify, NotifyAck, NotifyReply, NotifyTimeout, Watch, WatchEvent,
 };
