@@ -13,7 +13,7 @@
 // The binary's own definition, not a copy of it: what is not used here (the
 // translation into configs) is dead code to this crate only.
 #[allow(dead_code)]
-#[path = "../../../src/cli.rs"]
+#[path = "../../../src/cli/mod.rs"]
 mod cli;
 
 use std::fs;
