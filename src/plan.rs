@@ -1,5 +1,5 @@
 //! What a job may ask for, in one place however the job is given: command-line
-//! flags (the binary's `cli.rs`), a suite file ([`crate::suite::file`]) or a
+//! flags (the binary's `cli/`), a suite file ([`crate::suite::file`]) or a
 //! sweep. The limits are named once here; each rule is a function over plain
 //! values that returns the message naming the fix, spelled the way the user
 //! gave the option (`--iodepth` on the command line, `iodepth` in a file). The

@@ -1,6 +1,6 @@
 //! `cephbench-docgen OUT_DIR [--date YYYY-MM-DD]`: writes cephbench's man
 //! pages and shell completions, generated from the clap command the binary
-//! parses with (`src/cli.rs`, compiled in here), for `packaging/build-deb.sh`:
+//! parses with (`src/cli/`, compiled in here), for `packaging/build-deb.sh`:
 //!
 //! - `OUT_DIR/man/cephbench.1`, and one page per command and subcommand
 //!   (`cephbench-rados.1`, `cephbench-sweep-rbd.1`, ...), each with a SEE ALSO;
