@@ -395,6 +395,56 @@ fn the_drive_verdict_is_the_same_at_4k_and_4m() {
     assert!(share(att, "cluster_network").is_some() && share(att, "replica").is_some());
 }
 
+/// Another client writing to another pool on the same OSDs: the run says
+/// its OSDs' means are shared (most of their client ops were not this
+/// run's), and a run on a quiet cluster does not.
+#[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
+fn a_background_writer_on_another_pool_is_named() {
+    let _g = serial();
+    let p = pool(POOL);
+    let other = common::pool_sized("cbt-explain-bg", "rados", 1);
+    let shared = |v: &Value| {
+        v["findings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .find(|f| f.starts_with("shared OSDs"))
+            .map(str::to_string)
+    };
+    let quiet = write_run(p, "3");
+    assert_eq!(shared(&quiet), None, "{:#}", quiet["findings"]);
+    let mut bg = std::process::Command::new("timeout")
+        .args(["60", "rados", "-c"])
+        .arg(common::conf())
+        .args([
+            "-p",
+            other,
+            "bench",
+            "30",
+            "write",
+            "-b",
+            "4096",
+            "-t",
+            "16",
+            "--no-cleanup",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let busy = write_run(p, "3");
+    let _ = bg.kill();
+    let _ = bg.wait();
+    let _ = common::rados(&["-p", other, "cleanup"]);
+    let f =
+        shared(&busy).unwrap_or_else(|| panic!("no shared-OSD finding: {:#}", busy["findings"]));
+    eprintln!("{f}");
+    assert!(f.contains("this run sent only osd."), "{f}");
+}
+
 /// The split of a replicated write: every part the tool names is there,
 /// the wait for the replicas is a real share on a size-3 pool (split into
 /// cluster network and replica, never the unsplit `replication`) and none
