@@ -107,8 +107,8 @@ pub struct Source {
     /// runs ([`judge_between_runs`]); else from each run's per-second samples.
     pub per_run: Vec<JobReport>,
     /// The RAM one OSD of its pool holds, bytes (measured when its OSDs ran
-    /// on the client's host, else `osd_memory_target`): seed 000's IOPS per
-    /// GiB divides by it. `None` for fio outputs and results without it.
+    /// on the client's host, else `osd_memory_target`): IOPS per GiB of one
+    /// OSD's RAM divides by it. `None` for fio outputs and results without it.
     pub ram_per_osd_bytes: Option<f64>,
 }
 
@@ -130,7 +130,7 @@ impl From<&BenchResult> for Source {
     }
 }
 
-/// The comparison row of seed 000's figure, IOPS per GiB one OSD holds.
+/// The comparison row of IOPS per GiB of one OSD's RAM.
 pub const IOPS_PER_GIB: &str = "IOPS/GiB";
 
 /// The OSDs of `runs` (one result, or a suite's runs) with their drive
@@ -435,7 +435,7 @@ pub fn compare_sources(results: &[Source]) -> Comparison {
                 significant,
             });
         }
-        // Seed 000's cost figure, where every source knows its OSDs' RAM
+        // IOPS per GiB of one OSD's RAM, where every source knows its OSDs' RAM
         // (no verdict: it moves with the IOPS row's).
         if results.iter().all(|r| r.ram_per_osd_bytes.is_some()) {
             let gib = f64::from(1u32 << 30);
@@ -746,7 +746,7 @@ mod tests {
         );
     }
 
-    /// Seed 000's IOPS per GiB one OSD holds: measured RAM where known, the
+    /// IOPS per GiB of one OSD's RAM: measured RAM where known, the
     /// targets otherwise; no row unless every source knows it.
     #[test]
     fn iops_per_gib_row_over_the_ram_one_osd_holds() {

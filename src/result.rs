@@ -155,7 +155,7 @@ pub struct PoolSettings {
     pub memory_measured_bytes: Option<u64>,
 }
 
-/// The RAM one OSD of a pool holds (seed 000's cost figure): the pool's
+/// The RAM one OSD of a pool holds (the cost figure: IOPS per GiB of one OSD's RAM): the pool's
 /// OSDs' total over their count.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RamPerOsd {

@@ -397,7 +397,7 @@ fn text_report_client_short() {
     insta::assert_snapshot!(lines.join("\n"));
 }
 
-/// Seed 000's cost line (IOPS over the RAM one OSD holds) and the per-OSD
+/// The cost line (IOPS per GiB of one OSD's RAM) and the per-OSD
 /// RAM beside each drive: measured when the OSDs run on this host, else
 /// their `osd_memory_target`, and said which.
 #[test]
@@ -416,7 +416,7 @@ fn text_report_cost_line() {
             if seen_cost && !line.starts_with("    ") {
                 break;
             }
-            seen_cost |= line.starts_with("  Cost (seed 000)");
+            seen_cost |= line.starts_with("  Cost: ");
             out += line;
             out.push('\n');
         }

@@ -123,7 +123,7 @@ fn result(jobs: Vec<JobReport>, rw: &str, bs: u64, qd: u64, fsync: Option<u64>) 
     }
 }
 
-/// Seed 002's rbd-vm row, two runs per job, numbers chosen so the centre
+/// The lab method's rbd-vm row, two runs per job, numbers chosen so the centre
 /// and spread are easy to check by hand.
 fn fixture() -> SuiteDoc {
     let mut runs = Vec::new();
@@ -216,7 +216,7 @@ fn summary_figures_match_hand_computation() {
     assert!((rr.mb_s.value - 10357.0 * 4096.0 / 1e6).abs() < 1e-6);
     assert!((rr.mean_ms.value - 3.0).abs() < 1e-9);
     assert_eq!((rr.p99_ms.value, rr.p99_ms.spread_pct), (9.0, 0.0));
-    // Seed 000's IOPS per GiB: over one OSD's RAM. Not measured here (no
+    // IOPS per GiB of one OSD's RAM. Not measured here (no
     // OSD ran on the host): 12 GiB configured over 3 OSDs, 4 GiB each.
     assert_eq!(d.summary.ram_source.as_deref(), Some("osd_memory_target"));
     assert!((rr.iops_per_gib.unwrap() - 10357.0 / 4.0).abs() < 1e-6);
@@ -383,12 +383,12 @@ fn bad_suite_files_fail_before_connecting() {
 }
 
 #[test]
-fn builtins_are_the_seeds() {
+fn builtins_are_the_methods() {
     let lab = suite::builtin("lab").unwrap();
     assert_eq!(lab.runs, 2);
     assert_eq!(lab.jobs.len(), 7);
     assert_eq!(lab.test_area, 2 << 30);
-    // Seed 002: five 20 s + 3 s jobs twice, the fsync job 15 s + 2 s once,
+    // The lab method: five 20 s + 3 s jobs twice, the fsync job 15 s + 2 s once,
     // and `rados bench -b 4096 -t 1` write twice.
     assert_eq!(
         lab.expected(),
@@ -408,7 +408,7 @@ fn builtins_are_the_seeds() {
     assert_eq!(cdm.jobs.len(), 8);
     let rados = suite::builtin("rados").unwrap();
     assert!(!rados.uses_image());
-    // Seed 000: QD32 x 4 jobs for 4k, one job for 1M, 60 s, median of 3 runs.
+    // IOPS per GiB of one OSD's RAM: QD32 x 4 jobs for 4k, one job for 1M, 60 s, median of 3 runs.
     let vm = suite::builtin("vm").unwrap();
     assert_eq!((vm.runs, vm.runtime.as_secs()), (3, 60));
     assert_eq!(vm.test_area, 32 << 30);
@@ -518,7 +518,7 @@ fn check(text: &str) {
     }
 }
 
-/// Seed 001's four profiles on one pool, three runs each: MB/s per profile
+/// CrystalDiskMark's four profiles on one pool, three runs each: MB/s per profile
 /// (read, write) and p99 ms (read, write), each run scaled by 0.97, 1.0 and
 /// 1.03 (so the median is the figure and the best run 1.03 x it).
 fn cdm_doc(pool: &str, figures: [(f64, f64, f64, f64); 4]) -> SuiteDoc {
@@ -588,8 +588,9 @@ fn cdm_doc(pool: &str, figures: [(f64, f64, f64, f64); 4]) -> SuiteDoc {
     }
 }
 
-/// The seed's Ceph (consumer SSDs) and Gluster columns.
-fn seed_pools() -> Vec<SuiteDoc> {
+/// A consumer-SSD Ceph pool's and a Gluster volume's columns, as a
+/// side-by-side CrystalDiskMark comparison printed them.
+fn cdm_pools() -> Vec<SuiteDoc> {
     vec![
         cdm_doc(
             "consumer",
@@ -626,13 +627,13 @@ fn render(docs: Vec<SuiteDoc>, format: cephbench::report::Format, long: bool) ->
 #[test]
 fn cdm_table_one_pool() {
     use cephbench::report::Format;
-    let docs = seed_pools();
+    let docs = cdm_pools();
     assert!(suite::is_cdm(&docs[0]));
     let text = render(vec![docs[0].clone()], Format::Text, false);
     for l in text.lines() {
         assert!(l.chars().count() <= 100, "wider than 100: {l}");
     }
-    // The seed's figures, in MB/s as CrystalDiskMark counts them.
+    // The comparison's figures, in MB/s as CrystalDiskMark counts them.
     let row = text.lines().find(|l| l.starts_with("SEQ1M Q8T1")).unwrap();
     let cells: Vec<&str> = row.split_whitespace().collect();
     assert_eq!(cells[2..], ["1,296", "9.100", "150", "61.00"], "{row}");
@@ -650,16 +651,16 @@ fn cdm_table_one_pool() {
 }
 
 #[test]
-fn cdm_table_two_pools_is_the_seeds() {
+fn cdm_table_two_pools_is_crystaldiskmarks() {
     use cephbench::report::Format;
-    let text = render(seed_pools(), Format::Text, false);
+    let text = render(cdm_pools(), Format::Text, false);
     for l in text.lines() {
         assert!(
             l.chars().count() <= cephbench::report::CDM_TEXT_WIDTH,
             "wider than 120: {l}"
         );
     }
-    // Seed 001: | SEQ1M Q8T1 | 1296 | 893 | -31% | 150 | 859 | +473% |, and the
+    // CrystalDiskMark's comparison: | SEQ1M Q8T1 | 1296 | 893 | -31% | 150 | 859 | +473% |, and the
     // per-run spread (+-3%) is far below these differences: real (*).
     let row = text.lines().find(|l| l.starts_with("SEQ1M Q8T1")).unwrap();
     let cells: Vec<&str> = row
@@ -683,14 +684,14 @@ fn cdm_table_two_pools_is_the_seeds() {
     let row = text.lines().find(|l| l.starts_with("RND4K Q1T1")).unwrap();
     assert!(row.contains("-50% *") && row.contains("+6500% *"), "{row}");
     insta::assert_snapshot!("cdm_table_two_pools_text", text);
-    let md = render(seed_pools(), Format::Markdown, false);
+    let md = render(cdm_pools(), Format::Markdown, false);
     assert!(
         md.contains("| Test | consumer Read (MB/s) | plp Read (MB/s) | Diff | consumer Write (MB/s) | plp Write (MB/s) | Diff |"),
         "{md}"
     );
     insta::assert_snapshot!("cdm_table_two_pools_markdown", md);
     // Long pool names: letters and a legend, still within 120 columns.
-    let mut docs = seed_pools();
+    let mut docs = cdm_pools();
     docs[0].pool = "consumer-ssd-replicated-3".into();
     docs[1].pool = "enterprise-plp-replicated-3".into();
     let text = render(docs, Format::Text, false);
@@ -699,7 +700,7 @@ fn cdm_table_two_pools_is_the_seeds() {
         assert!(l.chars().count() <= 120, "wider than 120: {l}");
     }
     // One run a side: no verdict, and the table says why.
-    let one: Vec<SuiteDoc> = seed_pools()
+    let one: Vec<SuiteDoc> = cdm_pools()
         .into_iter()
         .map(|mut d| {
             d.runs.retain(|r| r.run == 2);
@@ -724,7 +725,7 @@ fn cdm_table_two_pools_is_the_seeds() {
 #[test]
 fn aggregate_best_takes_the_best_run_and_says_so() {
     use cephbench::report::Format;
-    let docs: Vec<SuiteDoc> = seed_pools()
+    let docs: Vec<SuiteDoc> = cdm_pools()
         .into_iter()
         .map(|d| d.with_aggregate(suite::Aggregate::Best))
         .collect();
@@ -754,12 +755,12 @@ fn aggregate_best_takes_the_best_run_and_says_so() {
 #[test]
 fn suites_as_csv_and_html() {
     use cephbench::report::Format;
-    let csv = render(seed_pools(), Format::Csv, false);
+    let csv = render(cdm_pools(), Format::Csv, false);
     let mut lines = csv.lines();
     assert_eq!(lines.next().unwrap(), cephbench::report::SUITE_CSV_HEADER);
     assert_eq!(csv.lines().count(), 1 + 2 * 8, "{csv}");
     insta::assert_snapshot!("suite_csv_two_pools", csv);
-    let html = render(seed_pools(), Format::Html, false);
+    let html = render(cdm_pools(), Format::Html, false);
     assert!(html.starts_with("<!DOCTYPE html>") && html.ends_with("</html>\n"));
     assert!(html.contains("<h2>CrystalDiskMark's table</h2>"), "{html}");
     assert!(html.contains("<td class=\"n\">+473% *</td>"));
@@ -777,7 +778,7 @@ fn suites_as_csv_and_html() {
         let p = std::path::Path::new(&dir);
         std::fs::write(
             p.join("suite-cdm.html"),
-            render(seed_pools(), Format::Html, false),
+            render(cdm_pools(), Format::Html, false),
         )
         .unwrap();
         std::fs::write(p.join("suite-lab.html"), html).unwrap();
@@ -788,7 +789,7 @@ fn suites_as_csv_and_html() {
 fn report_and_compare_render_saved_suites() {
     let dir = tempfile::tempdir().unwrap();
     let pools = dir.path().join("pools.json");
-    let docs = seed_pools();
+    let docs = cdm_pools();
     let c = suite::compare_suites(&docs);
     std::fs::write(
         &pools,
@@ -813,7 +814,7 @@ fn report_and_compare_render_saved_suites() {
         String::from_utf8(out.stdout).unwrap()
     };
     let os = |s: &'static str| std::ffi::OsStr::new(s);
-    // report of the --pools document = compare of the two suite files = the seed's table.
+    // report of the --pools document = compare of the two suite files = CrystalDiskMark's table.
     let report = run(&[os("report"), pools.as_os_str()]);
     let compare = run(&[os("compare"), a.as_os_str(), b.as_os_str()]);
     assert_eq!(report, compare);
@@ -861,4 +862,161 @@ fn report_and_compare_render_saved_suites() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// Whether `text` names a method by an internal label ("seed" and a
+/// three-digit number) rather than by what it is.
+fn internal_label(text: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    let b = lower.as_bytes();
+    lower.match_indices("seed").find_map(|(i, _)| {
+        let mut j = i + 4;
+        if matches!(b.get(j), Some(b' ' | b'_' | b'-')) {
+            j += 1;
+        }
+        let digits = b.get(j..j + 3)?;
+        (digits[0] == b'0' && digits.iter().all(u8::is_ascii_digit))
+            .then(|| lower[i..j + 3].to_string())
+    })
+}
+
+#[test]
+fn internal_label_is_found() {
+    // Spelled in parts, so that this file passes the scan of the tree below.
+    let label = |sep: &str, n: &str| format!("Seed{sep}{n}");
+    let said = |sep: &str, n: &str| Some(label(sep, n).to_lowercase());
+    assert_eq!(
+        internal_label(&format!("Cost ({}): x", label(" ", "000"))),
+        said(" ", "000")
+    );
+    assert_eq!(
+        internal_label(&format!("{}'s", label("_", "002"))),
+        said("_", "002")
+    );
+    assert_eq!(internal_label(&label("", "004")), said("", "004"));
+    assert_eq!(
+        internal_label("the run's seed-dependent tail, seed 7"),
+        None
+    );
+}
+
+/// The product speaks in its own words: no format renders a method by an
+/// internal label, for a result, a comparison or suites (one pool, two, and
+/// CrystalDiskMark's), with and without the long views.
+#[test]
+fn no_format_names_a_method_by_an_internal_label() {
+    use cephbench::report::{render, Document, Format, View};
+    let probed = |mut d: SuiteDoc, pool: &str| {
+        d.pool = pool.into();
+        for e in &mut d.runs {
+            for j in &mut e.result.jobs {
+                let mean = j.latency_ns.mean;
+                j.attribution = Some(Attribution {
+                    mean_ns: mean,
+                    shares: vec![
+                        Share {
+                            part: Part::PublicNetwork,
+                            ns: 0.1 * mean,
+                        },
+                        Share {
+                            part: Part::Unattributed,
+                            ns: 0.9 * mean,
+                        },
+                    ],
+                    notes: vec![],
+                });
+            }
+        }
+        d
+    };
+    let a = probed(fixture(), "consumer");
+    let b = probed(fixture(), "plp");
+    let results: Vec<(String, BenchResult)> = a
+        .runs
+        .iter()
+        .take(4)
+        .map(|e| (e.job.clone(), e.result.clone()))
+        .collect();
+    let docs = [
+        Document::Results(results.clone()),
+        Document::Results(results[..1].to_vec()),
+        Document::Comparison(cephbench::compare::compare(&[
+            a.runs[0].result.clone(),
+            b.runs[1].result.clone(),
+        ])),
+        Document::Suites(suite::Suites::new(vec![a.clone()])),
+        Document::Suites(suite::Suites::new(vec![a, b])),
+        Document::Suites(suite::Suites::new(cdm_pools())),
+        Document::Suites(suite::Suites::new(cdm_pools()[..1].to_vec())),
+    ];
+    let views = [
+        View::default(),
+        View {
+            verbose: true,
+            long: true,
+        },
+    ];
+    let mut seen_cost = false;
+    for doc in &docs {
+        for format in [
+            Format::Text,
+            Format::Json,
+            Format::Csv,
+            Format::Markdown,
+            Format::Html,
+        ] {
+            for view in views {
+                let mut buf = Vec::new();
+                render(doc, format, view, &mut buf).unwrap();
+                let out = String::from_utf8(buf).unwrap();
+                seen_cost |= out.contains("Cost");
+                assert_eq!(
+                    internal_label(&out),
+                    None,
+                    "{format:?} {view:?} of {doc:?}:\n{out}"
+                );
+            }
+        }
+    }
+    assert!(seen_cost, "the cost line, where the label was, is rendered");
+}
+
+/// Neither the sources, the docs nor the tests name a method by an internal
+/// label (the rendered snapshots included).
+#[test]
+fn the_tree_names_no_method_by_an_internal_label() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut stack: Vec<std::path::PathBuf> = [
+        "src",
+        "docs",
+        "tests",
+        "schema",
+        "perf",
+        "examples",
+        "containers",
+        "README.md",
+        "CHANGELOG.md",
+        "ARCHITECTURE.md",
+    ]
+    .iter()
+    .map(|p| root.join(p))
+    .collect();
+    let mut files = 0;
+    while let Some(p) = stack.pop() {
+        if p.is_dir() {
+            for e in std::fs::read_dir(&p).unwrap() {
+                stack.push(e.unwrap().path());
+            }
+            continue;
+        }
+        // Text files only (fixtures hold gzip'd captures).
+        let Ok(text) = std::fs::read_to_string(&p) else {
+            continue;
+        };
+        files += 1;
+        if let Some(hit) = internal_label(&text) {
+            panic!("{} says {hit:?}", p.display());
+        }
+    }
+    assert!(files > 50, "{files} files read");
 }

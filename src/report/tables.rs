@@ -371,14 +371,14 @@ pub fn suite_table(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> i
     )
 }
 
-/// What a flush row measures (seed 002's fsync job, natively).
+/// What a flush row measures (the lab method's fsync job, natively).
 pub const FLUSH_NOTE: &str = "Flush rows: a guest's fsync reaches librbd as this flush. With \
 librbd's cache off, every write was acknowledged only once all copies were on the OSDs' stable \
 storage, so the flush waits for nothing but librbd's own round: its cost is in the write row \
 (the device-flush share there says whether the drives' own cache flushes are slow); a fast \
 flush row does not show that a drive's cache is safe against power loss.";
 
-/// Seed 000's cost line: the RAM the pool's OSDs hold (measured, or as
+/// The cost line (IOPS per GiB of one OSD's RAM): the RAM the pool's OSDs hold (measured, or as
 /// configured) and what IOPS/GiB divides by.
 pub fn cost_line(doc: &SuiteDoc) -> String {
     use crate::units::fmt_bytes;
@@ -406,14 +406,14 @@ pub fn cost_line(doc: &SuiteDoc) -> String {
     match (s.ram_source.as_deref(), s.ram_per_osd_bytes, s.memory_measured_bytes) {
         (Some("measured"), Some(one), Some(m)) => format!(
             "Cost: the pool's {} OSD(s) held {} of RAM, measured (their processes' resident sets, \
-             the largest after a run; {target}); IOPS/GiB = IOPS / one OSD's {}, as seed 000 divides.",
+             the largest after a run; {target}); IOPS/GiB = IOPS / one OSD's {}: IOPS per GiB of one OSD's RAM.",
             each.len(),
             fmt_bytes(m),
             per(one)
         ),
         (_, Some(one), _) => format!(
             "Cost: the pool's OSDs are configured to hold {} of RAM ({target}; not measured: \
-             not every one runs on this host); IOPS/GiB = IOPS / one OSD's {}, as seed 000 divides.",
+             not every one runs on this host); IOPS/GiB = IOPS / one OSD's {}: IOPS per GiB of one OSD's RAM.",
             fmt_bytes(s.memory_held_bytes.unwrap_or(0)),
             per(one)
         ),
@@ -425,8 +425,8 @@ pub fn cost_line(doc: &SuiteDoc) -> String {
 /// Columns CrystalDiskMark's text table keeps within, pool names and all.
 pub const CDM_TEXT_WIDTH: usize = 120;
 
-/// A Diff cell of CrystalDiskMark's table: whole percent as the seed
-/// prints it, with the noise verdict (`*` real, `~` within the noise).
+/// A Diff cell of CrystalDiskMark's table: whole percent as
+/// CrystalDiskMark's comparisons print it, with the noise verdict (`*` real, `~` within the noise).
 fn cdm_diff(d: Option<CdmDiff>) -> String {
     match d {
         None => "-".into(),
@@ -444,7 +444,7 @@ fn cdm_diff(d: Option<CdmDiff>) -> String {
 
 /// The column groups (label, columns spanned) and the lines (header first)
 /// of CrystalDiskMark's table, naming the pools `names`. Markdown gets one
-/// header line with the group in each column's name, as the seed's table.
+/// header line with the group in each column's name, as CrystalDiskMark's comparisons do.
 pub fn cdm_lines(
     t: &CdmTable,
     names: &[String],
@@ -557,7 +557,7 @@ fn grouped_table(
     padded(lines, &widths, &|i| i == 0, out)
 }
 
-/// Renders CrystalDiskMark's table (seed 001's shape) as text (within
+/// Renders CrystalDiskMark's table (CrystalDiskMark's four profiles, pools side by side) as text (within
 /// [`CDM_TEXT_WIDTH`] columns: the pools' names, or letters with a legend
 /// when the names do not fit) or Markdown, with the lines saying how the
 /// cells are made.
@@ -692,7 +692,7 @@ fn short_part(p: crate::result::Part) -> &'static str {
     }
 }
 
-/// Seed 002's "how to check", beside every run: the client's RTT to the
+/// The lab method's checks, beside every run: the client's RTT to the
 /// OSDs it used, `ceph osd perf` commit/apply (mean over the OSDs), and the
 /// split of the run's mean. Nothing (and `false`) when no run was probed.
 pub fn checks_table(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> io::Result<bool> {
@@ -772,8 +772,7 @@ pub fn checks_table(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> 
         }
         lines.push(line);
     }
-    let title =
-        "Checks beside each run (seed 002's \"how to check\"), ms: RTT = the client's round \
+    let title = "Checks beside each run, ms: RTT = the client's round \
                  trip to the OSDs it used; osd perf = `ceph osd perf` commit/apply, mean over the \
                  OSDs; mean = the run's mean latency and its split (net = public network, flush = \
                  device flush, cable = cluster network, repl = replica, other = unattributed)";
@@ -791,7 +790,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn numbers_read_like_the_seed() {
+    fn numbers_read_like_crystaldiskmark() {
         assert_eq!(rate(44289.4), "44,289");
         assert_eq!(rate(1036.0), "1,036");
         assert_eq!(rate(42.04), "42.0");

@@ -209,7 +209,7 @@ fn render_clients(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
     )
 }
 
-/// Seed 000's figure for one run: its IOPS over the RAM one OSD of the pool
+/// IOPS per GiB of one OSD's RAM for one run: its IOPS over the RAM one OSD of the pool
 /// holds (measured when every OSD of the pool runs on this host).
 fn cost_line(r: &BenchResult) -> Option<String> {
     let ram = r.pool.as_ref()?.ram_per_osd()?;
@@ -225,7 +225,7 @@ fn cost_line(r: &BenchResult) -> Option<String> {
         .map(|j| j.iops)
         .sum();
     Some(format!(
-        "Cost (seed 000): {iops:.0} IOPS / one OSD's {} ({how}) = {:.0} IOPS per GiB",
+        "Cost: {iops:.0} IOPS / one OSD's {} ({how}) = {:.0} IOPS per GiB of one OSD's RAM",
         fmt_bytes(ram.per_osd.round() as u64),
         iops / (ram.per_osd / f64::from(1u32 << 30))
     ))

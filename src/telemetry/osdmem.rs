@@ -1,6 +1,6 @@
 //! The RAM an OSD actually holds, measured: the resident set of its process
-//! when it runs on this host (seed 000's cost figure, measured rather than
-//! planned).
+//! when it runs on this host (the cost figure, IOPS per GiB of one OSD's RAM,
+//! measured rather than planned).
 //!
 //! Which local process is `osd.N`? Its `osd metadata` names the host
 //! (`hostname`) and the data directory (`osd_data`); BlueStore keeps
