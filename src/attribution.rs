@@ -339,6 +339,68 @@ pub const SLOW_REPLICA_NS: f64 = 1e6;
 /// 2-core host).
 pub const SLOW_CLUSTER_NETWORK_NS: f64 = 1e6;
 
+/// The back network carries a cluster-network share only when the OSDs'
+/// back-interface heartbeats (a round trip between two OSDs' messengers on
+/// that network) took at least this part of it: a slow cable or network
+/// stack slows the heartbeats as much as the repops. Below it (a size-3
+/// pool on a host whose cores were saturated waited 4.89 ms while the
+/// heartbeats took 1.30 ms) the wait is the hosts' CPU or load, not the cable.
+pub const CABLE_SHARE_OF_WAIT: f64 = 0.5;
+
+/// The mean of the OSDs' back-interface heartbeat round trips (their 1-min
+/// averages) over `results`, ms; `None` when none reported them.
+pub fn back_heartbeat_ms<'a>(results: impl IntoIterator<Item = &'a BenchResult>) -> Option<f64> {
+    let hb: Vec<f64> = results
+        .into_iter()
+        .flat_map(|r| r.network.iter().flat_map(|n| &n.heartbeat))
+        .filter(|h| h.interface == "back")
+        .map(|h| h.avg_1min_ms)
+        .collect();
+    (!hb.is_empty()).then(|| hb.iter().sum::<f64>() / hb.len() as f64)
+}
+
+/// What the heartbeats say about a wait of `wait_ms` on the cluster network.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CableEvidence {
+    /// The heartbeats took at least [`CABLE_SHARE_OF_WAIT`] of the wait:
+    /// the back network (or the hosts' network stack) carries it.
+    Carries(f64),
+    /// The heartbeats took less: the cable does not explain the wait.
+    FallsShort(f64),
+    /// No heartbeats were read: nothing tells the cable from the hosts.
+    Unknown,
+}
+
+impl CableEvidence {
+    /// Judges a cluster-network wait of `wait_ms` by the back-interface
+    /// heartbeats `heartbeat_ms`.
+    pub fn judge(wait_ms: f64, heartbeat_ms: Option<f64>) -> Self {
+        match heartbeat_ms {
+            None => CableEvidence::Unknown,
+            Some(h) if h >= CABLE_SHARE_OF_WAIT * wait_ms => CableEvidence::Carries(h),
+            Some(h) => CableEvidence::FallsShort(h),
+        }
+    }
+
+    /// The cause in words, for a finding or a headline.
+    pub fn cause(self) -> String {
+        match self {
+            CableEvidence::Carries(h) => format!(
+                "the back network or the hosts' network stack (the OSDs' back-interface heartbeats \
+                 took {h:.2} ms: mean of their 1-min averages, both OSDs' userspace included)"
+            ),
+            CableEvidence::FallsShort(h) => format!(
+                "not explained by the cable: the OSDs' back-interface heartbeats took only {h:.2} ms \
+                 (mean of their 1-min averages); the rest may be the replicas' or the primary's CPU \
+                 or host load (messenger threads waiting for a core)"
+            ),
+            CableEvidence::Unknown => "no cause named: the OSDs' back-interface heartbeats were not \
+                 read, so nothing here tells the cable from the hosts' CPU or load"
+                .to_string(),
+        }
+    }
+}
+
 /// What the per-OSD device-flush shares say about the drives, and what the
 /// cluster-network and replica shares say about replication, each line
 /// naming its evidence; with no BlueStore kv timers or no replica counters,
@@ -457,20 +519,7 @@ fn replication_findings(result: &BenchResult) -> Vec<String> {
         .filter_map(|o| counter_ns(result, *o, |c| c.subop_w_latency).map(|v| (*o, v)))
         .collect();
     by_subop.sort_by(|a, b| b.1.total_cmp(&a.1));
-    let hb: Vec<f64> = result
-        .network
-        .iter()
-        .flat_map(|n| &n.heartbeat)
-        .filter(|h| h.interface == "back")
-        .map(|h| h.avg_1min_ms)
-        .collect();
-    let heartbeat = (!hb.is_empty()).then(|| {
-        format!(
-            "; the OSDs' back-interface heartbeats took {:.2} ms (mean of their 1-min averages, \
-             both OSDs' userspace included)",
-            hb.iter().sum::<f64>() / hb.len() as f64
-        )
-    });
+    let heartbeat = back_heartbeat_ms([result]);
     let ms = |ns: f64| ns / 1e6;
     let mut out = Vec::new();
     if replica >= SLOW_REPLICA_NS && replica >= 2.0 * net {
@@ -518,11 +567,11 @@ fn replication_findings(result: &BenchResult) -> Vec<String> {
     } else if net >= SLOW_CLUSTER_NETWORK_NS && net >= 2.0 * replica {
         out.push(format!(
             "pool '{pool}': each write waited {:.2} ms on the cluster network (the primary↔replica \
-             round trip, both OSDs' messengers included) beyond its replicas' own {:.2} ms: the \
-             back network or the hosts' network stack, not the replicas' drives{}",
+             round trip, both OSDs' messengers included) beyond its replicas' own {:.2} ms, not \
+             the replicas' drives: {}",
             ms(net),
             ms(replica),
-            heartbeat.unwrap_or_default()
+            CableEvidence::judge(ms(net), heartbeat).cause()
         ));
     }
     out
@@ -1071,6 +1120,62 @@ mod tests {
         }
     }
 
+    /// Every OSD's back-interface heartbeat to the next one, `ms` each
+    /// (none without).
+    fn back_heartbeats(ms: Option<f64>) -> crate::result::NetworkReport {
+        crate::result::NetworkReport {
+            client_rtt: Vec::new(),
+            heartbeat: ms
+                .into_iter()
+                .flat_map(|ms| {
+                    (0..3).map(move |o| crate::telemetry::network::HeartbeatRtt {
+                        from: o,
+                        to: (o + 1) % 3,
+                        interface: "back".into(),
+                        avg_1min_ms: ms,
+                        last_ms: Some(ms),
+                    })
+                })
+                .collect(),
+        }
+    }
+
+    /// A replica wait the heartbeats do not carry (a size-3 pool on
+    /// saturated cores: 4.89 ms waited, heartbeats 1.30 ms) names no cable;
+    /// without heartbeats no cause is named at all.
+    #[test]
+    fn the_cable_is_named_only_when_the_heartbeats_carry_the_wait() {
+        // 1.5 ms repops, a 6.39 ms wait after prepare: 4.89 ms on the network.
+        let mut r = pool_result([6.39; 3], [1.5; 3], [1.2; 3], [0.5; 3]);
+        r.network = Some(back_heartbeats(Some(1.30)));
+        attribute(&mut r);
+        assert_eq!(r.findings.len(), 1, "{:?}", r.findings);
+        let f = &r.findings[0];
+        assert!(f.contains("waited 4.89 ms on the cluster network"), "{f}");
+        assert!(
+            f.contains("not explained by the cable")
+                && f.contains("heartbeats took only 1.30 ms")
+                && f.contains("CPU"),
+            "{f}"
+        );
+        assert!(!f.contains("the back network or"), "{f}");
+        r.network = Some(back_heartbeats(None));
+        attribute(&mut r);
+        let f = &r.findings[0];
+        assert!(
+            f.contains("no cause named") && !f.contains("the back network or"),
+            "{f}"
+        );
+        assert_eq!(
+            CableEvidence::judge(4.89, Some(2.5)),
+            CableEvidence::Carries(2.5)
+        );
+        assert_eq!(
+            CableEvidence::judge(4.89, Some(1.3)),
+            CableEvidence::FallsShort(1.3)
+        );
+    }
+
     #[test]
     fn replication_verdicts_name_the_replica_or_the_cable() {
         let job = |r: &BenchResult, p: Part| {
@@ -1091,14 +1196,18 @@ mod tests {
             .sum();
         assert!((sum - r.jobs[0].latency_ns.mean).abs() < 1e-3);
         assert!(r.findings.is_empty(), "{:?}", r.findings);
-        // 1 ms one way on the back network: 2 ms more wait, same replicas.
+        // 1 ms one way on the back network: 2 ms more wait, same replicas;
+        // the heartbeats on it took as long: the cable.
         let mut r = pool_result([3.8; 3], [1.5; 3], [1.2; 3], [0.5; 3]);
+        r.network = Some(back_heartbeats(Some(2.4)));
         attribute(&mut r);
         assert!((job(&r, Part::ClusterNetwork) - 2.3).abs() < 1e-9);
         assert_eq!(r.findings.len(), 1, "{:?}", r.findings);
         assert!(
             r.findings[0].contains("waited 2.30 ms on the cluster network")
-                && r.findings[0].contains("not the replicas' drives"),
+                && r.findings[0].contains("not the replicas' drives")
+                && r.findings[0].contains("the back network or the hosts' network stack")
+                && r.findings[0].contains("heartbeats took 2.40 ms"),
             "{:?}",
             r.findings
         );

@@ -526,8 +526,7 @@ fn compare_two_result_files() {
         .arg(&pb)
         .output()
         .unwrap();
-    assert!(String::from_utf8_lossy(&out.stdout)
-        .contains("| write/write | IOPS | 1200 | 2400 | +100.0%"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("| write | IOPS | 1200 | 2400 | +100.0%"));
 
     // Not a result file: one line, non-zero, nothing on stdout.
     let bad = dir.path().join("bad.json");

@@ -6,7 +6,9 @@
 use std::io;
 
 use super::{wrap, TEXT_WIDTH};
-use crate::compare::{fmt_diff, fmt_pct, fmt_value, headlines, letter, Comparison};
+use crate::compare::{
+    fmt_diff, fmt_value, headlines, job_label, letter, pct_of_diff_cell, Comparison,
+};
 use crate::suite::{Aggregate, CdmCell, CdmDiff, CdmTable, Figure, SuiteDoc, Suites};
 
 /// Renders the comparison as a text or Markdown table.
@@ -37,7 +39,7 @@ pub fn comparison_table(c: &Comparison, markdown: bool, out: &mut dyn io::Write)
     }
     let mut lines = vec![head];
     for r in &c.rows {
-        let mut line = vec![r.job.clone(), r.figure.to_string()];
+        let mut line = vec![job_label(&r.job), r.figure.to_string()];
         for i in 0..r.values.len() {
             line.push(fmt_value(r.values[i]));
             if i > 0 {
@@ -66,7 +68,7 @@ fn render_evidence(c: &Comparison, markdown: bool, out: &mut dyn io::Write) -> i
     let n = c.labels.len();
     for m in &c.moved {
         writeln!(out)?;
-        let mut head = vec![format!("{}: where the mean went, ms", m.job)];
+        let mut head = vec![format!("{}: where the mean went, ms", job_label(&m.job))];
         for i in 0..n {
             head.push(letter(i));
             if i > 0 {
@@ -84,7 +86,7 @@ fn render_evidence(c: &Comparison, markdown: bool, out: &mut dyn io::Write) -> i
                         (Some(a), Some(b)) => format!("{:+.3}", b - a),
                         _ => "-".into(),
                     });
-                    l.push(pct.and_then(|p| p[i]).map_or(String::new(), fmt_pct));
+                    l.push(pct_of_diff_cell(c, m, pct.and_then(|p| p[i]), i));
                 }
             }
             l

@@ -495,6 +495,8 @@ pub fn suite_source(doc: &SuiteDoc) -> Option<compare::Source> {
     let runs: Vec<&BenchResult> = doc.runs.iter().map(|r| &r.result).collect();
     s.osds = compare::osd_evidence(&runs);
     s.ram_per_osd_bytes = doc.summary.ram_per_osd_bytes;
+    s.name = doc.pool.clone();
+    s.back_heartbeat_ms = crate::attribution::back_heartbeat_ms(runs.iter().copied());
     Some(s)
 }
 
