@@ -577,12 +577,40 @@ fn replication_findings(result: &BenchResult) -> Vec<String> {
     out
 }
 
-/// The per-OSD device-flush verdicts (see [`findings`]).
+/// OSD names, in id order, runs of four or more consecutive ids folded
+/// (`osd.0, osd.1, osd.2`, `osd.0–osd.29, osd.31`), so that many OSDs do
+/// not flood a line.
+pub fn osd_list(ids: &[i32]) -> String {
+    let mut ids = ids.to_vec();
+    ids.sort_unstable();
+    ids.dedup();
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < ids.len() {
+        let mut j = i;
+        while j + 1 < ids.len() && ids[j + 1] == ids[j] + 1 {
+            j += 1;
+        }
+        if j - i >= 3 {
+            out.push(format!("osd.{}–osd.{}", ids[i], ids[j]));
+        } else {
+            out.extend(ids[i..=j].iter().map(|o| format!("osd.{o}")));
+        }
+        i = j + 1;
+    }
+    out.join(", ")
+}
+
+/// The per-OSD device-flush verdicts (see [`findings`]): one line per kind
+/// of drive, naming its slow OSDs together.
 fn flush_findings(result: &BenchResult) -> Vec<String> {
     let pool = pool_name(result);
     let mut out = Vec::new();
     let mut with_writes = 0;
     let mut slow: Vec<(i32, f64)> = Vec::new();
+    // One kind of drive and its slow OSDs with their flush ns.
+    type Drive = (Option<String>, Vec<(i32, f64)>);
+    let mut by_drive: Vec<Drive> = Vec::new();
     for o in &result.osds {
         let Some(a) = o
             .client
@@ -597,20 +625,35 @@ fn flush_findings(result: &BenchResult) -> Vec<String> {
             continue;
         };
         if f.ns >= SLOW_FLUSH_NS {
-            let drive = o
-                .device
-                .as_ref()
-                .map(|d| format!(" ({})", d.summary()))
-                .unwrap_or_default();
-            out.push(format!(
-                "osd.{}{drive}: each write waited {:.2} ms for its device flush (BlueStore kv queue + sync \
-                 round, mean) — sync writes wait on the drive's cache flush, as on drives without \
-                 power-loss protection; drives with it flush in well under 0.1 ms",
-                o.osd,
-                f.ns / 1e6
-            ));
+            let drive = o.device.as_ref().map(|d| d.summary());
+            match by_drive.iter_mut().find(|(d, _)| *d == drive) {
+                Some((_, osds)) => osds.push((o.osd, f.ns)),
+                None => by_drive.push((drive, vec![(o.osd, f.ns)])),
+            }
             slow.push((o.osd, f.ns));
         }
+    }
+    for (drive, osds) in &by_drive {
+        let ids: Vec<i32> = osds.iter().map(|(o, _)| *o).collect();
+        let (lo, hi) = osds.iter().fold((f64::MAX, 0.0f64), |(lo, hi), (_, ns)| {
+            (lo.min(*ns), hi.max(*ns))
+        });
+        let waited = if hi - lo < 0.005e6 {
+            format!("{:.2} ms", hi / 1e6)
+        } else {
+            format!("{:.2}–{:.2} ms", lo / 1e6, hi / 1e6)
+        };
+        out.push(format!(
+            "{}{}: each write waited {waited} for its device flush (BlueStore kv queue + sync \
+             round, mean{}) — sync writes wait on the drive's cache flush, as on drives without \
+             power-loss protection; drives with it flush in well under 0.1 ms",
+            osd_list(&ids),
+            drive
+                .as_ref()
+                .map(|d| format!(" ({d})"))
+                .unwrap_or_default(),
+            if ids.len() > 1 { " per OSD" } else { "" }
+        ));
     }
     if with_writes == 0 {
         return out;
@@ -635,13 +678,13 @@ fn flush_findings(result: &BenchResult) -> Vec<String> {
             .as_ref()
             .and_then(|a| a.shares.iter().find(|s| s.part == Part::DeviceFlush));
         if let (Some(f), false) = (flush, slow.is_empty()) {
-            let names: Vec<String> = slow.iter().map(|(o, _)| format!("osd.{o}")).collect();
+            let ids: Vec<i32> = slow.iter().map(|(o, _)| *o).collect();
             out.push(format!(
                 "pool '{pool}': device flushes are {:.2} ms ({:.0} %) of the mean write latency; \
                  slow flushes on {}",
                 f.ns / 1e6,
                 f.ns / job.latency_ns.mean.max(1.0) * 100.0,
-                names.join(", ")
+                osd_list(&ids)
             ));
         }
     }
@@ -1138,6 +1181,37 @@ mod tests {
                 })
                 .collect(),
         }
+    }
+
+    /// Slow device flushes on several OSDs of one kind of drive are one
+    /// line naming them together, so that 30 OSDs do not flood the report.
+    #[test]
+    fn slow_flushes_of_one_kind_of_drive_are_one_finding() {
+        let mut r = pool_result([2.0; 3], [1.5; 3], [3.5; 3], [3.0, 3.1, 3.2]);
+        attribute(&mut r);
+        let per_osd: Vec<&String> = r
+            .findings
+            .iter()
+            .filter(|f| f.contains("for its device flush"))
+            .collect();
+        assert_eq!(per_osd.len(), 1, "{:?}", r.findings);
+        assert!(
+            per_osd[0].starts_with("osd.0, osd.1, osd.2: each write waited 2.50 ms for its device"),
+            "{}",
+            per_osd[0]
+        );
+        assert!(
+            r.findings
+                .iter()
+                .any(|f| f.ends_with("slow flushes on osd.0, osd.1, osd.2")),
+            "{:?}",
+            r.findings
+        );
+        assert_eq!(
+            osd_list(&[29, 0, 1, 2, 3, 31, 5, 6, 7, 8, 9]),
+            "osd.0–osd.3, osd.5–osd.9, osd.29, osd.31"
+        );
+        assert_eq!(osd_list(&[4, 2]), "osd.2, osd.4");
     }
 
     /// A replica wait the heartbeats do not carry (a size-3 pool on

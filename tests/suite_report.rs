@@ -864,6 +864,118 @@ fn report_and_compare_render_saved_suites() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// `d` on `pool`, every job's mean split (public network 10 %, the rest
+/// unattributed), as a run with telemetry has it.
+fn probed(mut d: SuiteDoc, pool: &str) -> SuiteDoc {
+    d.pool = pool.into();
+    for e in &mut d.runs {
+        for j in &mut e.result.jobs {
+            let mean = j.latency_ns.mean;
+            j.attribution = Some(Attribution {
+                mean_ns: mean,
+                shares: vec![
+                    Share {
+                        part: Part::PublicNetwork,
+                        ns: 0.1 * mean,
+                    },
+                    Share {
+                        part: Part::Unattributed,
+                        ns: 0.9 * mean,
+                    },
+                ],
+                notes: vec![],
+            });
+        }
+    }
+    d
+}
+
+/// The lab's shape on `pool`, probed: eight rows (the fixture's jobs and
+/// three more), two runs each.
+fn lab_on(name: &str) -> SuiteDoc {
+    let mut d = fixture();
+    let extra: Vec<RunEntry> = d
+        .runs
+        .iter()
+        .filter(|e| e.job != "4k randwrite QD1 fsync")
+        .map(|e| RunEntry {
+            job: format!("{} again", e.job),
+            ..e.clone()
+        })
+        .collect();
+    d.runs.extend(extra);
+    let mut order: Vec<String> = Vec::new();
+    for e in &d.runs {
+        if !order.contains(&e.job) {
+            order.push(e.job.clone());
+        }
+    }
+    d.summary = suite::summarize(&order, &d.runs, Some(&pool()), Default::default());
+    probed(d, name)
+}
+
+/// `suite lab --pools A,B`: the default view fits two screens (each pool's
+/// table, the notes once, the comparison's IOPS and mean rows, the
+/// headlines); the checks, every figure and where the mean went are behind
+/// `--long` (and `-v`).
+#[test]
+fn two_pools_fit_two_screens_and_the_rest_is_behind_long() {
+    use cephbench::report::{Document, Format, View};
+    let docs = vec![lab_on("consumer"), lab_on("plp")];
+    assert_eq!(docs[0].summary.rows.len(), 8);
+    let show = |format: Format, view: View| {
+        let doc = Document::Suites(suite::Suites::new(docs.clone()));
+        let mut buf = Vec::new();
+        cephbench::report::render(&doc, format, view, &mut buf).unwrap();
+        String::from_utf8(buf).unwrap()
+    };
+    for format in [Format::Text, Format::Markdown] {
+        let short = show(format, View::default());
+        let n = short.lines().count();
+        assert!(n <= 100, "{format:?}: {n} lines\n{short}");
+        for hidden in [
+            "Checks beside each run",
+            "where the mean went",
+            "p99 lat ms",
+        ] {
+            assert!(
+                !short.contains(hidden),
+                "{format:?} shows {hidden:?}:\n{short}"
+            );
+        }
+        assert_eq!(short.matches("Flush rows:").count(), 1, "{short}");
+        assert!(
+            short.contains("--long: the checks beside each run"),
+            "{short}"
+        );
+        let long = show(
+            format,
+            View {
+                verbose: false,
+                long: true,
+            },
+        );
+        for shown in [
+            "Checks beside each run",
+            "where the mean went",
+            "p99 lat ms",
+        ] {
+            assert!(
+                long.contains(shown),
+                "{format:?} --long lacks {shown:?}:\n{long}"
+            );
+        }
+    }
+    let verbose = show(
+        Format::Text,
+        View {
+            verbose: true,
+            long: false,
+        },
+    );
+    assert!(verbose.contains("where the mean went"), "{verbose}");
+}
+
 /// Whether `text` names a method by an internal label ("seed" and a
 /// three-digit number) rather than by what it is.
 fn internal_label(text: &str) -> Option<String> {
@@ -906,29 +1018,6 @@ fn internal_label_is_found() {
 #[test]
 fn no_format_names_a_method_by_an_internal_label() {
     use cephbench::report::{render, Document, Format, View};
-    let probed = |mut d: SuiteDoc, pool: &str| {
-        d.pool = pool.into();
-        for e in &mut d.runs {
-            for j in &mut e.result.jobs {
-                let mean = j.latency_ns.mean;
-                j.attribution = Some(Attribution {
-                    mean_ns: mean,
-                    shares: vec![
-                        Share {
-                            part: Part::PublicNetwork,
-                            ns: 0.1 * mean,
-                        },
-                        Share {
-                            part: Part::Unattributed,
-                            ns: 0.9 * mean,
-                        },
-                    ],
-                    notes: vec![],
-                });
-            }
-        }
-        d
-    };
     let a = probed(fixture(), "consumer");
     let b = probed(fixture(), "plp");
     let results: Vec<(String, BenchResult)> = a

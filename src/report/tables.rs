@@ -298,8 +298,15 @@ fn suite_head(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> io::Re
 }
 
 /// Renders the suite table (text fitting 100 columns, or Markdown) with the
-/// header lines and the cost line: one row per job and op.
+/// header lines, the cost line and the notes on how it is made: one row per
+/// job and op.
 pub fn suite_table(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> io::Result<()> {
+    suite_rows(doc, markdown, out)?;
+    suite_notes(std::slice::from_ref(doc), markdown, out)
+}
+
+/// The suite table with its header lines and cost line, without the notes.
+fn suite_rows(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> io::Result<()> {
     suite_head(doc, markdown, out)?;
     let header = [
         "job", "runs", "IOPS", "MB/s", "mean ms", "p99 ms", "IOPS/GiB",
@@ -354,8 +361,21 @@ pub fn suite_table(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> i
     }
     let b = if markdown { "- " } else { "" };
     let fit = |s: String| if markdown { s } else { wrap(&s, TEXT_WIDTH) };
-    writeln!(out, "{}", fit(format!("{b}{}", cost_line(doc))))?;
-    if doc.summary.rows.iter().any(|r| r.op == "flush") {
+    writeln!(out, "{}", fit(format!("{b}{}", cost_line(doc))))
+}
+
+/// The notes under suite tables (`docs`, one or several pools' alike): what
+/// a flush row is, and how the figures are made.
+fn suite_notes(docs: &[SuiteDoc], markdown: bool, out: &mut dyn io::Write) -> io::Result<()> {
+    let Some(doc) = docs.first() else {
+        return Ok(());
+    };
+    let b = if markdown { "- " } else { "" };
+    let fit = |s: String| if markdown { s } else { wrap(&s, TEXT_WIDTH) };
+    if docs
+        .iter()
+        .any(|d| d.summary.rows.iter().any(|r| r.op == "flush"))
+    {
         writeln!(out, "{}", fit(format!("{b}{FLUSH_NOTE}")))?;
     }
     let centre = match doc.settings.aggregate {
@@ -665,17 +685,71 @@ pub fn suites(s: &Suites, long: bool, markdown: bool, out: &mut dyn io::Write) -
         cdm_table(t, markdown, out)?;
         writeln!(out)?;
     }
-    for d in &s.docs {
-        suite_table(d, markdown, out)?;
-        writeln!(out)?;
-        if checks_table(d, markdown, out)? {
+    if long || s.docs.len() < 2 {
+        for d in &s.docs {
+            suite_table(d, markdown, out)?;
+            writeln!(out)?;
+            if long && checks_table(d, markdown, out)? {
+                writeln!(out)?;
+            }
+        }
+    } else {
+        // Several pools, the default view: their tables, the notes once.
+        for d in &s.docs {
+            suite_rows(d, markdown, out)?;
             writeln!(out)?;
         }
+        suite_notes(&s.docs, markdown, out)?;
+        writeln!(out)?;
     }
-    if let Some(c) = &s.comparison {
-        comparison_table(c, markdown, out)?;
+    match &s.comparison {
+        Some(c) if long => comparison_table(c, markdown, out)?,
+        Some(c) => comparison_short(c, markdown, out)?,
+        None => {}
+    }
+    if !long {
+        let more = if s.comparison.is_some() {
+            "--long: the checks beside each run, every figure of the comparison, where each \
+             job's mean went and the drives"
+        } else {
+            "--long: the checks beside each run (the client's RTT, ceph osd perf, the split)"
+        };
+        let b = if markdown { "- " } else { "" };
+        let line = format!("{b}{more}.");
+        writeln!(
+            out,
+            "{}",
+            if markdown {
+                line
+            } else {
+                wrap(&line, TEXT_WIDTH)
+            }
+        )?;
     }
     Ok(())
+}
+
+/// The comparison the default view of several pools prints: IOPS and mean
+/// latency of each job with their Diff and verdict, then the headlines.
+fn comparison_short(c: &Comparison, markdown: bool, out: &mut dyn io::Write) -> io::Result<()> {
+    let short = Comparison {
+        rows: c
+            .rows
+            .iter()
+            .filter(|r| r.figure == "IOPS" || r.figure == "mean lat ms")
+            .cloned()
+            .collect(),
+        moved: Vec::new(),
+        osds: Vec::new(),
+        ..c.clone()
+    };
+    comparison_table(&short, markdown, out)?;
+    let fit = |s: String| if markdown { s } else { wrap(&s, TEXT_WIDTH) };
+    for h in headlines(c) {
+        writeln!(out)?;
+        writeln!(out, "{}", fit(h))?;
+    }
+    writeln!(out)
 }
 
 /// Short column names of the split's shares.

@@ -18,7 +18,8 @@ use crate::units::fmt_bytes;
 pub struct Text {
     /// Every section (`-v/--verbose`).
     pub verbose: bool,
-    /// Suites: the long table beside CrystalDiskMark's (`--long`).
+    /// Suites: the checks beside each run, the full comparison and the long
+    /// table beside CrystalDiskMark's (`--long`; `-v` too).
     pub long: bool,
 }
 
@@ -38,7 +39,7 @@ impl Reporter for Text {
     }
 
     fn render_suites(&self, s: &Suites, out: &mut dyn io::Write) -> io::Result<()> {
-        super::tables::suites(s, self.long, false, out)
+        super::tables::suites(s, self.long || self.verbose, false, out)
     }
 }
 
