@@ -431,30 +431,43 @@ pub const METHOD: &str =
     "difference counted as real (*) when larger than 2 x sqrt(se_a^2 + se_b^2), \
 se = standard error of the per-second samples of the measured window; percentiles get no verdict";
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq)]
 enum Fig {
     Iops,
     MibS,
+    MbS,
     Mean,
     P50,
     P99,
     P999,
 }
 
-const FIGURES: [(Fig, &str); 6] = [
+/// Every figure a comparison may have; a comparison has MiB/s or MB/s,
+/// not both ([`figures`]).
+const FIGURES: [(Fig, &str); 7] = [
     (Fig::Iops, "IOPS"),
     (Fig::MibS, "MiB/s"),
+    (Fig::MbS, "MB/s"),
     (Fig::Mean, "mean lat ms"),
     (Fig::P50, "p50 lat ms"),
     (Fig::P99, "p99 lat ms"),
     (Fig::P999, "p99.9 lat ms"),
 ];
 
+/// The figures of a comparison: bandwidth in MB/s (10^6 bytes/s) where
+/// every source is a suite (whose tables count MB/s, as CrystalDiskMark
+/// does), else in MiB/s (as results and rados bench do): one unit a report.
+fn figures(decimal: bool) -> impl Iterator<Item = (Fig, &'static str)> {
+    let skip = if decimal { Fig::MibS } else { Fig::MbS };
+    FIGURES.into_iter().filter(move |(f, _)| *f != skip)
+}
+
 fn value(j: &JobReport, f: Fig) -> f64 {
     let l = &j.latency_ns;
     match f {
         Fig::Iops => j.iops,
         Fig::MibS => j.bytes_per_sec / f64::from(1u32 << 20),
+        Fig::MbS => j.bytes_per_sec / 1e6,
         Fig::Mean => l.mean / 1e6,
         Fig::P50 => l.p50 as f64 / 1e6,
         Fig::P99 => l.p99 as f64 / 1e6,
@@ -477,6 +490,7 @@ fn noise(j: &JobReport, f: Fig) -> Option<(f64, f64)> {
         samples.push(match f {
             Fig::Iops => s.ops as f64 / dt,
             Fig::MibS => s.bytes as f64 / f64::from(1u32 << 20) / dt,
+            Fig::MbS => s.bytes as f64 / 1e6 / dt,
             Fig::Mean => s.mean_latency_ns / 1e6,
             _ => return None,
         });
@@ -499,6 +513,7 @@ pub fn compare(results: &[BenchResult]) -> Comparison {
 /// Builds the comparison of `sources` (the first is the baseline).
 pub fn compare_sources(results: &[Source]) -> Comparison {
     let labels = results.iter().map(|s| s.label.clone()).collect();
+    let decimal = !results.is_empty() && results.iter().all(|s| !s.per_run.is_empty());
     let mut notes: Vec<String> = Vec::new();
     for s in results {
         for n in &s.notes {
@@ -525,7 +540,7 @@ pub fn compare_sources(results: &[Source]) -> Comparison {
     let mut rows = Vec::new();
     for key in &keys {
         let jobs: Vec<Option<JobReport>> = results.iter().map(|r| find(r, key)).collect();
-        for (fig, name) in FIGURES {
+        for (fig, name) in figures(decimal) {
             let values: Vec<Option<f64>> = jobs
                 .iter()
                 .map(|j| j.as_ref().map(|j| value(j, fig)))
@@ -557,8 +572,9 @@ pub fn compare_sources(results: &[Source]) -> Comparison {
             });
         }
         // IOPS per GiB of one OSD's RAM, where every source knows its OSDs' RAM
-        // (no verdict: it moves with the IOPS row's).
-        if results.iter().all(|r| r.ram_per_osd_bytes.is_some()) {
+        // (no verdict: it moves with the IOPS row's); none for flushes, which
+        // move no data of their own.
+        if results.iter().all(|r| r.ram_per_osd_bytes.is_some()) && !key.ends_with("/flush") {
             let gib = f64::from(1u32 << 30);
             let values: Vec<Option<f64>> = jobs
                 .iter()
@@ -698,7 +714,7 @@ pub fn judge_between_runs(c: &mut Comparison, per_run: &dyn Fn(usize, &str) -> V
         else {
             continue;
         };
-        if !matches!(fig, Fig::Iops | Fig::MibS | Fig::Mean) {
+        if !matches!(fig, Fig::Iops | Fig::MibS | Fig::MbS | Fig::Mean) {
             continue;
         }
         let vals: Vec<Vec<f64>> = (0..row.values.len())
@@ -716,7 +732,12 @@ pub fn judge_between_runs(c: &mut Comparison, per_run: &dyn Fn(usize, &str) -> V
 }
 
 /// The figures `compare --fail-if-slower` judges, and whether higher is better.
-const GATED: [(&str, bool); 3] = [("IOPS", true), ("MiB/s", true), ("mean lat ms", false)];
+const GATED: [(&str, bool); 4] = [
+    ("IOPS", true),
+    ("MiB/s", true),
+    ("MB/s", true),
+    ("mean lat ms", false),
+];
 
 /// The regressions beyond `pct` percent: every IOPS, MiB/s or mean-latency
 /// figure of a file other than the baseline that is worse than the

@@ -979,3 +979,40 @@ fn sweep_html_plots_both_curves_and_their_knees() {
     // The overloaded point's 900 ms would flatten the rest: the axis is capped.
     assert!(h.contains("The latency axis ends at"), "cap note");
 }
+
+/// `--end-flush`: the rate through the flush is in the report's unit, as
+/// Bandwidth above it, and dd's MB/s beside it is labelled, so that the two
+/// lines do not read as if the flush made the run faster.
+#[test]
+fn end_flush_rate_is_in_the_reports_unit() {
+    let mut r = fixture();
+    let j = &mut r.jobs[0];
+    // The writes' own rate, and a flush that took nothing: the same rate.
+    j.end_flush = Some(cephbench::result::EndFlush::new(
+        j.bytes,
+        j.bytes as f64 / j.bytes_per_sec,
+        0.0,
+    ));
+    let text = render(Format::Text, &r);
+    let line = |start: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(start))
+            .unwrap_or_else(|| panic!("no {start} in\n{text}"))
+            .to_string()
+    };
+    let (bw, flush) = (line("Bandwidth:"), line("Through end flush:"));
+    // The figure after the line's name.
+    let mib = |l: &str| {
+        l.split(':')
+            .nth(1)
+            .unwrap()
+            .split_whitespace()
+            .next()
+            .map(String::from)
+    };
+    assert!(
+        flush.contains(" MiB/s = ") && flush.contains("MB/s, dd's unit"),
+        "{flush}"
+    );
+    assert_eq!(mib(&bw), mib(&flush), "{bw}\n{flush}");
+}

@@ -1109,3 +1109,58 @@ fn the_tree_names_no_method_by_an_internal_label() {
     }
     assert!(files > 50, "{files} files read");
 }
+
+/// One unit a report: suites count MB/s (10^6 bytes/s, as CrystalDiskMark),
+/// so their comparison does too, never MiB/s beside them; and a flush row,
+/// which moves no data of its own, gets no IOPS per GiB.
+#[test]
+fn suites_compare_in_mb_s_and_flushes_get_no_iops_per_gib() {
+    use cephbench::report::{Format, View};
+    let c = suite::compare_suites(&cdm_pools());
+    let figures: Vec<&str> = c.rows.iter().map(|r| r.figure).collect();
+    assert!(
+        figures.contains(&"MB/s") && !figures.contains(&"MiB/s"),
+        "{figures:?}"
+    );
+    let row = c
+        .rows
+        .iter()
+        .find(|r| r.figure == "MB/s" && r.job.starts_with("SEQ1M Q8T1 read"))
+        .unwrap();
+    // The cdm table's 1,296 MB/s, not 1,236 MiB/s.
+    assert!((row.values[0].unwrap() - 1296.0).abs() < 1.0, "{row:?}");
+    for format in [Format::Text, Format::Markdown, Format::Html, Format::Csv] {
+        let doc = cephbench::report::Document::Suites(suite::Suites::new(cdm_pools()));
+        let mut buf = Vec::new();
+        let long = View {
+            verbose: true,
+            long: true,
+        };
+        cephbench::report::render(&doc, format, long, &mut buf).unwrap();
+        let out = String::from_utf8(buf).unwrap();
+        assert!(!out.contains("MiB/s"), "{format:?}:\n{out}");
+    }
+
+    let d = fixture();
+    let flush = d.summary.rows.iter().find(|r| r.op == "flush").unwrap();
+    assert_eq!(flush.iops_per_gib, None, "{flush:?}");
+    assert!(d
+        .summary
+        .rows
+        .iter()
+        .filter(|r| r.op != "flush")
+        .all(|r| r.iops_per_gib.is_some()));
+    let c = suite::compare_suites(&[fixture(), fixture()]);
+    assert!(
+        c.rows
+            .iter()
+            .filter(|r| r.figure == cephbench::compare::IOPS_PER_GIB)
+            .all(|r| !r.job.ends_with("/flush")),
+        "{:?}",
+        c.rows
+    );
+    assert!(c
+        .rows
+        .iter()
+        .any(|r| r.figure == cephbench::compare::IOPS_PER_GIB));
+}

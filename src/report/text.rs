@@ -278,10 +278,13 @@ fn render_job(
         j.bytes
     )?;
     if let Some(f) = &j.end_flush {
+        // The report's unit (MiB/s, as Bandwidth above), dd's beside it
+        // labelled: one unit per line read, not two that look alike.
         writeln!(
             out,
-            "  Through end flush:   {:.1} MB/s ({} bytes in {:.3} s: writes {:.3} s + flush {:.3} s; \
-             dd conv=fsync's and rbd bench's figure)",
+            "  Through end flush:   {:.3} MiB/s = {:.1} MB/s, dd's unit ({} bytes in {:.3} s: writes \
+             {:.3} s + flush {:.3} s; dd conv=fsync's and rbd bench's figure)",
+            f.bytes_per_sec / mib,
             f.bytes_per_sec / 1e6,
             f.bytes,
             f.elapsed_s,

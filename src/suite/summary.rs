@@ -302,7 +302,10 @@ pub fn summarize(
                 }
             };
             let iops = fig(&|j| j.iops);
-            let per_gib = per_osd.map(|b| iops.value / (b / f64::from(1u32 << 30)));
+            // A flush moves no data of its own: no IOPS per GiB for it.
+            let per_gib = per_osd
+                .filter(|_| op != "flush")
+                .map(|b| iops.value / (b / f64::from(1u32 << 30)));
             let row = SummaryRow {
                 job: job.clone(),
                 op: op.clone(),
