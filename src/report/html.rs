@@ -88,7 +88,7 @@ fn result_section(h: &mut String, i: usize, several: bool, name: &str, r: &Bench
         h.push_str(&format!("<p class=\"note\">From {}</p>", esc(name)));
     }
     h.push_str(&format!(
-        "<p>cephbench {} · cluster {} ({}) · client {} as {} · started at unix time {}<br>\
+        "<p>cephbench {} · cluster {} ({}) · client {} as {} · started {} (UTC)<br>\
          Latency is {}.</p>\n",
         esc(&r.tool.version),
         esc(&r.cluster.fsid),
@@ -99,7 +99,7 @@ fn result_section(h: &mut String, i: usize, several: bool, name: &str, r: &Bench
             .unwrap_or("version unknown")),
         esc(&r.cluster.client_host),
         esc(&r.cluster.entity),
-        r.started_unix,
+        crate::units::fmt_utc(r.started_unix),
         esc(&r.latency_definition)
     ));
     if r.interrupted {
