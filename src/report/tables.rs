@@ -435,8 +435,13 @@ pub fn cost_line(doc: &SuiteDoc) -> String {
         ),
         (_, Some(one), _) => format!(
             "Cost: the pool's OSDs are configured to hold {} of RAM ({target}; not measured: \
-             not every one runs on this host); IOPS/GiB = IOPS / one OSD's {}: IOPS per GiB of one OSD's RAM.",
+             {}); IOPS/GiB = IOPS / one OSD's {}: IOPS per GiB of one OSD's RAM.",
             fmt_bytes(s.memory_held_bytes.unwrap_or(0)),
+            doc.runs
+                .iter()
+                .rev()
+                .find_map(|e| e.result.pool.as_ref()?.memory_not_measured.as_deref())
+                .unwrap_or("not every one runs on this host"),
             per(one)
         ),
         _ => "Cost: osd_memory_target could not be read (needs mon 'allow r'), so IOPS/GiB is '-'."

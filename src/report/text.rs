@@ -215,9 +215,15 @@ fn render_clients(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
 fn cost_line(r: &BenchResult) -> Option<String> {
     let ram = r.pool.as_ref()?.ram_per_osd()?;
     let how = if ram.measured {
-        "resident, measured"
+        "resident, measured".to_string()
     } else {
-        "osd_memory_target; not measured here"
+        format!(
+            "osd_memory_target; not measured: {}",
+            r.pool
+                .as_ref()
+                .and_then(|p| p.memory_not_measured.as_deref())
+                .unwrap_or("not every OSD of the pool runs on this host")
+        )
     };
     let iops: f64 = r
         .jobs
