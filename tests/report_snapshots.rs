@@ -461,7 +461,7 @@ fn a_result_from_before_the_split_still_renders() {
     assert!(!render(Format::Markdown, &fixture()).contains("| replication |"));
     let csv = render(Format::Csv, &old);
     let row = csv.lines().nth(1).unwrap();
-    assert!(row.ends_with(",,,2.000,4.081"), "{row}");
+    assert!(row.ends_with(",,,2.000,4.081,16.0,16"), "{row}");
     let html = render(Format::Html, &old);
     assert!(html.contains("<th>replication ms</th>"));
 }
@@ -1015,4 +1015,41 @@ fn end_flush_rate_is_in_the_reports_unit() {
         "{flush}"
     );
     assert_eq!(mib(&bw), mib(&flush), "{bw}\n{flush}");
+}
+
+/// A job whose client fell short shows its depth as a column of the
+/// Markdown and HTML job tables, with what the column means; a healthy
+/// run's tables have no such column. CSV always carries the two figures.
+#[test]
+fn job_tables_show_in_flight_where_the_client_fell_short() {
+    for f in [Format::Markdown, Format::Html] {
+        assert!(!render(f, &fixture()).contains("in flight"), "{f:?}");
+    }
+    let mut r = fixture();
+    r.jobs[0].client = Some(ClientLoad {
+        asked_in_flight: 16,
+        mean_in_flight: 11.8,
+        refill_wait_ns: 3_500_000.0,
+    });
+    let md = render(Format::Markdown, &r);
+    assert!(
+        md.contains("| job | op | ops | in flight | IOPS |") && md.contains("| 12000 | 11.8/16* |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("the client, not the cluster, set the pace"),
+        "{md}"
+    );
+    let html = render(Format::Html, &r);
+    assert!(
+        html.contains("<th>in flight</th>") && html.contains("<td class=\"n\">11.8/16*</td>"),
+        "{html}"
+    );
+    let csv = render(Format::Csv, &r);
+    assert!(csv
+        .lines()
+        .next()
+        .unwrap()
+        .ends_with(",mean_in_flight,asked_in_flight"));
+    assert!(csv.lines().nth(1).unwrap().ends_with(",11.8,16"), "{csv}");
 }

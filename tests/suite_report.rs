@@ -1164,3 +1164,58 @@ fn suites_compare_in_mb_s_and_flushes_get_no_iops_per_gib() {
         .iter()
         .any(|r| r.figure == cephbench::compare::IOPS_PER_GIB));
 }
+
+/// A suite row whose client fell short (in its shortest run) shows its
+/// depth in an `in flight` column of the text, Markdown and HTML tables,
+/// with what it means; CSV carries it always.
+#[test]
+fn suite_tables_show_in_flight_where_the_client_fell_short() {
+    use cephbench::report::Format;
+    let plain = render(vec![fixture()], Format::Text, false);
+    assert!(!plain.contains("in flight"), "{plain}");
+    let mut d = fixture();
+    for e in &mut d.runs {
+        for j in &mut e.result.jobs {
+            let short = e.job == "4k randread QD32" && e.run == 2;
+            j.client = Some(cephbench::result::ClientLoad {
+                asked_in_flight: 32,
+                mean_in_flight: if short { 22.0 } else { 31.5 },
+                refill_wait_ns: 1000.0,
+            });
+        }
+    }
+    let text = render(vec![d.clone()], Format::Text, false);
+    let head = text.lines().find(|l| l.starts_with("job ")).unwrap();
+    assert!(head.contains("runs  in flight"), "{text}");
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("4k randread QD32"))
+        .unwrap();
+    assert!(row.contains(" 22.0/32* "), "{row}");
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("1M seq read QD16"))
+        .unwrap();
+    assert!(row.contains(" 31.5/32 "), "{row}");
+    assert!(
+        text.contains("the client, not the cluster, set the pace"),
+        "{text}"
+    );
+    for l in text.lines() {
+        assert!(l.chars().count() <= 100, "wider than 100: {l}");
+    }
+    let md = render(vec![d.clone()], Format::Markdown, false);
+    assert!(md.contains("| job | runs | in flight | IOPS |"), "{md}");
+    assert!(
+        md.contains("|---|---:|---:|---:|---:|---:|---:|---:|"),
+        "{md}"
+    );
+    let html = render(vec![d.clone()], Format::Html, false);
+    assert!(html.contains("22.0/32*"), "{html}");
+    let csv = render(vec![d], Format::Csv, false);
+    let row = csv
+        .lines()
+        .find(|l| l.contains(",4k randread QD32,"))
+        .unwrap();
+    assert!(row.ends_with(",22.0,32"), "{row}");
+}

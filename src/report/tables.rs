@@ -308,26 +308,17 @@ pub fn suite_table(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> i
 /// The suite table with its header lines and cost line, without the notes.
 fn suite_rows(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> io::Result<()> {
     suite_head(doc, markdown, out)?;
-    let header = [
-        "job", "runs", "IOPS", "MB/s", "mean ms", "p99 ms", "IOPS/GiB",
-    ];
-    let mut lines: Vec<Vec<String>> = vec![header.iter().map(|h| h.to_string()).collect()];
-    for r in &doc.summary.rows {
-        lines.push(vec![
-            r.label.clone(),
-            r.runs.to_string(),
-            cell(&r.iops, rate, markdown),
-            cell(&r.mb_s, rate, markdown),
-            cell(&r.mean_ms, ms, markdown),
-            cell(&r.p99_ms, ms, markdown),
-            r.iops_per_gib.map_or("-".into(), rate),
-        ]);
-    }
+    let (header, rows) = suite_lines(doc, &|f: &Figure, fmt: fn(f64) -> String| {
+        cell(f, fmt, markdown)
+    });
+    let in_flight = header.len() > 7;
+    let mut lines = vec![header];
+    lines.extend(rows);
     if markdown {
         for (n, l) in lines.iter().enumerate() {
             writeln!(out, "| {} |", l.join(" | "))?;
             if n == 0 {
-                writeln!(out, "|---|---:|---:|---:|---:|---:|---:|")?;
+                writeln!(out, "|---|{}", "---:|".repeat(l.len() - 1))?;
             }
         }
         writeln!(out)?;
@@ -361,7 +352,57 @@ fn suite_rows(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> io::Re
     }
     let b = if markdown { "- " } else { "" };
     let fit = |s: String| if markdown { s } else { wrap(&s, TEXT_WIDTH) };
+    if in_flight {
+        writeln!(out, "{}", fit(format!("{b}{}.", super::IN_FLIGHT_NOTE)))?;
+    }
     writeln!(out, "{}", fit(format!("{b}{}", cost_line(doc))))
+}
+
+/// How a table makes a figure's cell, given how to print its value.
+pub type FigureCell<'a> = dyn Fn(&Figure, fn(f64) -> String) -> String + 'a;
+
+/// The header and rows of a suite's table, figures made by `cell`; an
+/// `in flight` column after `runs` where some row's client fell short
+/// ([`super::shows_in_flight`]). Shared by the text, Markdown and HTML
+/// tables.
+pub fn suite_lines(doc: &SuiteDoc, cell: &FigureCell<'_>) -> (Vec<String>, Vec<Vec<String>>) {
+    let clients: Vec<_> = doc
+        .summary
+        .rows
+        .iter()
+        .map(|r| crate::suite::row_client(doc, r))
+        .collect();
+    let in_flight = super::shows_in_flight(clients.iter().copied());
+    let mut header: Vec<String> = [
+        "job", "runs", "IOPS", "MB/s", "mean ms", "p99 ms", "IOPS/GiB",
+    ]
+    .map(String::from)
+    .to_vec();
+    if in_flight {
+        header.insert(2, "in flight".into());
+    }
+    let rows = doc
+        .summary
+        .rows
+        .iter()
+        .zip(clients)
+        .map(|(r, c)| {
+            let mut l = vec![
+                r.label.clone(),
+                r.runs.to_string(),
+                cell(&r.iops, rate),
+                cell(&r.mb_s, rate),
+                cell(&r.mean_ms, ms),
+                cell(&r.p99_ms, ms),
+                r.iops_per_gib.map_or("-".into(), rate),
+            ];
+            if in_flight {
+                l.insert(2, super::in_flight_cell(c));
+            }
+            l
+        })
+        .collect();
+    (header, rows)
 }
 
 /// The notes under suite tables (`docs`, one or several pools' alike): what

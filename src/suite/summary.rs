@@ -272,6 +272,20 @@ fn row_reports<'a>(runs: &'a [RunEntry], job: &str, op: &str) -> Vec<&'a JobRepo
         .collect()
 }
 
+/// Of several repetitions' clients, the one that kept the least of its
+/// asked ops in flight.
+fn shortest_client(reps: &[&JobReport]) -> Option<crate::result::ClientLoad> {
+    reps.iter()
+        .filter_map(|j| j.client)
+        .min_by(|a, b| a.share().total_cmp(&b.share()))
+}
+
+/// The client of a summary row: over the row's runs, the one that kept
+/// the least of its asked ops in flight (`None` where none recorded it).
+pub fn row_client(doc: &SuiteDoc, row: &SummaryRow) -> Option<crate::result::ClientLoad> {
+    shortest_client(&row_reports(&doc.runs, &row.job, &row.op))
+}
+
 /// Builds the summary of `runs`, jobs in the order `job_order` gives, each
 /// figure made as `aggregate` says.
 pub fn summarize(
@@ -428,10 +442,7 @@ pub fn as_bench_result(doc: &SuiteDoc) -> Option<BenchResult> {
             service_latency_ns: None,
             rate: None,
             // The repetition that kept the least of its asked ops in flight.
-            client: reps
-                .iter()
-                .filter_map(|j| j.client)
-                .min_by(|a, b| a.share().total_cmp(&b.share())),
+            client: shortest_client(&reps),
         });
     }
     Some(BenchResult {
