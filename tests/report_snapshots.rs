@@ -607,7 +607,7 @@ fn html_with_negative_unattributed_share() {
     last.ns = -400_000.0;
     let html = render(Format::Html, &r);
     assert!(
-        html.contains("write/write: unattributed is -0.400 ms (negative"),
+        html.contains("write: unattributed is -0.400 ms (negative"),
         "note missing"
     );
     assert!(!html.contains("NaN") && !html.contains("width=\"-") && !html.contains("inf"));

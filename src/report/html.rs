@@ -346,7 +346,7 @@ fn attribution(h: &mut String, r: &BenchResult) {
     h.push_str("</tr>");
     for j in &jobs {
         let a = j.attribution.as_ref().expect("filtered");
-        let label = format!("{}/{}", j.name, j.op);
+        let label = compare::job_label(&format!("{}/{}", j.name, j.op));
         let by_part: Vec<f64> = parts
             .iter()
             .map(|p| {
