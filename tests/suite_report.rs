@@ -974,6 +974,15 @@ fn two_pools_fit_two_screens_and_the_rest_is_behind_long() {
         },
     );
     assert!(verbose.contains("where the mean went"), "{verbose}");
+    // One pool: its checks behind --long too, and the hint only where
+    // there is something behind it.
+    let one = render(vec![lab_on("p")], Format::Text, false);
+    assert!(
+        !one.contains("Checks beside each run,") && one.contains("--long: the checks"),
+        "{one}"
+    );
+    let bare = render(vec![fixture()], Format::Text, false);
+    assert!(!bare.contains("--long"), "{bare}");
 }
 
 /// Whether `text` names a method by an internal label ("seed" and a

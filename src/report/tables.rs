@@ -753,7 +753,7 @@ pub fn suites(s: &Suites, long: bool, markdown: bool, out: &mut dyn io::Write) -
         Some(c) => comparison_short(c, markdown, out)?,
         None => {}
     }
-    if !long {
+    if !long && (s.comparison.is_some() || s.docs.iter().any(has_checks)) {
         let more = if s.comparison.is_some() {
             "--long: the checks beside each run, every figure of the comparison, where each \
              job's mean went and the drives"
@@ -798,6 +798,17 @@ fn comparison_short(c: &Comparison, markdown: bool, out: &mut dyn io::Write) -> 
     writeln!(out)
 }
 
+/// Whether any run of `doc` was probed, so that [`checks_table`] has
+/// something to show.
+fn has_checks(doc: &SuiteDoc) -> bool {
+    doc.runs.iter().any(|e| {
+        let r = &e.result;
+        r.network.as_ref().is_some_and(|n| !n.client_rtt.is_empty())
+            || r.osds.iter().any(|o| o.mgr_perf.is_some())
+            || r.jobs.iter().any(|j| j.attribution.is_some())
+    })
+}
+
 /// Short column names of the split's shares.
 fn short_part(p: crate::result::Part) -> &'static str {
     use crate::result::Part::*;
@@ -820,13 +831,7 @@ fn short_part(p: crate::result::Part) -> &'static str {
 pub fn checks_table(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> io::Result<bool> {
     use crate::result::Part;
     let mean = |v: Vec<f64>| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
-    let probed = |e: &crate::suite::RunEntry| {
-        let r = &e.result;
-        r.network.as_ref().is_some_and(|n| !n.client_rtt.is_empty())
-            || r.osds.iter().any(|o| o.mgr_perf.is_some())
-            || r.jobs.iter().any(|j| j.attribution.is_some())
-    };
-    if !doc.runs.iter().any(probed) {
+    if !has_checks(doc) {
         return Ok(false);
     }
     let atts = doc
