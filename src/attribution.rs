@@ -366,6 +366,68 @@ pub const SLOW_REPLICA_NS: f64 = 1e6;
 /// 2-core host).
 pub const SLOW_CLUSTER_NETWORK_NS: f64 = 1e6;
 
+/// The back network carries a cluster-network share only when the OSDs'
+/// back-interface heartbeats (a round trip between two OSDs' messengers on
+/// that network) took at least this part of it: a slow cable or network
+/// stack slows the heartbeats as much as the repops. Below it (a size-3
+/// pool on a host whose cores were saturated waited 4.89 ms while the
+/// heartbeats took 1.30 ms) the wait is the hosts' CPU or load, not the cable.
+pub const CABLE_SHARE_OF_WAIT: f64 = 0.5;
+
+/// The mean of the OSDs' back-interface heartbeat round trips (their 1-min
+/// averages) over `results`, ms; `None` when none reported them.
+pub fn back_heartbeat_ms<'a>(results: impl IntoIterator<Item = &'a BenchResult>) -> Option<f64> {
+    let hb: Vec<f64> = results
+        .into_iter()
+        .flat_map(|r| r.network.iter().flat_map(|n| &n.heartbeat))
+        .filter(|h| h.interface == "back")
+        .map(|h| h.avg_1min_ms)
+        .collect();
+    (!hb.is_empty()).then(|| hb.iter().sum::<f64>() / hb.len() as f64)
+}
+
+/// What the heartbeats say about a wait of `wait_ms` on the cluster network.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CableEvidence {
+    /// The heartbeats took at least [`CABLE_SHARE_OF_WAIT`] of the wait:
+    /// the back network (or the hosts' network stack) carries it.
+    Carries(f64),
+    /// The heartbeats took less: the cable does not explain the wait.
+    FallsShort(f64),
+    /// No heartbeats were read: nothing tells the cable from the hosts.
+    Unknown,
+}
+
+impl CableEvidence {
+    /// Judges a cluster-network wait of `wait_ms` by the back-interface
+    /// heartbeats `heartbeat_ms`.
+    pub fn judge(wait_ms: f64, heartbeat_ms: Option<f64>) -> Self {
+        match heartbeat_ms {
+            None => CableEvidence::Unknown,
+            Some(h) if h >= CABLE_SHARE_OF_WAIT * wait_ms => CableEvidence::Carries(h),
+            Some(h) => CableEvidence::FallsShort(h),
+        }
+    }
+
+    /// The cause in words, for a finding or a headline.
+    pub fn cause(self) -> String {
+        match self {
+            CableEvidence::Carries(h) => format!(
+                "the back network or the hosts' network stack (the OSDs' back-interface heartbeats \
+                 took {h:.2} ms: mean of their 1-min averages, both OSDs' userspace included)"
+            ),
+            CableEvidence::FallsShort(h) => format!(
+                "not explained by the cable: the OSDs' back-interface heartbeats took only {h:.2} ms \
+                 (mean of their 1-min averages); the rest may be the replicas' or the primary's CPU \
+                 or host load (messenger threads waiting for a core)"
+            ),
+            CableEvidence::Unknown => "no cause named: the OSDs' back-interface heartbeats were not \
+                 read, so nothing here tells the cable from the hosts' CPU or load"
+                .to_string(),
+        }
+    }
+}
+
 /// What the per-OSD device-flush shares say about the drives, and what the
 /// cluster-network and replica shares say about replication, each line
 /// naming its evidence; with no BlueStore kv timers or no replica counters,
@@ -534,20 +596,7 @@ fn replication_findings(result: &BenchResult) -> Vec<String> {
         .filter_map(|o| counter_ns(result, *o, |c| c.subop_w_latency).map(|v| (*o, v)))
         .collect();
     by_subop.sort_by(|a, b| b.1.total_cmp(&a.1));
-    let hb: Vec<f64> = result
-        .network
-        .iter()
-        .flat_map(|n| &n.heartbeat)
-        .filter(|h| h.interface == "back")
-        .map(|h| h.avg_1min_ms)
-        .collect();
-    let heartbeat = (!hb.is_empty()).then(|| {
-        format!(
-            "; the OSDs' back-interface heartbeats took {:.2} ms (mean of their 1-min averages, \
-             both OSDs' userspace included)",
-            hb.iter().sum::<f64>() / hb.len() as f64
-        )
-    });
+    let heartbeat = back_heartbeat_ms([result]);
     let ms = |ns: f64| ns / 1e6;
     let mut out = Vec::new();
     if replica >= SLOW_REPLICA_NS && replica >= 2.0 * net {
@@ -595,17 +644,42 @@ fn replication_findings(result: &BenchResult) -> Vec<String> {
     } else if net >= SLOW_CLUSTER_NETWORK_NS && net >= 2.0 * replica {
         out.push(format!(
             "pool '{pool}': each write waited {:.2} ms on the cluster network (the primary↔replica \
-             round trip, both OSDs' messengers included) beyond its replicas' own {:.2} ms: the \
-             back network or the hosts' network stack, not the replicas' drives{}",
+             round trip, both OSDs' messengers included) beyond its replicas' own {:.2} ms, not \
+             the replicas' drives: {}",
             ms(net),
             ms(replica),
-            heartbeat.unwrap_or_default()
+            CableEvidence::judge(ms(net), heartbeat).cause()
         ));
     }
     out
 }
 
-/// The per-OSD device-flush verdicts (see [`findings`]).
+/// OSD names, in id order, runs of four or more consecutive ids folded
+/// (`osd.0, osd.1, osd.2`, `osd.0–osd.29, osd.31`), so that many OSDs do
+/// not flood a line.
+pub fn osd_list(ids: &[i32]) -> String {
+    let mut ids = ids.to_vec();
+    ids.sort_unstable();
+    ids.dedup();
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < ids.len() {
+        let mut j = i;
+        while j + 1 < ids.len() && ids[j + 1] == ids[j] + 1 {
+            j += 1;
+        }
+        if j - i >= 3 {
+            out.push(format!("osd.{}–osd.{}", ids[i], ids[j]));
+        } else {
+            out.extend(ids[i..=j].iter().map(|o| format!("osd.{o}")));
+        }
+        i = j + 1;
+    }
+    out.join(", ")
+}
+
+/// The per-OSD device-flush verdicts (see [`findings`]): one line per kind
+/// of drive, naming its slow OSDs together.
 fn flush_findings(result: &BenchResult) -> Vec<String> {
     let pool = pool_name(result);
     let mut out = Vec::new();
@@ -657,13 +731,13 @@ fn flush_findings(result: &BenchResult) -> Vec<String> {
             .as_ref()
             .and_then(|a| a.shares.iter().find(|s| s.part == Part::DeviceFlush));
         if let (Some(f), false) = (flush, slow.is_empty()) {
-            let names: Vec<String> = slow.iter().map(|o| format!("osd.{o}")).collect();
+            let ids: Vec<i32> = slow.clone();
             out.push(format!(
                 "pool '{pool}': writes waited {:.2} ms ({:.0} %) of their mean latency for device \
                  flushes; slow flushes on {}",
                 f.ns / 1e6,
                 f.ns / job.latency_ns.mean.max(1.0) * 100.0,
-                names.join(", ")
+                osd_list(&ids)
             ));
         }
     }
@@ -741,13 +815,13 @@ pub fn drive_verdicts(drives: &[DriveFlush]) -> (Vec<String>, Vec<i32>) {
             [one] => format!(" ({one})"),
             _ => String::new(),
         };
-        let names: Vec<String> = drives.iter().map(|d| format!("osd.{}", d.osd)).collect();
+        let ids: Vec<i32> = drives.iter().map(|d| d.osd).collect();
         let line = format!(
             "{}{kinds}: every OSD's device flush takes {:.2}–{:.2} ms (RocksDB WAL commit per kv sync \
              round, mean), and no drive stands out — this host's own storage is slow to flush \
              (file-backed OSDs, virtual disks), or the drives all lack power-loss protection (with it \
              a flush takes well under 0.2 ms)",
-            names.join(", "),
+            osd_list(&ids),
             fastest / 1e6,
             hi / 1e6
         );
@@ -759,31 +833,38 @@ pub fn drive_verdicts(drives: &[DriveFlush]) -> (Vec<String>, Vec<i32>) {
     } else {
         String::new()
     };
-    let drive = |d: &DriveFlush| {
-        d.drive
-            .as_ref()
-            .map(|x| format!(" ({x})"))
-            .unwrap_or_default()
-    };
-    let (who, took) = match slow.as_slice() {
-        [one] => (
-            format!("osd.{}{}", one.osd, drive(one)),
-            format!("{:.2} ms", one.flush_ns / 1e6),
-        ),
-        many => (
-            many.iter()
-                .map(|d| format!("osd.{}{} {:.2} ms", d.osd, drive(d), d.flush_ns / 1e6))
-                .collect::<Vec<_>>()
-                .join(", "),
-            "that long".to_string(),
-        ),
-    };
-    let line = format!(
-        "{who}: each device flush takes {took} (RocksDB WAL commit per kv sync round, mean{beside}) \
-         — sync writes wait on the drive's cache flush, as on drives without power-loss protection; \
-         drives with it flush in well under 0.2 ms"
-    );
-    (vec![line], ids)
+    // One line per kind of drive, naming its slow OSDs together, so that
+    // 30 OSDs of one kind do not flood the report.
+    let mut kinds: Vec<(Option<&str>, Vec<&DriveFlush>)> = Vec::new();
+    for d in &slow {
+        match kinds.iter_mut().find(|(k, _)| *k == d.drive.as_deref()) {
+            Some((_, v)) => v.push(d),
+            None => kinds.push((d.drive.as_deref(), vec![d])),
+        }
+    }
+    let lines = kinds
+        .iter()
+        .map(|(kind, ds)| {
+            let ids: Vec<i32> = ds.iter().map(|d| d.osd).collect();
+            let (lo, hi) = ds.iter().fold((f64::MAX, 0.0f64), |(lo, hi), d| {
+                (lo.min(d.flush_ns), hi.max(d.flush_ns))
+            });
+            let took = if hi - lo < 0.005e6 {
+                format!("{:.2} ms", hi / 1e6)
+            } else {
+                format!("{:.2}–{:.2} ms", lo / 1e6, hi / 1e6)
+            };
+            format!(
+                "{}{}: each device flush takes {took} (RocksDB WAL commit per kv sync round, mean{}{beside}) \
+                 — sync writes wait on the drive's cache flush, as on drives without power-loss \
+                 protection; drives with it flush in well under 0.2 ms",
+                osd_list(&ids),
+                kind.map(|k| format!(" ({k})")).unwrap_or_default(),
+                if ids.len() > 1 { " per OSD" } else { "" }
+            )
+        })
+        .collect();
+    (lines, ids)
 }
 
 /// Fills in the attribution of every per-OSD row and every job of a result,
@@ -1344,10 +1425,11 @@ mod tests {
                 && l[0].contains("the pool's fastest: 0.08 ms"),
             "{l:?}"
         );
+        // Two kinds of drive: a line each.
         let (l, slow) = drive_verdicts(&[drive(0, 0.08), drive(1, 4.1), drive(2, 3.0)]);
-        assert_eq!((slow, l.len()), (vec![1, 2], 1));
+        assert_eq!((slow, l.len()), (vec![1, 2], 2));
         assert!(
-            l[0].starts_with("osd.1 (class consumer) 4.10 ms, osd.2 (class plp) 3.00 ms:"),
+            l[1].starts_with("osd.2 (class plp): each device flush takes 3.00 ms"),
             "{l:?}"
         );
         // This host's file-backed OSDs: all slow and none standing out, one
@@ -1469,6 +1551,105 @@ mod tests {
         );
     }
 
+    /// Every OSD's back-interface heartbeat to the next one, `ms` each
+    /// (none without).
+    fn back_heartbeats(ms: Option<f64>) -> crate::result::NetworkReport {
+        crate::result::NetworkReport {
+            client_rtt: Vec::new(),
+            heartbeat: ms
+                .into_iter()
+                .flat_map(|ms| {
+                    (0..3).map(move |o| crate::telemetry::network::HeartbeatRtt {
+                        from: o,
+                        to: (o + 1) % 3,
+                        interface: "back".into(),
+                        avg_1min_ms: ms,
+                        last_ms: Some(ms),
+                    })
+                })
+                .collect(),
+        }
+    }
+
+    /// Slow device flushes on several OSDs of one kind of drive are one
+    /// line naming them together, so that 30 OSDs do not flood the report.
+    #[test]
+    fn slow_flushes_of_one_kind_of_drive_are_one_finding() {
+        let mut r = pool_result([2.0; 3], [1.5; 3], [3.5; 3], [3.0, 3.1, 3.2]);
+        let kinds = ["class consumer", "class plp", "class consumer"];
+        for (i, o) in r.osds.iter_mut().enumerate() {
+            o.counters.as_mut().unwrap().kv_commit_lat = avg([3.0, 0.1, 3.2][i]);
+            o.device = Some(crate::device::DeviceInfo {
+                class: Some(kinds[i].trim_start_matches("class ").into()),
+                ..Default::default()
+            });
+        }
+        attribute(&mut r);
+        let per_osd: Vec<&String> = r
+            .findings
+            .iter()
+            .filter(|f| f.contains("each device flush takes"))
+            .collect();
+        assert_eq!(per_osd.len(), 1, "{:?}", r.findings);
+        assert!(
+            per_osd[0].starts_with(
+                "osd.0, osd.2 (class consumer, objectstore unknown): each device flush takes \
+                 3.00–3.20 ms (RocksDB WAL commit per kv sync round, mean per OSD; the pool's \
+                 fastest: 0.10 ms)"
+            ),
+            "{}",
+            per_osd[0]
+        );
+        assert!(
+            r.findings
+                .iter()
+                .any(|f| f.ends_with("slow flushes on osd.0, osd.2")),
+            "{:?}",
+            r.findings
+        );
+        assert_eq!(
+            osd_list(&[29, 0, 1, 2, 3, 31, 5, 6, 7, 8, 9]),
+            "osd.0–osd.3, osd.5–osd.9, osd.29, osd.31"
+        );
+        assert_eq!(osd_list(&[4, 2]), "osd.2, osd.4");
+    }
+
+    /// A replica wait the heartbeats do not carry (a size-3 pool on
+    /// saturated cores: 4.89 ms waited, heartbeats 1.30 ms) names no cable;
+    /// without heartbeats no cause is named at all.
+    #[test]
+    fn the_cable_is_named_only_when_the_heartbeats_carry_the_wait() {
+        // 1.5 ms repops, a 6.39 ms wait after prepare: 4.89 ms on the network.
+        let mut r = pool_result([6.39; 3], [1.5; 3], [1.2; 3], [0.5; 3]);
+        r.network = Some(back_heartbeats(Some(1.30)));
+        attribute(&mut r);
+        assert_eq!(r.findings.len(), 1, "{:?}", r.findings);
+        let f = &r.findings[0];
+        assert!(f.contains("waited 4.89 ms on the cluster network"), "{f}");
+        assert!(
+            f.contains("not explained by the cable")
+                && f.contains("heartbeats took only 1.30 ms")
+                && f.contains("CPU"),
+            "{f}"
+        );
+        assert!(!f.contains("the back network or"), "{f}");
+        r.network = Some(back_heartbeats(None));
+        attribute(&mut r);
+        let f = &r.findings[0];
+        assert!(
+            f.contains("no cause named") && !f.contains("the back network or"),
+            "{f}"
+        );
+        assert_eq!(
+            CableEvidence::judge(4.89, Some(2.5)),
+            CableEvidence::Carries(2.5)
+        );
+        assert_eq!(
+            CableEvidence::judge(4.89, Some(1.3)),
+            CableEvidence::FallsShort(1.3)
+        );
+    }
+
     #[test]
     fn replication_verdicts_name_the_replica_or_the_cable() {
         let job = |r: &BenchResult, p: Part| {
@@ -1489,14 +1670,18 @@ mod tests {
             .sum();
         assert!((sum - r.jobs[0].latency_ns.mean).abs() < 1e-3);
         assert!(r.findings.is_empty(), "{:?}", r.findings);
-        // 1 ms one way on the back network: 2 ms more wait, same replicas.
+        // 1 ms one way on the back network: 2 ms more wait, same replicas;
+        // the heartbeats on it took as long: the cable.
         let mut r = pool_result([3.8; 3], [1.5; 3], [1.2; 3], [0.5; 3]);
+        r.network = Some(back_heartbeats(Some(2.4)));
         attribute(&mut r);
         assert!((job(&r, Part::ClusterNetwork) - 2.3).abs() < 1e-9);
         assert_eq!(r.findings.len(), 1, "{:?}", r.findings);
         assert!(
             r.findings[0].contains("waited 2.30 ms on the cluster network")
-                && r.findings[0].contains("not the replicas' drives"),
+                && r.findings[0].contains("not the replicas' drives")
+                && r.findings[0].contains("the back network or the hosts' network stack")
+                && r.findings[0].contains("heartbeats took 2.40 ms"),
             "{:?}",
             r.findings
         );

@@ -49,6 +49,14 @@ pub struct Comparison {
     /// Each source's OSDs with their drive and its flush figures.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub osds: Vec<OsdEvidence>,
+    /// What the headlines call each source: its pool's name where the
+    /// pools differ, else its letter (A, B, ...).
+    #[serde(skip)]
+    pub names: Vec<String>,
+    /// Each source's back-interface heartbeat round trip, ms (the OSDs'
+    /// 1-min averages, mean), the evidence for or against the cable.
+    #[serde(skip)]
+    pub back_heartbeat_ms: Vec<Option<f64>>,
 }
 
 /// One job's split of the mean in every source, and how each share moved
@@ -107,9 +115,14 @@ pub struct Source {
     /// runs ([`judge_between_runs`]); else from each run's per-second samples.
     pub per_run: Vec<JobReport>,
     /// The RAM one OSD of its pool holds, bytes (measured when its OSDs ran
-    /// on the client's host, else `osd_memory_target`): seed 000's IOPS per
-    /// GiB divides by it. `None` for fio outputs and results without it.
+    /// on the client's host, else `osd_memory_target`): IOPS per GiB of one
+    /// OSD's RAM divides by it. `None` for fio outputs and results without it.
     pub ram_per_osd_bytes: Option<f64>,
+    /// Its pool's name (fio: its label), what the headlines call it.
+    pub name: String,
+    /// The OSDs' back-interface heartbeats during it, ms (see
+    /// [`crate::attribution::back_heartbeat_ms`]).
+    pub back_heartbeat_ms: Option<f64>,
 }
 
 impl From<&BenchResult> for Source {
@@ -126,11 +139,45 @@ impl From<&BenchResult> for Source {
                 .as_ref()
                 .and_then(|p| p.ram_per_osd())
                 .map(|m| m.per_osd),
+            name: match &r.workload {
+                crate::result::Workload::Rados(w) => w.pool.clone(),
+                crate::result::Workload::Rbd(w) => w.pool.clone(),
+            },
+            back_heartbeat_ms: crate::attribution::back_heartbeat_ms([r]),
         }
     }
 }
 
-/// The comparison row of seed 000's figure, IOPS per GiB one OSD holds.
+/// How a row key `job/op` reads: the job alone where its name already ends
+/// in the op (`write/write` is `write`, `4k randwrite QD1 fsync flush/flush`
+/// is `4k randwrite QD1 fsync flush`).
+pub fn job_label(key: &str) -> String {
+    match key.rsplit_once('/') {
+        Some((name, op)) if name == op || name.ends_with(&format!(" {op}")) => name.to_string(),
+        _ => key.to_string(),
+    }
+}
+
+/// What each source is called: the pools' names where they differ and are
+/// short, else the letters.
+fn source_names(sources: &[Source]) -> Vec<String> {
+    let names: Vec<&str> = sources.iter().map(|s| s.name.as_str()).collect();
+    let distinct = names
+        .iter()
+        .enumerate()
+        .all(|(i, n)| !n.is_empty() && n.chars().count() <= 40 && !names[..i].contains(n));
+    (0..sources.len())
+        .map(|i| {
+            if distinct {
+                names[i].to_string()
+            } else {
+                letter(i)
+            }
+        })
+        .collect()
+}
+
+/// The comparison row of IOPS per GiB of one OSD's RAM.
 pub const IOPS_PER_GIB: &str = "IOPS/GiB";
 
 /// The OSDs of `runs` (one result, or a suite's runs) with their drive
@@ -208,7 +255,8 @@ fn moved(keys: &[String], sources: &[Source]) -> Vec<Moved> {
                             .iter()
                             .filter(|s| s.part == part)
                             .map(|s| s.ns / 1e6)
-                            .sum()
+                            // From +0 (an empty sum is -0, printed "-0.00").
+                            .fold(0.0, |a, b| a + b)
                     })
                 })
                 .collect();
@@ -240,19 +288,60 @@ fn moved(keys: &[String], sources: &[Source]) -> Vec<Moved> {
     out
 }
 
+/// A difference of the mean latency smaller than this part of the
+/// baseline's mean gets no "why" headline: its shares are noise.
+pub const HEADLINE_MIN_PCT: f64 = 3.0;
+
+/// Whether source `i`'s difference of `m`'s mean from the baseline's is
+/// large enough to split: at least 0.05 ms and [`HEADLINE_MIN_PCT`] of the
+/// baseline's mean, and not called noise by the mean-latency row's verdict.
+pub fn explainable(c: &Comparison, m: &Moved, i: usize) -> bool {
+    let (Some(m0), Some(mi)) = (m.mean_ms[0], m.mean_ms.get(i).copied().flatten()) else {
+        return false;
+    };
+    let diff = (mi - m0).abs();
+    let noise = c
+        .rows
+        .iter()
+        .find(|r| r.job == m.job && r.figure == "mean lat ms")
+        .and_then(|r| r.significant.get(i).copied().flatten());
+    diff >= 0.05 && diff >= HEADLINE_MIN_PCT / 100.0 * m0.abs() && noise != Some(false)
+}
+
+/// The "% of diff" cell of a share in a where-the-mean-went table: blank
+/// where the difference is not [`explainable`], and never beyond ±100 %
+/// (a share that moved more than the mean did reads `>100%`).
+pub fn pct_of_diff_cell(c: &Comparison, m: &Moved, pct: Option<f64>, i: usize) -> String {
+    match pct {
+        Some(p) if explainable(c, m, i) => {
+            if p > 100.0 {
+                ">100%".into()
+            } else if p < -100.0 {
+                "<-100%".into()
+            } else {
+                fmt_pct(p)
+            }
+        }
+        _ => String::new(),
+    }
+}
+
 /// One line per source other than the baseline and per job: which share
 /// carried most of the difference, and, for the device flush, the OSD
-/// whose drive shows it. Only when that share carries at least half of a
-/// difference of at least 0.05 ms.
+/// whose drive shows it; for the cluster network, whether the heartbeats
+/// carry the cable. Only when that share carries at least half of a
+/// difference of at least 0.05 ms and [`HEADLINE_MIN_PCT`] of the mean that
+/// the noise verdict does not call noise. Sources are named by their pools.
 pub fn headlines(c: &Comparison) -> Vec<String> {
     let mut out = Vec::new();
+    let name = |i: usize| c.names.get(i).cloned().unwrap_or_else(|| letter(i));
     for m in &c.moved {
         for i in 1..m.mean_ms.len() {
             let (Some(m0), Some(mi)) = (m.mean_ms[0], m.mean_ms[i]) else {
                 continue;
             };
             let diff = mi - m0;
-            if diff.abs() < 0.05 {
+            if !explainable(c, m, i) {
                 continue;
             }
             let Some(top) = m
@@ -267,17 +356,50 @@ pub fn headlines(c: &Comparison) -> Vec<String> {
             if top.1 < 50.0 {
                 continue;
             }
-            let (l0, li) = (letter(0), letter(i));
+            let (n0, ni) = (name(0), name(i));
+            let (s0, si) = (top.0.ms[0].unwrap_or(0.0), top.0.ms[i].unwrap_or(0.0));
+            let slower = if diff > 0.0 { i } else { 0 };
+            // The cluster-network share names the cable only when the
+            // heartbeats on the back network carry it.
+            let cable = (top.0.part == Part::ClusterNetwork).then(|| {
+                crate::attribution::CableEvidence::judge(
+                    top.0.ms[slower].unwrap_or(0.0),
+                    c.back_heartbeat_ms.get(slower).copied().flatten(),
+                )
+            });
+            let part = match cable {
+                Some(crate::attribution::CableEvidence::Carries(_)) | None => {
+                    top.0.part.label().to_string()
+                }
+                Some(_) => {
+                    "wait for the replicas beyond their own work (the cluster-network share)"
+                        .to_string()
+                }
+            };
+            let what = if top.1 > 100.0 {
+                // A share that moved more than the mean did: others moved
+                // the other way; no percentage over 100.
+                format!(
+                    "the {part} alone moved {:+.2} ms ({s0:.2} -> {si:.2} ms), more than the \
+                     mean did (other shares moved the other way)",
+                    si - s0
+                )
+            } else {
+                format!(
+                    "{:.0}% of that is the {part} ({s0:.2} -> {si:.2} ms)",
+                    top.1
+                )
+            };
             let mut line = format!(
-                "{}: {li} is {:.2} ms {} than {l0} per op; {:.0}% of that is the {} ({:.2} -> {:.2} ms)",
-                m.job,
+                "{}: {ni} is {:.2} ms {} than {n0} per op ({:+.1}%); {what}",
+                job_label(&m.job),
                 diff.abs(),
                 if diff > 0.0 { "slower" } else { "faster" },
-                top.1,
-                top.0.part.label(),
-                top.0.ms[0].unwrap_or(0.0),
-                top.0.ms[i].unwrap_or(0.0)
+                diff / m0 * 100.0,
             );
+            if let Some(cable) = cable {
+                line.push_str(&format!(": on {}, {}", name(slower), cable.cause()));
+            }
             if top.0.part == Part::DeviceFlush {
                 let worst = |src: usize| {
                     c.osds
@@ -286,11 +408,10 @@ pub fn headlines(c: &Comparison) -> Vec<String> {
                         .filter_map(|o| o.device_flush_ms.map(|f| (o, f)))
                         .max_by(|a, b| a.1.total_cmp(&b.1))
                 };
-                let slow = if diff > 0.0 { worst(i) } else { worst(0) };
-                if let Some((o, f)) = slow {
+                if let Some((o, f)) = worst(slower) {
                     line.push_str(&format!(
                         ": {}'s osd.{}{} waits {f:.2} ms per write for its device flush",
-                        if diff > 0.0 { &li } else { &l0 },
+                        name(slower),
                         o.osd,
                         o.drive
                             .as_ref()
@@ -310,30 +431,43 @@ pub const METHOD: &str =
     "difference counted as real (*) when larger than 2 x sqrt(se_a^2 + se_b^2), \
 se = standard error of the per-second samples of the measured window; percentiles get no verdict";
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq)]
 enum Fig {
     Iops,
     MibS,
+    MbS,
     Mean,
     P50,
     P99,
     P999,
 }
 
-const FIGURES: [(Fig, &str); 6] = [
+/// Every figure a comparison may have; a comparison has MiB/s or MB/s,
+/// not both ([`figures`]).
+const FIGURES: [(Fig, &str); 7] = [
     (Fig::Iops, "IOPS"),
     (Fig::MibS, "MiB/s"),
+    (Fig::MbS, "MB/s"),
     (Fig::Mean, "mean lat ms"),
     (Fig::P50, "p50 lat ms"),
     (Fig::P99, "p99 lat ms"),
     (Fig::P999, "p99.9 lat ms"),
 ];
 
+/// The figures of a comparison: bandwidth in MB/s (10^6 bytes/s) where
+/// every source is a suite (whose tables count MB/s, as CrystalDiskMark
+/// does), else in MiB/s (as results and rados bench do): one unit a report.
+fn figures(decimal: bool) -> impl Iterator<Item = (Fig, &'static str)> {
+    let skip = if decimal { Fig::MibS } else { Fig::MbS };
+    FIGURES.into_iter().filter(move |(f, _)| *f != skip)
+}
+
 fn value(j: &JobReport, f: Fig) -> f64 {
     let l = &j.latency_ns;
     match f {
         Fig::Iops => j.iops,
         Fig::MibS => j.bytes_per_sec / f64::from(1u32 << 20),
+        Fig::MbS => j.bytes_per_sec / 1e6,
         Fig::Mean => l.mean / 1e6,
         Fig::P50 => l.p50 as f64 / 1e6,
         Fig::P99 => l.p99 as f64 / 1e6,
@@ -356,6 +490,7 @@ fn noise(j: &JobReport, f: Fig) -> Option<(f64, f64)> {
         samples.push(match f {
             Fig::Iops => s.ops as f64 / dt,
             Fig::MibS => s.bytes as f64 / f64::from(1u32 << 20) / dt,
+            Fig::MbS => s.bytes as f64 / 1e6 / dt,
             Fig::Mean => s.mean_latency_ns / 1e6,
             _ => return None,
         });
@@ -378,6 +513,7 @@ pub fn compare(results: &[BenchResult]) -> Comparison {
 /// Builds the comparison of `sources` (the first is the baseline).
 pub fn compare_sources(results: &[Source]) -> Comparison {
     let labels = results.iter().map(|s| s.label.clone()).collect();
+    let decimal = !results.is_empty() && results.iter().all(|s| !s.per_run.is_empty());
     let mut notes: Vec<String> = Vec::new();
     for s in results {
         for n in &s.notes {
@@ -404,7 +540,7 @@ pub fn compare_sources(results: &[Source]) -> Comparison {
     let mut rows = Vec::new();
     for key in &keys {
         let jobs: Vec<Option<JobReport>> = results.iter().map(|r| find(r, key)).collect();
-        for (fig, name) in FIGURES {
+        for (fig, name) in figures(decimal) {
             let values: Vec<Option<f64>> = jobs
                 .iter()
                 .map(|j| j.as_ref().map(|j| value(j, fig)))
@@ -435,9 +571,10 @@ pub fn compare_sources(results: &[Source]) -> Comparison {
                 significant,
             });
         }
-        // Seed 000's cost figure, where every source knows its OSDs' RAM
-        // (no verdict: it moves with the IOPS row's).
-        if results.iter().all(|r| r.ram_per_osd_bytes.is_some()) {
+        // IOPS per GiB of one OSD's RAM, where every source knows its OSDs' RAM
+        // (no verdict: it moves with the IOPS row's); none for flushes, which
+        // move no data of their own.
+        if results.iter().all(|r| r.ram_per_osd_bytes.is_some()) && !key.ends_with("/flush") {
             let gib = f64::from(1u32 << 30);
             let values: Vec<Option<f64>> = jobs
                 .iter()
@@ -477,6 +614,8 @@ pub fn compare_sources(results: &[Source]) -> Comparison {
         method: METHOD,
         notes,
         osds,
+        names: source_names(results),
+        back_heartbeat_ms: results.iter().map(|s| s.back_heartbeat_ms).collect(),
     };
     if !results.is_empty() && results.iter().all(|s| !s.per_run.is_empty()) {
         let per_run = |i: usize, key: &str| -> Vec<JobReport> {
@@ -575,7 +714,7 @@ pub fn judge_between_runs(c: &mut Comparison, per_run: &dyn Fn(usize, &str) -> V
         else {
             continue;
         };
-        if !matches!(fig, Fig::Iops | Fig::MibS | Fig::Mean) {
+        if !matches!(fig, Fig::Iops | Fig::MibS | Fig::MbS | Fig::Mean) {
             continue;
         }
         let vals: Vec<Vec<f64>> = (0..row.values.len())
@@ -593,7 +732,12 @@ pub fn judge_between_runs(c: &mut Comparison, per_run: &dyn Fn(usize, &str) -> V
 }
 
 /// The figures `compare --fail-if-slower` judges, and whether higher is better.
-const GATED: [(&str, bool); 3] = [("IOPS", true), ("MiB/s", true), ("mean lat ms", false)];
+const GATED: [(&str, bool); 4] = [
+    ("IOPS", true),
+    ("MiB/s", true),
+    ("MB/s", true),
+    ("mean lat ms", false),
+];
 
 /// The regressions beyond `pct` percent: every IOPS, MiB/s or mean-latency
 /// figure of a file other than the baseline that is worse than the
@@ -746,7 +890,7 @@ mod tests {
         );
     }
 
-    /// Seed 000's IOPS per GiB one OSD holds: measured RAM where known, the
+    /// IOPS per GiB of one OSD's RAM: measured RAM where known, the
     /// targets otherwise; no row unless every source knows it.
     #[test]
     fn iops_per_gib_row_over_the_ram_one_osd_holds() {
@@ -771,6 +915,7 @@ mod tests {
                 .collect(),
             memory_held_bytes: Some(32 * gib),
             memory_measured_bytes: measured,
+            memory_not_measured: None,
         };
         let mut a = result_with(job(&[9000; 4], 1.0));
         a.pool = Some(pool(None));
@@ -923,7 +1068,7 @@ mod tests {
         let h = headlines(&c);
         assert_eq!(
             h,
-            ["write/write: B is 3.00 ms slower than A per op; 93% of that is the device flush \
+            ["write: B is 3.00 ms slower than A per op (+300.0%); 93% of that is the device flush \
               (0.50 -> 3.30 ms): B's osd.1 (class consumer) waits 3.30 ms per write for its device flush"]
         );
         let mut text = Vec::new();
@@ -934,6 +1079,101 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("B osd.1: device flush 3.300 ms"), "{text}");
+    }
+
+    /// A result on `pool` whose one job has mean `mean` ms split into `parts`.
+    fn split_on(pool: &str, mean: f64, parts: &[(Part, f64)]) -> BenchResult {
+        let mut j = job(&[1000, 1000, 1000], mean);
+        j.attribution = Some(split(mean, parts));
+        crate::result::test_result(pool, vec![j])
+    }
+
+    /// A difference inside the noise gets no "why": a 12 ms mean 0.4 %
+    /// lower, the OSD queue moving 18 times as much as the mean.
+    #[test]
+    fn no_headline_for_a_difference_inside_the_noise() {
+        let a = split_on("a", 12.0, &[(Part::OsdQueue, 1.0), (Part::OsdLocal, 11.0)]);
+        let b = split_on(
+            "b",
+            11.95,
+            &[(Part::OsdQueue, 1.886), (Part::OsdLocal, 10.064)],
+        );
+        let c = compare(&[a, b]);
+        let q = c.moved[0].parts.iter().find(|p| p.part == Part::OsdQueue);
+        assert!(q.unwrap().pct_of_diff[1].unwrap() < -1700.0);
+        assert!(headlines(&c).is_empty(), "{:?}", headlines(&c));
+        // Nor a share of it in the table.
+        let text = table_text(&c);
+        assert!(
+            !text.contains("772%") && !text.contains("% of that"),
+            "{text}"
+        );
+    }
+
+    /// The comparison as the text report prints it.
+    fn table_text(c: &Comparison) -> String {
+        let mut text = Vec::new();
+        crate::report::comparison_table(c, false, &mut text).unwrap();
+        String::from_utf8(text).unwrap()
+    }
+
+    /// Headlines name the pools, and a share that moved more than the mean
+    /// is said so, never as a percentage over 100.
+    #[test]
+    fn headlines_name_the_pools_and_no_share_over_the_whole() {
+        let a = split_on(
+            "consumer",
+            10.0,
+            &[(Part::OsdQueue, 7.0), (Part::OsdLocal, 3.0)],
+        );
+        let b = split_on("plp", 5.0, &[(Part::OsdQueue, 1.0), (Part::OsdLocal, 4.0)]);
+        let c = compare(&[a, b]);
+        let text = table_text(&c);
+        assert!(text.contains(">100%") && !text.contains("120%"), "{text}");
+        let h = headlines(&c);
+        assert_eq!(
+            h,
+            [
+                "write: plp is 5.00 ms faster than consumer per op (-50.0%); the OSD queue alone \
+              moved -6.00 ms (7.00 -> 1.00 ms), more than the mean did (other shares moved the \
+              other way)"
+            ]
+        );
+    }
+
+    /// The cluster-network share names the cable only when the back
+    /// network's heartbeats carry it (a size-3 pool on saturated cores:
+    /// 4.89 ms waited, heartbeats 1.30 ms).
+    #[test]
+    fn the_cluster_network_headline_names_the_cable_only_with_the_heartbeats() {
+        let a = split_on("size1", 4.0, &[(Part::OsdLocal, 4.0)]);
+        let b = split_on(
+            "size3",
+            12.6,
+            &[
+                (Part::OsdLocal, 5.0),
+                (Part::ClusterNetwork, 4.89),
+                (Part::Replica, 2.71),
+            ],
+        );
+        let mut c = compare(&[a, b]);
+        c.back_heartbeat_ms = vec![Some(1.2), Some(1.30)];
+        let h = headlines(&c);
+        assert_eq!(h.len(), 1, "{h:?}");
+        assert!(
+            h[0].contains("57% of that is the wait for the replicas beyond their own work")
+                && h[0].contains("on size3, not explained by the cable")
+                && h[0].contains("heartbeats took only 1.30 ms"),
+            "{h:?}"
+        );
+        assert!(!h[0].contains("of that is the cluster network"), "{h:?}");
+        c.back_heartbeat_ms = vec![None, Some(4.0)];
+        let h = headlines(&c);
+        assert!(
+            h[0].contains("57% of that is the cluster network (0.00 -> 4.89 ms)")
+                && h[0].contains("the back network or the hosts' network stack"),
+            "{h:?}"
+        );
     }
 
     #[test]

@@ -211,6 +211,8 @@ pub fn import(v: &Value) -> Result<Source, FioError> {
         osds: Vec::new(),
         per_run: Vec::new(),
         ram_per_osd_bytes: None,
+        name: String::new(),
+        back_heartbeat_ms: None,
     })
 }
 

@@ -153,9 +153,15 @@ pub struct PoolSettings {
     /// otherwise; see [`crate::telemetry::osdmem`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_measured_bytes: Option<u64>,
+    /// Why `memory_measured_bytes` is null although the OSDs' targets were
+    /// read: which OSDs were not measured and why (another host, another
+    /// user's process without root, ...), as the reports say it. Null when
+    /// every OSD was measured, or no measurement was tried.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_not_measured: Option<String>,
 }
 
-/// The RAM one OSD of a pool holds (seed 000's cost figure): the pool's
+/// The RAM one OSD of a pool holds (the cost figure: IOPS per GiB of one OSD's RAM): the pool's
 /// OSDs' total over their count.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RamPerOsd {

@@ -103,9 +103,44 @@ pub fn fmt_bytes(n: u64) -> String {
     }
 }
 
+/// A Unix time (seconds) as a date and time in UTC, ISO 8601:
+/// `2026-12-04T21:47:05Z`. Days to a civil date by Howard Hinnant's
+/// `civil_from_days` (proleptic Gregorian).
+pub fn fmt_utc(unix: u64) -> String {
+    let days = (unix / 86_400) as i64;
+    let secs = unix % 86_400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        secs / 3_600,
+        secs / 60 % 60,
+        secs % 60
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Unix times as `date -u +%FT%TZ` prints them: the epoch, a leap
+    /// day, the turn of a century that is a leap year, and the issue's.
+    #[test]
+    fn unix_times_read_as_utc_dates() {
+        assert_eq!(fmt_utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(fmt_utc(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(fmt_utc(951_868_799), "2000-02-29T23:59:59Z");
+        assert_eq!(fmt_utc(1_700_000_000), "2023-11-14T22:13:20Z");
+        assert_eq!(fmt_utc(1_796_434_425), "2026-12-05T01:33:45Z");
+        assert_eq!(fmt_utc(4_107_542_400), "2100-03-01T00:00:00Z");
+    }
 
     #[test]
     fn sizes() {

@@ -274,10 +274,10 @@ fn a_slow_flushing_drive_shows_in_its_pool_and_its_osd_only() {
     eprintln!("{text}");
     assert!(out.status.success());
     assert!(
-        text.contains("write/write: B is ")
-            && text.contains("slower than A per op;")
+        text.contains("write: slow is ")
+            && text.contains("slower than fast per op (+")
             && text.contains("of that is the device flush")
-            && text.contains("B's osd.1 (class consumer"),
+            && text.contains("slow's osd.1 (class consumer"),
         "{text}"
     );
     let suite = tmp.path().join("qd1.toml");
@@ -302,9 +302,9 @@ fn a_slow_flushing_drive_shows_in_its_pool_and_its_osd_only() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(
-        text.contains("4k QD1/write: B is ")
+        text.contains("4k QD1/write: slow is ")
             && text.contains("of that is the device flush")
-            && text.contains("B's osd.1 (class consumer")
+            && text.contains("slow's osd.1 (class consumer")
             && text.contains("Welch"),
         "{text}"
     );

@@ -138,7 +138,7 @@ fn write_seq_rand_cleanup_round_trip_spares_foreign_objects() {
 }
 
 /// Runs cephbench with `--format json`: (exit code, the one JSON document, stderr).
-/// Seed 000's cost, measured: each OSD's RAM in the result is its process's
+/// IOPS per GiB of one OSD's RAM, measured: each OSD's RAM in the result is its process's
 /// resident set, against `ps` on the process found by its command line
 /// (`cluster.sh` starts `ceph-osd -c CONF -i N`), within 10 % (the probe ran
 /// at the start of the run); an OSD not running here has none.

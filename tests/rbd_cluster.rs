@@ -158,11 +158,11 @@ fn ours(image: &str, j: &Job, secs: u32) -> (f64, f64) {
     )
 }
 
-/// Seed 002's five jobs, shortened: cephbench and fio alternate on the same
+/// The lab method's five jobs, shortened: cephbench and fio alternate on the same
 /// preconditioned image; IOPS and mean completion latency agree within ±25%.
 #[test]
 #[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
-fn parity_with_fio_rbd_engine_on_seed_002_jobs() {
+fn parity_with_fio_rbd_engine_on_lab_jobs() {
     let _g = serial();
     pool();
     let dir = tempfile::tempdir().unwrap();
@@ -395,7 +395,7 @@ fn read_without_preconditioning_is_flagged_in_text_and_json() {
     );
     assert!(!v["warnings"].to_string().contains("PRECONDITIONED"));
 
-    // Seed 002's cache pitfall on the OSD side: 64 MiB fits in the OSDs'
+    // The lab method's cache pitfall on the OSD side: 64 MiB fits in the OSDs'
     // memory targets (read here with the ceph CLI), a test area above their
     // sum does not (a sparse image: never-written blocks, 1 s of reads).
     let osds: Vec<i64> =
@@ -831,7 +831,7 @@ fn a_random_map_writes_each_block_once_per_pass() {
     assert!((600..700).contains(&covered[1]), "{covered:?}");
 }
 
-/// `--end-flush` (seed 004's dd conv=fsync): the rate through the final
+/// `--end-flush` (a guest's dd conv=fsync): the rate through the final
 /// flush against `rbd bench`, which times its writes and its final
 /// `image.flush()` the same way, with librbd's cache in write-back (where
 /// the flush has work to do) in both, alternated; and with the cache off the

@@ -399,7 +399,7 @@ fn text_report_client_short() {
     insta::assert_snapshot!(lines.join("\n"));
 }
 
-/// Seed 000's cost line (IOPS over the RAM one OSD holds) and the per-OSD
+/// The cost line (IOPS per GiB of one OSD's RAM) and the per-OSD
 /// RAM beside each drive: measured when the OSDs run on this host, else
 /// their `osd_memory_target`, and said which.
 #[test]
@@ -418,7 +418,7 @@ fn text_report_cost_line() {
             if seen_cost && !line.starts_with("    ") {
                 break;
             }
-            seen_cost |= line.starts_with("  Cost (seed 000)");
+            seen_cost |= line.starts_with("  Cost: ");
             out += line;
             out.push('\n');
         }
@@ -463,7 +463,7 @@ fn a_result_from_before_the_split_still_renders() {
     assert!(!render(Format::Markdown, &fixture()).contains("| replication |"));
     let csv = render(Format::Csv, &old);
     let row = csv.lines().nth(1).unwrap();
-    assert!(row.ends_with(",,,2.000,4.081"), "{row}");
+    assert!(row.ends_with(",,,2.000,4.081,16.0,16"), "{row}");
     let html = render(Format::Html, &old);
     assert!(html.contains("<th>replication ms</th>"));
 }
@@ -528,8 +528,7 @@ fn compare_two_result_files() {
         .arg(&pb)
         .output()
         .unwrap();
-    assert!(String::from_utf8_lossy(&out.stdout)
-        .contains("| write/write | IOPS | 1200 | 2400 | +100.0%"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("| write | IOPS | 1200 | 2400 | +100.0%"));
 
     // Not a result file: one line, non-zero, nothing on stdout.
     let bad = dir.path().join("bad.json");
@@ -610,7 +609,7 @@ fn html_with_negative_unattributed_share() {
     last.ns = -400_000.0;
     let html = render(Format::Html, &r);
     assert!(
-        html.contains("write/write: unattributed is -0.400 ms (negative"),
+        html.contains("write: unattributed is -0.400 ms (negative"),
         "note missing"
     );
     assert!(!html.contains("NaN") && !html.contains("width=\"-") && !html.contains("inf"));
@@ -981,4 +980,78 @@ fn sweep_html_plots_both_curves_and_their_knees() {
     assert!(!h.contains("<script"));
     // The overloaded point's 900 ms would flatten the rest: the axis is capped.
     assert!(h.contains("The latency axis ends at"), "cap note");
+}
+
+/// `--end-flush`: the rate through the flush is in the report's unit, as
+/// Bandwidth above it, and dd's MB/s beside it is labelled, so that the two
+/// lines do not read as if the flush made the run faster.
+#[test]
+fn end_flush_rate_is_in_the_reports_unit() {
+    let mut r = fixture();
+    let j = &mut r.jobs[0];
+    // The writes' own rate, and a flush that took nothing: the same rate.
+    j.end_flush = Some(cephbench::result::EndFlush::new(
+        j.bytes,
+        j.bytes as f64 / j.bytes_per_sec,
+        0.0,
+    ));
+    let text = render(Format::Text, &r);
+    let line = |start: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(start))
+            .unwrap_or_else(|| panic!("no {start} in\n{text}"))
+            .to_string()
+    };
+    let (bw, flush) = (line("Bandwidth:"), line("Through end flush:"));
+    // The figure after the line's name.
+    let mib = |l: &str| {
+        l.split(':')
+            .nth(1)
+            .unwrap()
+            .split_whitespace()
+            .next()
+            .map(String::from)
+    };
+    assert!(
+        flush.contains(" MiB/s = ") && flush.contains("MB/s, dd's unit"),
+        "{flush}"
+    );
+    assert_eq!(mib(&bw), mib(&flush), "{bw}\n{flush}");
+}
+
+/// A job whose client fell short shows its depth as a column of the
+/// Markdown and HTML job tables, with what the column means; a healthy
+/// run's tables have no such column. CSV always carries the two figures.
+#[test]
+fn job_tables_show_in_flight_where_the_client_fell_short() {
+    for f in [Format::Markdown, Format::Html] {
+        assert!(!render(f, &fixture()).contains("in flight"), "{f:?}");
+    }
+    let mut r = fixture();
+    r.jobs[0].client = Some(ClientLoad {
+        asked_in_flight: 16,
+        mean_in_flight: 11.8,
+        refill_wait_ns: 3_500_000.0,
+    });
+    let md = render(Format::Markdown, &r);
+    assert!(
+        md.contains("| job | op | ops | in flight | IOPS |") && md.contains("| 12000 | 11.8/16* |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("the client, not the cluster, set the pace"),
+        "{md}"
+    );
+    let html = render(Format::Html, &r);
+    assert!(
+        html.contains("<th>in flight</th>") && html.contains("<td class=\"n\">11.8/16*</td>"),
+        "{html}"
+    );
+    let csv = render(Format::Csv, &r);
+    assert!(csv
+        .lines()
+        .next()
+        .unwrap()
+        .ends_with(",mean_in_flight,asked_in_flight"));
+    assert!(csv.lines().nth(1).unwrap().ends_with(",11.8,16"), "{csv}");
 }

@@ -176,7 +176,7 @@ fn assert_pool_settings(doc: &SuiteDoc, pool: &str) {
     assert_eq!(p.osd_memory_target.len(), osds.len());
     assert_eq!(p.memory_held_bytes, Some(sum));
     assert_eq!(doc.summary.memory_held_bytes, Some(sum));
-    // Seed 000's IOPS per GiB: over the RAM one OSD held, measured (the
+    // IOPS per GiB of one OSD's RAM: over the RAM one OSD held, measured (the
     // test cluster's OSDs run here): the largest total after a run, per OSD.
     let measured = doc
         .runs
@@ -239,7 +239,7 @@ fn suite_lab_end_to_end_and_self_compare() {
         "always",
     ]);
     common::validate_suite(&v);
-    // Seed 002: five jobs and the rados bench check twice, the fsync job once.
+    // The lab method: five jobs and the rados bench check twice, the fsync job once.
     assert!(err.contains("expected 0:19 of measuring"), "{err}");
     assert!(err.contains("job 13 of 13"), "{err}");
     let doc: SuiteDoc = serde_json::from_value(v.clone()).unwrap();
@@ -261,7 +261,7 @@ fn suite_lab_end_to_end_and_self_compare() {
     assert_eq!(
         (p.bytes, p.block_size),
         (64 << 20, 1 << 20),
-        "seed 002's 1 MiB fill"
+        "the lab method's 1 MiB fill"
     );
     // The check: rados bench -b 4096 -t 1 write.
     let check: Vec<_> = doc
@@ -351,7 +351,7 @@ fn suite_cdm_end_to_end() {
     cdm_table_matches_the_document(&doc);
 }
 
-/// Seed 000's guest (`suite vm`) at short runtimes: its fio lines (4k at
+/// The guest of IOPS per GiB of one OSD's RAM (`suite vm`) at short runtimes: its fio lines (4k at
 /// QD32 x 4 jobs, 1M at QD32 x 1), every cell filled, and the cost over the
 /// RAM one OSD held, measured here (the test cluster's OSDs run on this host).
 #[test]

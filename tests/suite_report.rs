@@ -123,7 +123,7 @@ fn result(jobs: Vec<JobReport>, rw: &str, bs: u64, qd: u64, fsync: Option<u64>) 
     }
 }
 
-/// Seed 002's rbd-vm row, two runs per job, numbers chosen so the centre
+/// The lab method's rbd-vm row, two runs per job, numbers chosen so the centre
 /// and spread are easy to check by hand.
 fn fixture() -> SuiteDoc {
     let mut runs = Vec::new();
@@ -216,7 +216,7 @@ fn summary_figures_match_hand_computation() {
     assert!((rr.mb_s.value - 10357.0 * 4096.0 / 1e6).abs() < 1e-6);
     assert!((rr.mean_ms.value - 3.0).abs() < 1e-9);
     assert_eq!((rr.p99_ms.value, rr.p99_ms.spread_pct), (9.0, 0.0));
-    // Seed 000's IOPS per GiB: over one OSD's RAM. Not measured here (no
+    // IOPS per GiB of one OSD's RAM. Not measured here (no
     // OSD ran on the host): 12 GiB configured over 3 OSDs, 4 GiB each.
     assert_eq!(d.summary.ram_source.as_deref(), Some("osd_memory_target"));
     assert!((rr.iops_per_gib.unwrap() - 10357.0 / 4.0).abs() < 1e-6);
@@ -421,12 +421,12 @@ fn bad_suite_files_fail_before_connecting() {
 }
 
 #[test]
-fn builtins_are_the_seeds() {
+fn builtins_are_the_methods() {
     let lab = suite::builtin("lab").unwrap();
     assert_eq!(lab.runs, 2);
     assert_eq!(lab.jobs.len(), 7);
     assert_eq!(lab.test_area, 2 << 30);
-    // Seed 002: five 20 s + 3 s jobs twice, the fsync job 15 s + 2 s once,
+    // The lab method: five 20 s + 3 s jobs twice, the fsync job 15 s + 2 s once,
     // and `rados bench -b 4096 -t 1` write twice.
     assert_eq!(
         lab.expected(),
@@ -446,7 +446,7 @@ fn builtins_are_the_seeds() {
     assert_eq!(cdm.jobs.len(), 8);
     let rados = suite::builtin("rados").unwrap();
     assert!(!rados.uses_image());
-    // Seed 000: QD32 x 4 jobs for 4k, one job for 1M, 60 s, median of 3 runs.
+    // IOPS per GiB of one OSD's RAM: QD32 x 4 jobs for 4k, one job for 1M, 60 s, median of 3 runs.
     let vm = suite::builtin("vm").unwrap();
     assert_eq!((vm.runs, vm.runtime.as_secs()), (3, 60));
     assert_eq!(vm.test_area, 32 << 30);
@@ -556,7 +556,7 @@ fn check(text: &str) {
     }
 }
 
-/// Seed 001's four profiles on one pool, three runs each: MB/s per profile
+/// CrystalDiskMark's four profiles on one pool, three runs each: MB/s per profile
 /// (read, write) and p99 ms (read, write), each run scaled by 0.97, 1.0 and
 /// 1.03 (so the median is the figure and the best run 1.03 x it).
 fn cdm_doc(pool: &str, figures: [(f64, f64, f64, f64); 4]) -> SuiteDoc {
@@ -626,8 +626,9 @@ fn cdm_doc(pool: &str, figures: [(f64, f64, f64, f64); 4]) -> SuiteDoc {
     }
 }
 
-/// The seed's Ceph (consumer SSDs) and Gluster columns.
-fn seed_pools() -> Vec<SuiteDoc> {
+/// A consumer-SSD Ceph pool's and a Gluster volume's columns, as a
+/// side-by-side CrystalDiskMark comparison printed them.
+fn cdm_pools() -> Vec<SuiteDoc> {
     vec![
         cdm_doc(
             "consumer",
@@ -664,13 +665,13 @@ fn render(docs: Vec<SuiteDoc>, format: cephbench::report::Format, long: bool) ->
 #[test]
 fn cdm_table_one_pool() {
     use cephbench::report::Format;
-    let docs = seed_pools();
+    let docs = cdm_pools();
     assert!(suite::is_cdm(&docs[0]));
     let text = render(vec![docs[0].clone()], Format::Text, false);
     for l in text.lines() {
         assert!(l.chars().count() <= 100, "wider than 100: {l}");
     }
-    // The seed's figures, in MB/s as CrystalDiskMark counts them.
+    // The comparison's figures, in MB/s as CrystalDiskMark counts them.
     let row = text.lines().find(|l| l.starts_with("SEQ1M Q8T1")).unwrap();
     let cells: Vec<&str> = row.split_whitespace().collect();
     assert_eq!(cells[2..], ["1,296", "9.100", "150", "61.00"], "{row}");
@@ -688,16 +689,16 @@ fn cdm_table_one_pool() {
 }
 
 #[test]
-fn cdm_table_two_pools_is_the_seeds() {
+fn cdm_table_two_pools_is_crystaldiskmarks() {
     use cephbench::report::Format;
-    let text = render(seed_pools(), Format::Text, false);
+    let text = render(cdm_pools(), Format::Text, false);
     for l in text.lines() {
         assert!(
             l.chars().count() <= cephbench::report::CDM_TEXT_WIDTH,
             "wider than 120: {l}"
         );
     }
-    // Seed 001: | SEQ1M Q8T1 | 1296 | 893 | -31% | 150 | 859 | +473% |, and the
+    // CrystalDiskMark's comparison: | SEQ1M Q8T1 | 1296 | 893 | -31% | 150 | 859 | +473% |, and the
     // per-run spread (+-3%) is far below these differences: real (*).
     let row = text.lines().find(|l| l.starts_with("SEQ1M Q8T1")).unwrap();
     let cells: Vec<&str> = row
@@ -721,14 +722,14 @@ fn cdm_table_two_pools_is_the_seeds() {
     let row = text.lines().find(|l| l.starts_with("RND4K Q1T1")).unwrap();
     assert!(row.contains("-50% *") && row.contains("+6500% *"), "{row}");
     insta::assert_snapshot!("cdm_table_two_pools_text", text);
-    let md = render(seed_pools(), Format::Markdown, false);
+    let md = render(cdm_pools(), Format::Markdown, false);
     assert!(
         md.contains("| Test | consumer Read (MB/s) | plp Read (MB/s) | Diff | consumer Write (MB/s) | plp Write (MB/s) | Diff |"),
         "{md}"
     );
     insta::assert_snapshot!("cdm_table_two_pools_markdown", md);
     // Long pool names: letters and a legend, still within 120 columns.
-    let mut docs = seed_pools();
+    let mut docs = cdm_pools();
     docs[0].pool = "consumer-ssd-replicated-3".into();
     docs[1].pool = "enterprise-plp-replicated-3".into();
     let text = render(docs, Format::Text, false);
@@ -737,7 +738,7 @@ fn cdm_table_two_pools_is_the_seeds() {
         assert!(l.chars().count() <= 120, "wider than 120: {l}");
     }
     // One run a side: no verdict, and the table says why.
-    let one: Vec<SuiteDoc> = seed_pools()
+    let one: Vec<SuiteDoc> = cdm_pools()
         .into_iter()
         .map(|mut d| {
             d.runs.retain(|r| r.run == 2);
@@ -762,7 +763,7 @@ fn cdm_table_two_pools_is_the_seeds() {
 #[test]
 fn aggregate_best_takes_the_best_run_and_says_so() {
     use cephbench::report::Format;
-    let docs: Vec<SuiteDoc> = seed_pools()
+    let docs: Vec<SuiteDoc> = cdm_pools()
         .into_iter()
         .map(|d| d.with_aggregate(suite::Aggregate::Best))
         .collect();
@@ -792,12 +793,12 @@ fn aggregate_best_takes_the_best_run_and_says_so() {
 #[test]
 fn suites_as_csv_and_html() {
     use cephbench::report::Format;
-    let csv = render(seed_pools(), Format::Csv, false);
+    let csv = render(cdm_pools(), Format::Csv, false);
     let mut lines = csv.lines();
     assert_eq!(lines.next().unwrap(), cephbench::report::SUITE_CSV_HEADER);
     assert_eq!(csv.lines().count(), 1 + 2 * 8, "{csv}");
     insta::assert_snapshot!("suite_csv_two_pools", csv);
-    let html = render(seed_pools(), Format::Html, false);
+    let html = render(cdm_pools(), Format::Html, false);
     assert!(html.starts_with("<!DOCTYPE html>") && html.ends_with("</html>\n"));
     assert!(html.contains("<h2>CrystalDiskMark's table</h2>"), "{html}");
     assert!(html.contains("<td class=\"n\">+473% *</td>"));
@@ -815,7 +816,7 @@ fn suites_as_csv_and_html() {
         let p = std::path::Path::new(&dir);
         std::fs::write(
             p.join("suite-cdm.html"),
-            render(seed_pools(), Format::Html, false),
+            render(cdm_pools(), Format::Html, false),
         )
         .unwrap();
         std::fs::write(p.join("suite-lab.html"), html).unwrap();
@@ -826,7 +827,7 @@ fn suites_as_csv_and_html() {
 fn report_and_compare_render_saved_suites() {
     let dir = tempfile::tempdir().unwrap();
     let pools = dir.path().join("pools.json");
-    let docs = seed_pools();
+    let docs = cdm_pools();
     let c = suite::compare_suites(&docs);
     std::fs::write(
         &pools,
@@ -851,7 +852,7 @@ fn report_and_compare_render_saved_suites() {
         String::from_utf8(out.stdout).unwrap()
     };
     let os = |s: &'static str| std::ffi::OsStr::new(s);
-    // report of the --pools document = compare of the two suite files = the seed's table.
+    // report of the --pools document = compare of the two suite files = CrystalDiskMark's table.
     let report = run(&[os("report"), pools.as_os_str()]);
     let compare = run(&[os("compare"), a.as_os_str(), b.as_os_str()]);
     assert_eq!(report, compare);
@@ -899,4 +900,369 @@ fn report_and_compare_render_saved_suites() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// `d` on `pool`, every job's mean split (public network 10 %, the rest
+/// unattributed), as a run with telemetry has it.
+fn probed(mut d: SuiteDoc, pool: &str) -> SuiteDoc {
+    d.pool = pool.into();
+    for e in &mut d.runs {
+        for j in &mut e.result.jobs {
+            let mean = j.latency_ns.mean;
+            j.attribution = Some(Attribution {
+                mean_ns: mean,
+                shares: vec![
+                    Share {
+                        part: Part::PublicNetwork,
+                        ns: 0.1 * mean,
+                    },
+                    Share {
+                        part: Part::Unattributed,
+                        ns: 0.9 * mean,
+                    },
+                ],
+                notes: vec![],
+            });
+        }
+    }
+    d
+}
+
+/// The lab's shape on `pool`, probed: eight rows (the fixture's jobs and
+/// three more), two runs each.
+fn lab_on(name: &str) -> SuiteDoc {
+    let mut d = fixture();
+    let extra: Vec<RunEntry> = d
+        .runs
+        .iter()
+        .filter(|e| e.job != "4k randwrite QD1 fsync")
+        .map(|e| RunEntry {
+            job: format!("{} again", e.job),
+            ..e.clone()
+        })
+        .collect();
+    d.runs.extend(extra);
+    let mut order: Vec<String> = Vec::new();
+    for e in &d.runs {
+        if !order.contains(&e.job) {
+            order.push(e.job.clone());
+        }
+    }
+    d.summary = suite::summarize(&order, &d.runs, Some(&pool()), Default::default());
+    probed(d, name)
+}
+
+/// `suite lab --pools A,B`: the default view fits two screens (each pool's
+/// table, the notes once, the comparison's IOPS and mean rows, the
+/// headlines); the checks, every figure and where the mean went are behind
+/// `--long` (and `-v`).
+#[test]
+fn two_pools_fit_two_screens_and_the_rest_is_behind_long() {
+    use cephbench::report::{Document, Format, View};
+    let docs = vec![lab_on("consumer"), lab_on("plp")];
+    assert_eq!(docs[0].summary.rows.len(), 8);
+    let show = |format: Format, view: View| {
+        let doc = Document::Suites(suite::Suites::new(docs.clone()));
+        let mut buf = Vec::new();
+        cephbench::report::render(&doc, format, view, &mut buf).unwrap();
+        String::from_utf8(buf).unwrap()
+    };
+    for format in [Format::Text, Format::Markdown] {
+        let short = show(format, View::default());
+        let n = short.lines().count();
+        assert!(n <= 100, "{format:?}: {n} lines\n{short}");
+        for hidden in [
+            "Checks beside each run",
+            "where the mean went",
+            "p99 lat ms",
+        ] {
+            assert!(
+                !short.contains(hidden),
+                "{format:?} shows {hidden:?}:\n{short}"
+            );
+        }
+        assert_eq!(short.matches("Flush rows:").count(), 1, "{short}");
+        assert!(
+            short.contains("--long: the checks beside each run"),
+            "{short}"
+        );
+        let long = show(
+            format,
+            View {
+                verbose: false,
+                long: true,
+            },
+        );
+        for shown in [
+            "Checks beside each run",
+            "where the mean went",
+            "p99 lat ms",
+        ] {
+            assert!(
+                long.contains(shown),
+                "{format:?} --long lacks {shown:?}:\n{long}"
+            );
+        }
+    }
+    let verbose = show(
+        Format::Text,
+        View {
+            verbose: true,
+            long: false,
+        },
+    );
+    assert!(verbose.contains("where the mean went"), "{verbose}");
+    // One pool: its checks behind --long too, and the hint only where
+    // there is something behind it.
+    let one = render(vec![lab_on("p")], Format::Text, false);
+    assert!(
+        !one.contains("Checks beside each run,") && one.contains("--long: the checks"),
+        "{one}"
+    );
+    let bare = render(vec![fixture()], Format::Text, false);
+    assert!(!bare.contains("--long"), "{bare}");
+}
+
+/// Whether `text` names a method by an internal label ("seed" and a
+/// three-digit number) rather than by what it is.
+fn internal_label(text: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    let b = lower.as_bytes();
+    lower.match_indices("seed").find_map(|(i, _)| {
+        let mut j = i + 4;
+        if matches!(b.get(j), Some(b' ' | b'_' | b'-')) {
+            j += 1;
+        }
+        let digits = b.get(j..j + 3)?;
+        (digits[0] == b'0' && digits.iter().all(u8::is_ascii_digit))
+            .then(|| lower[i..j + 3].to_string())
+    })
+}
+
+#[test]
+fn internal_label_is_found() {
+    // Spelled in parts, so that this file passes the scan of the tree below.
+    let label = |sep: &str, n: &str| format!("Seed{sep}{n}");
+    let said = |sep: &str, n: &str| Some(label(sep, n).to_lowercase());
+    assert_eq!(
+        internal_label(&format!("Cost ({}): x", label(" ", "000"))),
+        said(" ", "000")
+    );
+    assert_eq!(
+        internal_label(&format!("{}'s", label("_", "002"))),
+        said("_", "002")
+    );
+    assert_eq!(internal_label(&label("", "004")), said("", "004"));
+    assert_eq!(
+        internal_label("the run's seed-dependent tail, seed 7"),
+        None
+    );
+}
+
+/// The product speaks in its own words: no format renders a method by an
+/// internal label, for a result, a comparison or suites (one pool, two, and
+/// CrystalDiskMark's), with and without the long views.
+#[test]
+fn no_format_names_a_method_by_an_internal_label() {
+    use cephbench::report::{render, Document, Format, View};
+    let a = probed(fixture(), "consumer");
+    let b = probed(fixture(), "plp");
+    let results: Vec<(String, BenchResult)> = a
+        .runs
+        .iter()
+        .take(4)
+        .map(|e| (e.job.clone(), e.result.clone()))
+        .collect();
+    let docs = [
+        Document::Results(results.clone()),
+        Document::Results(results[..1].to_vec()),
+        Document::Comparison(cephbench::compare::compare(&[
+            a.runs[0].result.clone(),
+            b.runs[1].result.clone(),
+        ])),
+        Document::Suites(suite::Suites::new(vec![a.clone()])),
+        Document::Suites(suite::Suites::new(vec![a, b])),
+        Document::Suites(suite::Suites::new(cdm_pools())),
+        Document::Suites(suite::Suites::new(cdm_pools()[..1].to_vec())),
+    ];
+    let views = [
+        View::default(),
+        View {
+            verbose: true,
+            long: true,
+        },
+    ];
+    let mut seen_cost = false;
+    for doc in &docs {
+        for format in [
+            Format::Text,
+            Format::Json,
+            Format::Csv,
+            Format::Markdown,
+            Format::Html,
+        ] {
+            for view in views {
+                let mut buf = Vec::new();
+                render(doc, format, view, &mut buf).unwrap();
+                let out = String::from_utf8(buf).unwrap();
+                seen_cost |= out.contains("Cost");
+                assert_eq!(
+                    internal_label(&out),
+                    None,
+                    "{format:?} {view:?} of {doc:?}:\n{out}"
+                );
+            }
+        }
+    }
+    assert!(seen_cost, "the cost line, where the label was, is rendered");
+}
+
+/// Neither the sources, the docs nor the tests name a method by an internal
+/// label (the rendered snapshots included).
+#[test]
+fn the_tree_names_no_method_by_an_internal_label() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut stack: Vec<std::path::PathBuf> = [
+        "src",
+        "docs",
+        "tests",
+        "schema",
+        "perf",
+        "examples",
+        "containers",
+        "README.md",
+        "CHANGELOG.md",
+        "ARCHITECTURE.md",
+    ]
+    .iter()
+    .map(|p| root.join(p))
+    .collect();
+    let mut files = 0;
+    while let Some(p) = stack.pop() {
+        if p.is_dir() {
+            for e in std::fs::read_dir(&p).unwrap() {
+                stack.push(e.unwrap().path());
+            }
+            continue;
+        }
+        // Text files only (fixtures hold gzip'd captures).
+        let Ok(text) = std::fs::read_to_string(&p) else {
+            continue;
+        };
+        files += 1;
+        if let Some(hit) = internal_label(&text) {
+            panic!("{} says {hit:?}", p.display());
+        }
+    }
+    assert!(files > 50, "{files} files read");
+}
+
+/// One unit a report: suites count MB/s (10^6 bytes/s, as CrystalDiskMark),
+/// so their comparison does too, never MiB/s beside them; and a flush row,
+/// which moves no data of its own, gets no IOPS per GiB.
+#[test]
+fn suites_compare_in_mb_s_and_flushes_get_no_iops_per_gib() {
+    use cephbench::report::{Format, View};
+    let c = suite::compare_suites(&cdm_pools());
+    let figures: Vec<&str> = c.rows.iter().map(|r| r.figure).collect();
+    assert!(
+        figures.contains(&"MB/s") && !figures.contains(&"MiB/s"),
+        "{figures:?}"
+    );
+    let row = c
+        .rows
+        .iter()
+        .find(|r| r.figure == "MB/s" && r.job.starts_with("SEQ1M Q8T1 read"))
+        .unwrap();
+    // The cdm table's 1,296 MB/s, not 1,236 MiB/s.
+    assert!((row.values[0].unwrap() - 1296.0).abs() < 1.0, "{row:?}");
+    for format in [Format::Text, Format::Markdown, Format::Html, Format::Csv] {
+        let doc = cephbench::report::Document::Suites(suite::Suites::new(cdm_pools()));
+        let mut buf = Vec::new();
+        let long = View {
+            verbose: true,
+            long: true,
+        };
+        cephbench::report::render(&doc, format, long, &mut buf).unwrap();
+        let out = String::from_utf8(buf).unwrap();
+        assert!(!out.contains("MiB/s"), "{format:?}:\n{out}");
+    }
+
+    let d = fixture();
+    let flush = d.summary.rows.iter().find(|r| r.op == "flush").unwrap();
+    assert_eq!(flush.iops_per_gib, None, "{flush:?}");
+    assert!(d
+        .summary
+        .rows
+        .iter()
+        .filter(|r| r.op != "flush")
+        .all(|r| r.iops_per_gib.is_some()));
+    let c = suite::compare_suites(&[fixture(), fixture()]);
+    assert!(
+        c.rows
+            .iter()
+            .filter(|r| r.figure == cephbench::compare::IOPS_PER_GIB)
+            .all(|r| !r.job.ends_with("/flush")),
+        "{:?}",
+        c.rows
+    );
+    assert!(c
+        .rows
+        .iter()
+        .any(|r| r.figure == cephbench::compare::IOPS_PER_GIB));
+}
+
+/// A suite row whose client fell short (in its shortest run) shows its
+/// depth in an `in flight` column of the text, Markdown and HTML tables,
+/// with what it means; CSV carries it always.
+#[test]
+fn suite_tables_show_in_flight_where_the_client_fell_short() {
+    use cephbench::report::Format;
+    let plain = render(vec![fixture()], Format::Text, false);
+    assert!(!plain.contains("in flight"), "{plain}");
+    let mut d = fixture();
+    for e in &mut d.runs {
+        for j in &mut e.result.jobs {
+            let short = e.job == "4k randread QD32" && e.run == 2;
+            j.client = Some(cephbench::result::ClientLoad {
+                asked_in_flight: 32,
+                mean_in_flight: if short { 22.0 } else { 31.5 },
+                refill_wait_ns: 1000.0,
+            });
+        }
+    }
+    let text = render(vec![d.clone()], Format::Text, false);
+    let head = text.lines().find(|l| l.starts_with("job ")).unwrap();
+    assert!(head.contains("runs  in flight"), "{text}");
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("4k randread QD32"))
+        .unwrap();
+    assert!(row.contains(" 22.0/32* "), "{row}");
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("1M seq read QD16"))
+        .unwrap();
+    assert!(row.contains(" 31.5/32 "), "{row}");
+    assert!(
+        text.contains("the client, not the cluster, set the pace"),
+        "{text}"
+    );
+    for l in text.lines() {
+        assert!(l.chars().count() <= 100, "wider than 100: {l}");
+    }
+    let md = render(vec![d.clone()], Format::Markdown, false);
+    assert!(md.contains("| job | runs | in flight | IOPS |"), "{md}");
+    assert!(
+        md.contains("|---|---:|---:|---:|---:|---:|---:|---:|"),
+        "{md}"
+    );
+    let html = render(vec![d.clone()], Format::Html, false);
+    assert!(html.contains("22.0/32*"), "{html}");
+    let csv = render(vec![d], Format::Csv, false);
+    let row = csv
+        .lines()
+        .find(|l| l.contains(",4k randread QD32,"))
+        .unwrap();
+    assert!(row.ends_with(",22.0,32"), "{row}");
 }

@@ -90,7 +90,7 @@ pub fn remove_created_pool(rados: &Rados, io: &IoCtx, pool: &str) -> Option<Stri
     }
 }
 
-/// Seed 002's cache pitfall on the OSD side: the warning for reads of `area`
+/// The lab method's cache pitfall on the OSD side: the warning for reads of `area`
 /// bytes when that fits in the memory the pool's OSDs may use
 /// (`osd_memory_target` summed; BlueStore's cache autotunes within it, and
 /// reads are cached by default), so reads may be answered from OSD RAM
@@ -185,6 +185,7 @@ mod tests {
                 .collect(),
             memory_held_bytes: (!targets.is_empty()).then(|| targets.iter().sum()),
             memory_measured_bytes: None,
+            memory_not_measured: None,
         }
     }
 

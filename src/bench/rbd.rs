@@ -211,7 +211,7 @@ fn open(io: &IoCtx, pool: &str, name: &str) -> Result<Image, BenchError> {
     })
 }
 
-/// 1 MiB (seed 002's fill: `fio --rw=write --bs=1M --iodepth=16`), else
+/// 1 MiB (the lab method's fill: `fio --rw=write --bs=1M --iodepth=16`), else
 /// the larger of 64 KiB or `bs` that divides `area`.
 fn precondition_bs(area: u64, bs: u64) -> u64 {
     [1 << 20, 64 << 10]

@@ -61,7 +61,7 @@ pub struct RbdArgs {
     /// Bytes of the image to use, from offset 0 [default: the whole image].
     #[arg(long, value_parser = size, value_name = "SIZE")]
     pub test_area: Option<u64>,
-    /// Flush after every N writes (seed 002's fsync job); runs at iodepth 1.
+    /// Flush after every N writes (the lab method's fsync job); runs at iodepth 1.
     #[arg(long, value_name = "N")]
     pub fsync_every: Option<u64>,
     /// librbd's client cache; off means every write is acknowledged by the OSDs.

@@ -58,8 +58,9 @@ pub struct SuiteViewArgs {
     /// the suite document; on `compare`/`report` it overrides the document's [default: median]
     #[arg(long, value_enum, value_name = "HOW")]
     pub aggregate: Option<cephbench::suite::Aggregate>,
-    /// Suites with CrystalDiskMark's jobs: also the long table (one row per job: IOPS, MB/s,
-    /// mean, p99, spread between runs, IOPS/GiB) and the full comparison, not only its table.
+    /// Suites: also the checks beside each run and, with several pools, the full comparison
+    /// (every figure, where each job's mean went, the drives); with CrystalDiskMark's jobs the
+    /// long table (one row per job) beside its table. `-v` shows them too.
     #[arg(long)]
     pub long: bool,
 }

@@ -17,10 +17,13 @@ pub struct Csv;
 /// unsplit wait for the replicas (results made before it was split into
 /// `cluster_network_ms` and `replica_ms`, or without the replicas' counters)
 /// and is empty otherwise, so the share cells always add up to the mean.
+/// `mean_in_flight` / `asked_in_flight`: the ops the cluster had in flight
+/// on average and the ops asked (closed loop; empty where not recorded):
+/// below 90 % the client set the pace.
 pub const HEADER: &str = "workload,pool,job,op,ops,errors,elapsed_s,iops,mib_per_s,\
 lat_min_ms,lat_mean_ms,lat_stddev_ms,lat_p50_ms,lat_p90_ms,lat_p99_ms,lat_p99_9_ms,lat_max_ms,stop_reason,\
 public_network_ms,osd_queue_ms,osd_local_ms,device_flush_ms,cluster_network_ms,replica_ms,replication_ms,\
-unattributed_ms";
+unattributed_ms,mean_in_flight,asked_in_flight";
 
 /// Quotes a field if it needs it (RFC 4180).
 fn field(s: &str) -> String {
@@ -39,9 +42,12 @@ pub const COMPARISON_HEADER: &str = "job,figure,source,label,value,diff_pct,sign
 
 /// The columns of a suite: one line per pool and job (op kind), each
 /// figure the median over runs (or the best run's, `aggregate`) with its
-/// spread between runs in percent; MB/s = 10^6 bytes/s, latencies in ms.
+/// spread between runs in percent; MB/s = 10^6 bytes/s, latencies in ms;
+/// `mean_in_flight` / `asked_in_flight` of the run that kept fewest ops in
+/// flight (empty where not recorded).
 pub const SUITE_HEADER: &str = "suite,pool,job,op,label,runs,aggregate,iops,iops_spread_pct,\
-mb_per_s,mb_per_s_spread_pct,mean_ms,mean_ms_spread_pct,p99_ms,p99_ms_spread_pct,iops_per_gib,flagged";
+mb_per_s,mb_per_s_spread_pct,mean_ms,mean_ms_spread_pct,p99_ms,p99_ms_spread_pct,iops_per_gib,flagged,\
+mean_in_flight,asked_in_flight";
 
 impl Reporter for Csv {
     fn render(&self, r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
@@ -92,7 +98,7 @@ impl Reporter for Csv {
             for r in &d.summary.rows {
                 writeln!(
                     out,
-                    "{},{},{},{},{},{},{},{:.1},{:.1},{:.3},{:.1},{:.3},{:.1},{:.3},{:.1},{},{}",
+                    "{},{},{},{},{},{},{},{:.1},{:.1},{:.3},{:.1},{:.3},{:.1},{:.3},{:.1},{},{},{}",
                     field(&d.suite),
                     field(&d.pool),
                     field(&r.job),
@@ -109,12 +115,20 @@ impl Reporter for Csv {
                     r.p99_ms.value,
                     r.p99_ms.spread_pct,
                     r.iops_per_gib.map_or(String::new(), |x| format!("{x:.1}")),
-                    r.flagged
+                    r.flagged,
+                    in_flight(crate::suite::row_client(d, r))
                 )?;
             }
         }
         Ok(())
     }
+}
+
+/// The `mean_in_flight,asked_in_flight` cells (empty without a record).
+fn in_flight(c: Option<crate::result::ClientLoad>) -> String {
+    c.map_or(",".into(), |c| {
+        format!("{:.1},{}", c.mean_in_flight, c.asked_in_flight)
+    })
 }
 
 /// One line per job of `r`.
@@ -137,7 +151,7 @@ fn rows(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
         let shares = shares.join(",");
         writeln!(
             out,
-            "{},{},{},{},{},{},{:.3},{:.1},{:.3},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{:.3},{:.1},{:.3},{},{},{},{},{},{},{},{},{},{},{}",
             field(&workload),
             field(&pool),
             field(&j.name),
@@ -156,7 +170,8 @@ fn rows(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
             ms(l.p99_9 as f64),
             ms(l.max as f64),
             j.stop_reason,
-            shares
+            shares,
+            in_flight(j.client)
         )?;
     }
     Ok(())

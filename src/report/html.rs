@@ -88,7 +88,7 @@ fn result_section(h: &mut String, i: usize, several: bool, name: &str, r: &Bench
         h.push_str(&format!("<p class=\"note\">From {}</p>", esc(name)));
     }
     h.push_str(&format!(
-        "<p>cephbench {} · cluster {} ({}) · client {} as {} · started at unix time {}<br>\
+        "<p>cephbench {} · cluster {} ({}) · client {} as {} · started {} (UTC)<br>\
          Latency is {}.</p>\n",
         esc(&r.tool.version),
         esc(&r.cluster.fsid),
@@ -99,7 +99,7 @@ fn result_section(h: &mut String, i: usize, several: bool, name: &str, r: &Bench
             .unwrap_or("version unknown")),
         esc(&r.cluster.client_host),
         esc(&r.cluster.entity),
-        r.started_unix,
+        crate::units::fmt_utc(r.started_unix),
         esc(&r.latency_definition)
     ));
     if r.interrupted {
@@ -167,16 +167,27 @@ fn result_section(h: &mut String, i: usize, several: bool, name: &str, r: &Bench
 }
 
 fn summary_table(h: &mut String, r: &BenchResult) {
-    h.push_str(
-        "<table><tr><th>job</th><th>op</th><th>ops</th><th>errors</th><th>IOPS</th>\
+    // The in-flight column where some job's client fell short.
+    let in_flight = super::shows_in_flight(r.jobs.iter().map(|j| j.client));
+    h.push_str(&format!(
+        "<table><tr><th>job</th><th>op</th><th>ops</th><th>errors</th>{}<th>IOPS</th>\
          <th>MiB/s</th><th>mean ms</th><th>p50 ms</th><th>p90 ms</th><th>p99 ms</th>\
          <th>p99.9 ms</th><th>max ms</th><th>stopped by</th></tr>",
-    );
+        if in_flight { "<th>in flight</th>" } else { "" }
+    ));
     let ms = |ns: f64| format!("{:.3}", ns / 1e6);
     for j in &r.jobs {
         let l = &j.latency_ns;
+        let cell = if in_flight {
+            format!(
+                "<td class=\"n\">{}</td>",
+                esc(&super::in_flight_cell(j.client))
+            )
+        } else {
+            String::new()
+        };
         h.push_str(&format!(
-            "<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
+            "<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>{cell}\
              <td class=\"n\">{:.1}</td><td class=\"n\">{:.3}</td><td class=\"n\">{}</td>\
              <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
              <td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
@@ -196,6 +207,12 @@ fn summary_table(h: &mut String, r: &BenchResult) {
         ));
     }
     h.push_str("</table>\n");
+    if in_flight {
+        h.push_str(&format!(
+            "<p class=\"note\">{}.</p>\n",
+            esc(super::IN_FLIGHT_NOTE)
+        ));
+    }
 }
 
 /// Points per decade of the percentile curve's x axis.
@@ -329,7 +346,7 @@ fn attribution(h: &mut String, r: &BenchResult) {
     h.push_str("</tr>");
     for j in &jobs {
         let a = j.attribution.as_ref().expect("filtered");
-        let label = format!("{}/{}", j.name, j.op);
+        let label = compare::job_label(&format!("{}/{}", j.name, j.op));
         let by_part: Vec<f64> = parts
             .iter()
             .map(|p| {

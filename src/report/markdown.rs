@@ -52,17 +52,32 @@ impl Reporter for Markdown {
             writeln!(out, "\n> **Interrupted:** partial results.")?;
         }
         writeln!(out)?;
+        // The in-flight column where some job's client fell short.
+        let in_flight = super::shows_in_flight(r.jobs.iter().map(|j| j.client));
+        let (head, rule) = if in_flight {
+            (" in flight |", "---:|")
+        } else {
+            ("", "")
+        };
         writeln!(
             out,
-            "| job | op | ops | IOPS | MiB/s | mean ms | p50 ms | p99 ms | p99.9 ms | max ms |"
+            "| job | op | ops |{head} IOPS | MiB/s | mean ms | p50 ms | p99 ms | p99.9 ms | max ms |"
         )?;
-        writeln!(out, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")?;
+        writeln!(
+            out,
+            "|---|---|---:|{rule}---:|---:|---:|---:|---:|---:|---:|"
+        )?;
         let ms = |ns: f64| format!("{:.3}", ns / 1e6);
         for j in &r.jobs {
             let l = &j.latency_ns;
+            let cell = if in_flight {
+                format!(" {} |", super::in_flight_cell(j.client))
+            } else {
+                String::new()
+            };
             writeln!(
                 out,
-                "| {} | {} | {} | {:.1} | {:.2} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} |{cell} {:.1} | {:.2} | {} | {} | {} | {} | {} |",
                 j.name.replace('|', "\\|"),
                 j.op,
                 j.ops,
@@ -74,6 +89,9 @@ impl Reporter for Markdown {
                 ms(l.p99_9 as f64),
                 ms(l.max as f64)
             )?;
+        }
+        if in_flight {
+            writeln!(out, "\n{}.", super::IN_FLIGHT_NOTE)?;
         }
         let attributed: Vec<_> = r
             .jobs

@@ -14,7 +14,7 @@ mod text;
 use std::io;
 
 use crate::compare::Comparison;
-use crate::result::{Attribution, BenchResult, Part};
+use crate::result::{Attribution, BenchResult, ClientLoad, Part};
 use crate::suite::Suites;
 
 pub use crate::result::workload_label;
@@ -195,6 +195,30 @@ pub fn share_ns(a: &Attribution, part: Part) -> Option<f64> {
 
 /// Columns the text output fits in.
 pub const TEXT_WIDTH: usize = 100;
+
+/// Whether a job table shows the in-flight column: some job's client fell
+/// short of the ops asked ([`ClientLoad::fell_short`]).
+pub fn shows_in_flight(clients: impl IntoIterator<Item = Option<ClientLoad>>) -> bool {
+    clients.into_iter().flatten().any(|c| c.fell_short())
+}
+
+/// The in-flight cell of a job table: ops in flight on average / ops asked
+/// (`22.0/32`), `*` where the client fell short; `-` where unknown.
+pub fn in_flight_cell(c: Option<ClientLoad>) -> String {
+    c.map_or("-".into(), |c| {
+        format!(
+            "{:.1}/{}{}",
+            c.mean_in_flight,
+            c.asked_in_flight,
+            if c.fell_short() { "*" } else { "" }
+        )
+    })
+}
+
+/// What the in-flight column means, under a table that has it.
+pub const IN_FLIGHT_NOTE: &str = "in flight = the ops the cluster had in flight on average / the \
+ops asked (a suite: the run that kept fewest); * = below 90 %: the client, not the cluster, set \
+the pace, so the row was measured at a lower depth than asked";
 
 /// Wraps every line of `text` longer than `width` characters at spaces;
 /// continuation lines get the line's indent plus two spaces. A word longer

@@ -62,7 +62,7 @@ pub fn comparison_section(h: &mut String, c: &compare::Comparison, names: &[Stri
             .iter()
             .filter(|r| r.figure == figure)
             .map(|r| BarGroup {
-                label: label(&r.job),
+                label: label(&compare::job_label(&r.job)),
                 bars: r
                     .values
                     .iter()
@@ -106,7 +106,7 @@ pub fn comparison_section(h: &mut String, c: &compare::Comparison, names: &[Stri
     for r in &c.rows {
         h.push_str(&format!(
             "<tr><td>{}</td><td>{}</td>",
-            esc(&r.job),
+            esc(&compare::job_label(&r.job)),
             esc(r.figure)
         ));
         for i in 0..r.values.len() {
@@ -139,7 +139,7 @@ fn evidence(h: &mut String, c: &compare::Comparison) {
     for m in &c.moved {
         h.push_str(&format!(
             "<h3>{}: where the mean went (ms)</h3><table><tr><th>part</th>",
-            esc(&m.job)
+            esc(&compare::job_label(&m.job))
         ));
         for i in 0..n {
             h.push_str(&format!("<th>{}</th>", letter(i)));
@@ -157,9 +157,7 @@ fn evidence(h: &mut String, c: &compare::Comparison) {
                         (Some(a), Some(b)) => format!("{:+.3}", b - a),
                         _ => "-".into(),
                     };
-                    let p = pct
-                        .and_then(|p| p[i])
-                        .map_or(String::new(), compare::fmt_pct);
+                    let p = compare::pct_of_diff_cell(c, m, pct.and_then(|p| p[i]), i);
                     h.push_str(&format!(
                         "<td class=\"n\">{moved}</td><td class=\"n\">{p}</td>"
                     ));

@@ -8,7 +8,7 @@ use std::io;
 
 use super::page::{comparison_section, open_page};
 use super::svg::{self, esc, num, Bar, BarChart, BarGroup};
-use super::tables::{cdm_lines, rate};
+use super::tables::cdm_lines;
 use crate::suite::{Aggregate, CdmCell, CdmTable, Figure, SuiteDoc, Suites};
 
 /// Renders the suites' page.
@@ -163,24 +163,18 @@ fn suite_section(h: &mut String, d: &SuiteDoc) {
             p.osds.len()
         ));
     }
-    let ms = |x: f64| format!("{x:.3}");
-    let mut lines = vec![[
-        "job", "runs", "IOPS", "MB/s", "mean ms", "p99 ms", "IOPS/GiB",
-    ]
-    .map(String::from)
-    .to_vec()];
-    for r in &d.summary.rows {
-        lines.push(vec![
-            r.label.clone(),
-            r.runs.to_string(),
-            cell(&r.iops, rate),
-            cell(&r.mb_s, rate),
-            cell(&r.mean_ms, ms),
-            cell(&r.p99_ms, ms),
-            r.iops_per_gib.map_or("-".into(), rate),
-        ]);
-    }
+    let (header, rows) =
+        super::tables::suite_lines(d, &|f: &Figure, fmt: fn(f64) -> String| cell(f, fmt));
+    let in_flight = header.len() > 7;
+    let mut lines = vec![header];
+    lines.extend(rows);
     html_table(h, &lines);
+    if in_flight {
+        h.push_str(&format!(
+            "<p class=\"note\">{}.</p>",
+            esc(super::IN_FLIGHT_NOTE)
+        ));
+    }
     h.push_str(&format!(
         "<p class=\"note\">{}</p>",
         esc(&super::tables::cost_line(d))

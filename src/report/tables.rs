@@ -6,7 +6,9 @@
 use std::io;
 
 use super::{wrap, TEXT_WIDTH};
-use crate::compare::{fmt_diff, fmt_pct, fmt_value, headlines, letter, Comparison};
+use crate::compare::{
+    fmt_diff, fmt_value, headlines, job_label, letter, pct_of_diff_cell, Comparison,
+};
 use crate::suite::{Aggregate, CdmCell, CdmDiff, CdmTable, Figure, SuiteDoc, Suites};
 
 /// Renders the comparison as a text or Markdown table.
@@ -37,7 +39,7 @@ pub fn comparison_table(c: &Comparison, markdown: bool, out: &mut dyn io::Write)
     }
     let mut lines = vec![head];
     for r in &c.rows {
-        let mut line = vec![r.job.clone(), r.figure.to_string()];
+        let mut line = vec![job_label(&r.job), r.figure.to_string()];
         for i in 0..r.values.len() {
             line.push(fmt_value(r.values[i]));
             if i > 0 {
@@ -66,7 +68,7 @@ fn render_evidence(c: &Comparison, markdown: bool, out: &mut dyn io::Write) -> i
     let n = c.labels.len();
     for m in &c.moved {
         writeln!(out)?;
-        let mut head = vec![format!("{}: where the mean went, ms", m.job)];
+        let mut head = vec![format!("{}: where the mean went, ms", job_label(&m.job))];
         for i in 0..n {
             head.push(letter(i));
             if i > 0 {
@@ -84,7 +86,7 @@ fn render_evidence(c: &Comparison, markdown: bool, out: &mut dyn io::Write) -> i
                         (Some(a), Some(b)) => format!("{:+.3}", b - a),
                         _ => "-".into(),
                     });
-                    l.push(pct.and_then(|p| p[i]).map_or(String::new(), fmt_pct));
+                    l.push(pct_of_diff_cell(c, m, pct.and_then(|p| p[i]), i));
                 }
             }
             l
@@ -296,29 +298,27 @@ fn suite_head(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> io::Re
 }
 
 /// Renders the suite table (text fitting 100 columns, or Markdown) with the
-/// header lines and the cost line: one row per job and op.
+/// header lines, the cost line and the notes on how it is made: one row per
+/// job and op.
 pub fn suite_table(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> io::Result<()> {
+    suite_rows(doc, markdown, out)?;
+    suite_notes(std::slice::from_ref(doc), markdown, out)
+}
+
+/// The suite table with its header lines and cost line, without the notes.
+fn suite_rows(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> io::Result<()> {
     suite_head(doc, markdown, out)?;
-    let header = [
-        "job", "runs", "IOPS", "MB/s", "mean ms", "p99 ms", "IOPS/GiB",
-    ];
-    let mut lines: Vec<Vec<String>> = vec![header.iter().map(|h| h.to_string()).collect()];
-    for r in &doc.summary.rows {
-        lines.push(vec![
-            r.label.clone(),
-            r.runs.to_string(),
-            cell(&r.iops, rate, markdown),
-            cell(&r.mb_s, rate, markdown),
-            cell(&r.mean_ms, ms, markdown),
-            cell(&r.p99_ms, ms, markdown),
-            r.iops_per_gib.map_or("-".into(), rate),
-        ]);
-    }
+    let (header, rows) = suite_lines(doc, &|f: &Figure, fmt: fn(f64) -> String| {
+        cell(f, fmt, markdown)
+    });
+    let in_flight = header.len() > 7;
+    let mut lines = vec![header];
+    lines.extend(rows);
     if markdown {
         for (n, l) in lines.iter().enumerate() {
             writeln!(out, "| {} |", l.join(" | "))?;
             if n == 0 {
-                writeln!(out, "|---|---:|---:|---:|---:|---:|---:|")?;
+                writeln!(out, "|---|{}", "---:|".repeat(l.len() - 1))?;
             }
         }
         writeln!(out)?;
@@ -352,8 +352,71 @@ pub fn suite_table(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> i
     }
     let b = if markdown { "- " } else { "" };
     let fit = |s: String| if markdown { s } else { wrap(&s, TEXT_WIDTH) };
-    writeln!(out, "{}", fit(format!("{b}{}", cost_line(doc))))?;
-    if doc.summary.rows.iter().any(|r| r.op == "flush") {
+    if in_flight {
+        writeln!(out, "{}", fit(format!("{b}{}.", super::IN_FLIGHT_NOTE)))?;
+    }
+    writeln!(out, "{}", fit(format!("{b}{}", cost_line(doc))))
+}
+
+/// How a table makes a figure's cell, given how to print its value.
+pub type FigureCell<'a> = dyn Fn(&Figure, fn(f64) -> String) -> String + 'a;
+
+/// The header and rows of a suite's table, figures made by `cell`; an
+/// `in flight` column after `runs` where some row's client fell short
+/// ([`super::shows_in_flight`]). Shared by the text, Markdown and HTML
+/// tables.
+pub fn suite_lines(doc: &SuiteDoc, cell: &FigureCell<'_>) -> (Vec<String>, Vec<Vec<String>>) {
+    let clients: Vec<_> = doc
+        .summary
+        .rows
+        .iter()
+        .map(|r| crate::suite::row_client(doc, r))
+        .collect();
+    let in_flight = super::shows_in_flight(clients.iter().copied());
+    let mut header: Vec<String> = [
+        "job", "runs", "IOPS", "MB/s", "mean ms", "p99 ms", "IOPS/GiB",
+    ]
+    .map(String::from)
+    .to_vec();
+    if in_flight {
+        header.insert(2, "in flight".into());
+    }
+    let rows = doc
+        .summary
+        .rows
+        .iter()
+        .zip(clients)
+        .map(|(r, c)| {
+            let mut l = vec![
+                r.label.clone(),
+                r.runs.to_string(),
+                cell(&r.iops, rate),
+                cell(&r.mb_s, rate),
+                cell(&r.mean_ms, ms),
+                cell(&r.p99_ms, ms),
+                r.iops_per_gib.map_or("-".into(), rate),
+            ];
+            if in_flight {
+                l.insert(2, super::in_flight_cell(c));
+            }
+            l
+        })
+        .collect();
+    (header, rows)
+}
+
+/// The notes under suite tables (`docs`, one or several pools' alike): what
+/// a flush row is, and how the figures are made.
+fn suite_notes(docs: &[SuiteDoc], markdown: bool, out: &mut dyn io::Write) -> io::Result<()> {
+    let Some(doc) = docs.first() else {
+        return Ok(());
+    };
+    let b = if markdown { "- " } else { "" };
+    let fit = |s: String| if markdown { s } else { wrap(&s, TEXT_WIDTH) };
+    if docs
+        .iter()
+        .any(|d| d.summary.rows.iter().any(|r| r.op == "flush"))
+    {
         writeln!(out, "{}", fit(format!("{b}{FLUSH_NOTE}")))?;
     }
     let centre = match doc.settings.aggregate {
@@ -371,14 +434,14 @@ pub fn suite_table(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> i
     )
 }
 
-/// What a flush row measures (seed 002's fsync job, natively).
+/// What a flush row measures (the lab method's fsync job, natively).
 pub const FLUSH_NOTE: &str = "Flush rows: a guest's fsync reaches librbd as this flush. With \
 librbd's cache off, every write was acknowledged only once all copies were on the OSDs' stable \
 storage, so the flush waits for nothing but librbd's own round: its cost is in the write row \
 (the device-flush share there says whether the drives' own cache flushes are slow); a fast \
 flush row does not show that a drive's cache is safe against power loss.";
 
-/// Seed 000's cost line: the RAM the pool's OSDs hold (measured, or as
+/// The cost line (IOPS per GiB of one OSD's RAM): the RAM the pool's OSDs hold (measured, or as
 /// configured) and what IOPS/GiB divides by.
 pub fn cost_line(doc: &SuiteDoc) -> String {
     use crate::units::fmt_bytes;
@@ -406,15 +469,20 @@ pub fn cost_line(doc: &SuiteDoc) -> String {
     match (s.ram_source.as_deref(), s.ram_per_osd_bytes, s.memory_measured_bytes) {
         (Some("measured"), Some(one), Some(m)) => format!(
             "Cost: the pool's {} OSD(s) held {} of RAM, measured (their processes' resident sets, \
-             the largest after a run; {target}); IOPS/GiB = IOPS / one OSD's {}, as seed 000 divides.",
+             the largest after a run; {target}); IOPS/GiB = IOPS / one OSD's {}: IOPS per GiB of one OSD's RAM.",
             each.len(),
             fmt_bytes(m),
             per(one)
         ),
         (_, Some(one), _) => format!(
             "Cost: the pool's OSDs are configured to hold {} of RAM ({target}; not measured: \
-             not every one runs on this host); IOPS/GiB = IOPS / one OSD's {}, as seed 000 divides.",
+             {}); IOPS/GiB = IOPS / one OSD's {}: IOPS per GiB of one OSD's RAM.",
             fmt_bytes(s.memory_held_bytes.unwrap_or(0)),
+            doc.runs
+                .iter()
+                .rev()
+                .find_map(|e| e.result.pool.as_ref()?.memory_not_measured.as_deref())
+                .unwrap_or("not every one runs on this host"),
             per(one)
         ),
         _ => "Cost: osd_memory_target could not be read (needs mon 'allow r'), so IOPS/GiB is '-'."
@@ -425,8 +493,8 @@ pub fn cost_line(doc: &SuiteDoc) -> String {
 /// Columns CrystalDiskMark's text table keeps within, pool names and all.
 pub const CDM_TEXT_WIDTH: usize = 120;
 
-/// A Diff cell of CrystalDiskMark's table: whole percent as the seed
-/// prints it, with the noise verdict (`*` real, `~` within the noise).
+/// A Diff cell of CrystalDiskMark's table: whole percent as
+/// CrystalDiskMark's comparisons print it, with the noise verdict (`*` real, `~` within the noise).
 fn cdm_diff(d: Option<CdmDiff>) -> String {
     match d {
         None => "-".into(),
@@ -444,7 +512,7 @@ fn cdm_diff(d: Option<CdmDiff>) -> String {
 
 /// The column groups (label, columns spanned) and the lines (header first)
 /// of CrystalDiskMark's table, naming the pools `names`. Markdown gets one
-/// header line with the group in each column's name, as the seed's table.
+/// header line with the group in each column's name, as CrystalDiskMark's comparisons do.
 pub fn cdm_lines(
     t: &CdmTable,
     names: &[String],
@@ -557,7 +625,7 @@ fn grouped_table(
     padded(lines, &widths, &|i| i == 0, out)
 }
 
-/// Renders CrystalDiskMark's table (seed 001's shape) as text (within
+/// Renders CrystalDiskMark's table (CrystalDiskMark's four profiles, pools side by side) as text (within
 /// [`CDM_TEXT_WIDTH`] columns: the pools' names, or letters with a legend
 /// when the names do not fit) or Markdown, with the lines saying how the
 /// cells are made.
@@ -663,17 +731,82 @@ pub fn suites(s: &Suites, long: bool, markdown: bool, out: &mut dyn io::Write) -
         cdm_table(t, markdown, out)?;
         writeln!(out)?;
     }
-    for d in &s.docs {
-        suite_table(d, markdown, out)?;
-        writeln!(out)?;
-        if checks_table(d, markdown, out)? {
+    if long || s.docs.len() < 2 {
+        for d in &s.docs {
+            suite_table(d, markdown, out)?;
+            writeln!(out)?;
+            if long && checks_table(d, markdown, out)? {
+                writeln!(out)?;
+            }
+        }
+    } else {
+        // Several pools, the default view: their tables, the notes once.
+        for d in &s.docs {
+            suite_rows(d, markdown, out)?;
             writeln!(out)?;
         }
+        suite_notes(&s.docs, markdown, out)?;
+        writeln!(out)?;
     }
-    if let Some(c) = &s.comparison {
-        comparison_table(c, markdown, out)?;
+    match &s.comparison {
+        Some(c) if long => comparison_table(c, markdown, out)?,
+        Some(c) => comparison_short(c, markdown, out)?,
+        None => {}
+    }
+    if !long && (s.comparison.is_some() || s.docs.iter().any(has_checks)) {
+        let more = if s.comparison.is_some() {
+            "--long: the checks beside each run, every figure of the comparison, where each \
+             job's mean went and the drives"
+        } else {
+            "--long: the checks beside each run (the client's RTT, ceph osd perf, the split)"
+        };
+        let b = if markdown { "- " } else { "" };
+        let line = format!("{b}{more}.");
+        writeln!(
+            out,
+            "{}",
+            if markdown {
+                line
+            } else {
+                wrap(&line, TEXT_WIDTH)
+            }
+        )?;
     }
     Ok(())
+}
+
+/// The comparison the default view of several pools prints: IOPS and mean
+/// latency of each job with their Diff and verdict, then the headlines.
+fn comparison_short(c: &Comparison, markdown: bool, out: &mut dyn io::Write) -> io::Result<()> {
+    let short = Comparison {
+        rows: c
+            .rows
+            .iter()
+            .filter(|r| r.figure == "IOPS" || r.figure == "mean lat ms")
+            .cloned()
+            .collect(),
+        moved: Vec::new(),
+        osds: Vec::new(),
+        ..c.clone()
+    };
+    comparison_table(&short, markdown, out)?;
+    let fit = |s: String| if markdown { s } else { wrap(&s, TEXT_WIDTH) };
+    for h in headlines(c) {
+        writeln!(out)?;
+        writeln!(out, "{}", fit(h))?;
+    }
+    writeln!(out)
+}
+
+/// Whether any run of `doc` was probed, so that [`checks_table`] has
+/// something to show.
+fn has_checks(doc: &SuiteDoc) -> bool {
+    doc.runs.iter().any(|e| {
+        let r = &e.result;
+        r.network.as_ref().is_some_and(|n| !n.client_rtt.is_empty())
+            || r.osds.iter().any(|o| o.mgr_perf.is_some())
+            || r.jobs.iter().any(|j| j.attribution.is_some())
+    })
 }
 
 /// Short column names of the split's shares.
@@ -692,19 +825,13 @@ fn short_part(p: crate::result::Part) -> &'static str {
     }
 }
 
-/// Seed 002's "how to check", beside every run: the client's RTT to the
+/// The lab method's checks, beside every run: the client's RTT to the
 /// OSDs it used, `ceph osd perf` commit/apply (mean over the OSDs), and the
 /// split of the run's mean. Nothing (and `false`) when no run was probed.
 pub fn checks_table(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> io::Result<bool> {
     use crate::result::Part;
     let mean = |v: Vec<f64>| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
-    let probed = |e: &crate::suite::RunEntry| {
-        let r = &e.result;
-        r.network.as_ref().is_some_and(|n| !n.client_rtt.is_empty())
-            || r.osds.iter().any(|o| o.mgr_perf.is_some())
-            || r.jobs.iter().any(|j| j.attribution.is_some())
-    };
-    if !doc.runs.iter().any(probed) {
+    if !has_checks(doc) {
         return Ok(false);
     }
     let atts = doc
@@ -772,8 +899,7 @@ pub fn checks_table(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> 
         }
         lines.push(line);
     }
-    let title =
-        "Checks beside each run (seed 002's \"how to check\"), ms: RTT = the client's round \
+    let title = "Checks beside each run, ms: RTT = the client's round \
                  trip to the OSDs it used; osd perf = `ceph osd perf` commit/apply, mean over the \
                  OSDs; mean = the run's mean latency and its split (net = public network, flush = \
                  device flush, cable = cluster network, repl = replica, other = unattributed)";
@@ -791,7 +917,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn numbers_read_like_the_seed() {
+    fn numbers_read_like_crystaldiskmark() {
         assert_eq!(rate(44289.4), "44,289");
         assert_eq!(rate(1036.0), "1,036");
         assert_eq!(rate(42.04), "42.0");

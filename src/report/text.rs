@@ -18,7 +18,8 @@ use crate::units::fmt_bytes;
 pub struct Text {
     /// Every section (`-v/--verbose`).
     pub verbose: bool,
-    /// Suites: the long table beside CrystalDiskMark's (`--long`).
+    /// Suites: the checks beside each run, the full comparison and the long
+    /// table beside CrystalDiskMark's (`--long`; `-v` too).
     pub long: bool,
 }
 
@@ -38,7 +39,7 @@ impl Reporter for Text {
     }
 
     fn render_suites(&self, s: &Suites, out: &mut dyn io::Write) -> io::Result<()> {
-        super::tables::suites(s, self.long, false, out)
+        super::tables::suites(s, self.long || self.verbose, false, out)
     }
 }
 
@@ -215,14 +216,20 @@ fn render_clients(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
     )
 }
 
-/// Seed 000's figure for one run: its IOPS over the RAM one OSD of the pool
+/// IOPS per GiB of one OSD's RAM for one run: its IOPS over the RAM one OSD of the pool
 /// holds (measured when every OSD of the pool runs on this host).
 fn cost_line(r: &BenchResult) -> Option<String> {
     let ram = r.pool.as_ref()?.ram_per_osd()?;
     let how = if ram.measured {
-        "resident, measured"
+        "resident, measured".to_string()
     } else {
-        "osd_memory_target; not measured here"
+        format!(
+            "osd_memory_target; not measured: {}",
+            r.pool
+                .as_ref()
+                .and_then(|p| p.memory_not_measured.as_deref())
+                .unwrap_or("not every OSD of the pool runs on this host")
+        )
     };
     let iops: f64 = r
         .jobs
@@ -231,7 +238,7 @@ fn cost_line(r: &BenchResult) -> Option<String> {
         .map(|j| j.iops)
         .sum();
     Some(format!(
-        "Cost (seed 000): {iops:.0} IOPS / one OSD's {} ({how}) = {:.0} IOPS per GiB",
+        "Cost: {iops:.0} IOPS / one OSD's {} ({how}) = {:.0} IOPS per GiB of one OSD's RAM",
         fmt_bytes(ram.per_osd.round() as u64),
         iops / (ram.per_osd / f64::from(1u32 << 30))
     ))
@@ -283,10 +290,13 @@ fn render_job(
         j.bytes
     )?;
     if let Some(f) = &j.end_flush {
+        // The report's unit (MiB/s, as Bandwidth above), dd's beside it
+        // labelled: one unit per line read, not two that look alike.
         writeln!(
             out,
-            "  Through end flush:   {:.1} MB/s ({} bytes in {:.3} s: writes {:.3} s + flush {:.3} s; \
-             dd conv=fsync's and rbd bench's figure)",
+            "  Through end flush:   {:.3} MiB/s = {:.1} MB/s, dd's unit ({} bytes in {:.3} s: writes \
+             {:.3} s + flush {:.3} s; dd conv=fsync's and rbd bench's figure)",
+            f.bytes_per_sec / mib,
             f.bytes_per_sec / 1e6,
             f.bytes,
             f.elapsed_s,

@@ -1,4 +1,4 @@
-//! CrystalDiskMark's table (seed 001): one row per profile, read and write
+//! CrystalDiskMark's table (its four profiles, pools side by side): one row per profile, read and write
 //! MB/s (10^6 bytes/s, as CrystalDiskMark counts) side by side per pool
 //! with the Diff against the first pool, and each cell's p99. Pure: built
 //! from suite documents whose jobs are CrystalDiskMark's profiles.

@@ -1,9 +1,10 @@
 //! Suites: a fixed list of jobs run one after another, each `runs` times,
 //! summarised as one table (median over runs, spread between runs).
 //!
-//! Built-ins: `lab` (seed 002's method on an RBD image), `cdm`
+//! Built-ins: `lab` (the lab method on an RBD image: precondition, five
+//! jobs, two runs, the checks beside them), `cdm`
 //! (CrystalDiskMark's four tests, read and write) and `rados` (rados
-//! bench's write / seq / rand at its defaults) and `vm` (seed 000's guest:
+//! bench's write / seq / rand at its defaults) and `vm` (a guest's fio lines, for IOPS per GiB of one OSD's RAM:
 //! fio's 4k random read and write at QD32 x 4 jobs and a 1M sequential read,
 //! whose table sets IOPS beside the RAM the OSDs hold). A user suite is a TOML file
 //! whose jobs take the options of `cephbench rbd` / `cephbench rados`
@@ -25,8 +26,9 @@ pub use file::{load, parse, SuiteFileError};
 pub(crate) use run::run_on_group;
 pub use run::{clock, run_suite, run_suites, SuiteOptions, SuiteOutcome};
 pub use summary::{
-    as_bench_result, compare_suites, median, suite_source, summarize, Aggregate, Figure, RunEntry,
-    SuiteDoc, SuiteSettings, Suites, Summary, SummaryRow, SPREAD_LIMIT_PCT, SUITE_SCHEMA_VERSION,
+    as_bench_result, compare_suites, median, row_client, suite_source, summarize, Aggregate,
+    Figure, RunEntry, SuiteDoc, SuiteSettings, Suites, Summary, SummaryRow, SPREAD_LIMIT_PCT,
+    SUITE_SCHEMA_VERSION,
 };
 
 /// A suite: jobs and their defaults.
@@ -64,8 +66,8 @@ pub struct SuiteJob {
     pub runtime: Option<Duration>,
     /// Its own ramp, if it differs from the suite's.
     pub ramp: Option<Duration>,
-    /// Its own number of runs, if fewer than the suite's (seed 002 runs its
-    /// fsync job once); `--runs` overrides it as it does the suite's.
+    /// Its own number of runs, if fewer than the suite's (the lab method runs
+    /// its fsync job once); `--runs` overrides it as it does the suite's.
     pub runs: Option<u32>,
 }
 
@@ -173,7 +175,7 @@ pub fn builtin(name: &str) -> Option<Suite> {
         namespace: String::new(),
     };
     match name {
-        // Seed 002: 8 GiB disk, 2 GiB test area preconditioned, five
+        // The lab method: 8 GiB disk, 2 GiB test area preconditioned, five
         // 20-second jobs with a 3-second ramp, twice; the fsync job (QD1,
         // 15 s + 2 s ramp) once; and its first check, `rados bench -b 4096
         // -t 1` write: the same 4k sync write without librbd in the way.
@@ -227,7 +229,7 @@ pub fn builtin(name: &str) -> Option<Suite> {
                 rbd("RND4K Q1T1 write", Randwrite, 4 * KIB, 1, None),
             ],
         )),
-        // Seed 000: one guest's 32 GB data disk, fio at QD32 x 4 jobs for 4k
+        // IOPS per GiB of one OSD's RAM: one guest's 32 GB data disk, fio at QD32 x 4 jobs for 4k
         // random read and write, one job for the 1M read, 60 s, the median
         // of three runs.
         "vm" => Some(Suite {

@@ -1,5 +1,5 @@
 //! Running a suite: one job at a time, `runs` times each (run-major, as
-//! seed 002's script does), on one RBD image per pool created and
+//! the lab method's script does), on one RBD image per pool created and
 //! preconditioned once and removed at the end; rados jobs share one run
 //! name per pool whose objects are removed at the end. Several pools take
 //! turns run by run (A B A B), so that drift over time is shared by all.

@@ -68,7 +68,7 @@ pub struct SuiteSettings {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Aggregate {
-    /// The median over runs (for two runs, their mean), as seed 002 does.
+    /// The median over runs (for two runs, their mean), as the lab method takes it.
     #[default]
     Median,
     /// The best run (the highest MB/s, or IOPS where no bytes move), every
@@ -123,7 +123,7 @@ pub struct Summary {
     pub memory_measured_bytes: Option<u64>,
     /// What `iops_per_gib` divides by: the RAM one OSD holds (the pool's
     /// total over its OSD count), bytes; measured when known, else the
-    /// configured target (seed 000 divides by one OSD's 8 GiB).
+    /// configured target (IOPS per GiB of one OSD's RAM; e.g. 8 GiB).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ram_per_osd_bytes: Option<f64>,
     /// Where `ram_per_osd_bytes` comes from: `measured` (resident sets) or
@@ -153,8 +153,7 @@ pub struct SummaryRow {
     pub mean_ms: Figure,
     /// 99th percentile completion latency, ms.
     pub p99_ms: Figure,
-    /// IOPS per GiB of RAM one OSD of the pool holds (seed 000's "IOPS per
-    /// GiB held": 72,000 IOPS / 8 GiB = 9,000); see `Summary::ram_source`.
+    /// IOPS per GiB of RAM one OSD of the pool holds (72,000 IOPS / 8 GiB = 9,000); see `Summary::ram_source`.
     pub iops_per_gib: Option<f64>,
     /// Whether any figure's spread exceeds the limit.
     pub flagged: bool,
@@ -245,15 +244,13 @@ impl Figure {
 const METHOD: &str = "each figure is the median over runs (for two runs, their mean); \
 spread = (max - min) / 2 / median; flagged (!) above 10%; latencies are completion latencies; \
 MB/s = 10^6 bytes/s; IOPS/GiB = IOPS / the RAM one OSD of the pool holds (measured resident set when every OSD runs on \
-this host, else osd_memory_target; the pool's total over its OSD count), as seed 000 divides by one \
-OSD's 8 GiB";
+this host, else osd_memory_target; the pool's total over its OSD count)";
 
 const METHOD_BEST: &str = "each figure is the best run's (the run with the highest MB/s, or IOPS \
 where no bytes move; its latencies too, not the best latencies of any run); \
 spread = (max - min) / 2 / that value; flagged (!) above 10%; latencies are completion latencies; \
 MB/s = 10^6 bytes/s; IOPS/GiB = IOPS / the RAM one OSD of the pool holds (measured resident set when every OSD runs on \
-this host, else osd_memory_target; the pool's total over its OSD count), as seed 000 divides by one \
-OSD's 8 GiB";
+this host, else osd_memory_target; the pool's total over its OSD count)";
 
 /// The index of the best of `reps`: the highest bytes/s, then IOPS.
 fn best_index(reps: &[&JobReport]) -> usize {
@@ -273,6 +270,20 @@ fn row_reports<'a>(runs: &'a [RunEntry], job: &str, op: &str) -> Vec<&'a JobRepo
         .filter(|r| r.job == job)
         .filter_map(|r| r.result.jobs.iter().find(|j| j.op == op))
         .collect()
+}
+
+/// Of several repetitions' clients, the one that kept the least of its
+/// asked ops in flight.
+fn shortest_client(reps: &[&JobReport]) -> Option<crate::result::ClientLoad> {
+    reps.iter()
+        .filter_map(|j| j.client)
+        .min_by(|a, b| a.share().total_cmp(&b.share()))
+}
+
+/// The client of a summary row: over the row's runs, the one that kept
+/// the least of its asked ops in flight (`None` where none recorded it).
+pub fn row_client(doc: &SuiteDoc, row: &SummaryRow) -> Option<crate::result::ClientLoad> {
+    shortest_client(&row_reports(&doc.runs, &row.job, &row.op))
 }
 
 /// Builds the summary of `runs`, jobs in the order `job_order` gives, each
@@ -305,7 +316,10 @@ pub fn summarize(
                 }
             };
             let iops = fig(&|j| j.iops);
-            let per_gib = per_osd.map(|b| iops.value / (b / f64::from(1u32 << 30)));
+            // A flush moves no data of its own: no IOPS per GiB for it.
+            let per_gib = per_osd
+                .filter(|_| op != "flush")
+                .map(|b| iops.value / (b / f64::from(1u32 << 30)));
             let row = SummaryRow {
                 job: job.clone(),
                 op: op.clone(),
@@ -428,10 +442,7 @@ pub fn as_bench_result(doc: &SuiteDoc) -> Option<BenchResult> {
             service_latency_ns: None,
             rate: None,
             // The repetition that kept the least of its asked ops in flight.
-            client: reps
-                .iter()
-                .filter_map(|j| j.client)
-                .min_by(|a, b| a.share().total_cmp(&b.share())),
+            client: shortest_client(&reps),
         });
     }
     Some(BenchResult {
@@ -498,6 +509,8 @@ pub fn suite_source(doc: &SuiteDoc) -> Option<compare::Source> {
     let runs: Vec<&BenchResult> = doc.runs.iter().map(|r| &r.result).collect();
     s.osds = compare::osd_evidence(&runs);
     s.ram_per_osd_bytes = doc.summary.ram_per_osd_bytes;
+    s.name = doc.pool.clone();
+    s.back_heartbeat_ms = crate::attribution::back_heartbeat_ms(runs.iter().copied());
     Some(s)
 }
 

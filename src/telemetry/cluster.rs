@@ -279,18 +279,14 @@ pub fn pool_settings(rados: &Rados, pool: &str) -> Result<PoolSettings, ProbeErr
 /// they hold under that load. OSDs elsewhere keep `rss_bytes` null, and
 /// `memory_measured_bytes` stays null unless every one was measured.
 pub fn measure_osd_ram(rados: &Rados, s: &mut PoolSettings) {
-    let local = rados
+    let md = rados
         .mon_command(r#"{"prefix":"osd metadata","format":"json"}"#)
         .ok()
-        .and_then(|md| serde_json::from_slice::<Value>(&md.out).ok())
-        .map(|md| {
-            super::osdmem::local_osds(
-                &md,
-                &crate::names::hostname(),
-                std::path::Path::new("/proc"),
-            )
-        })
-        .unwrap_or_default();
+        .and_then(|md| serde_json::from_slice::<Value>(&md.out).ok());
+    let host = crate::names::hostname();
+    let osds: Vec<i32> = s.osd_memory_target.iter().map(|m| m.osd).collect();
+    let (local, missing) =
+        super::osdmem::measure(md.as_ref(), &osds, &host, std::path::Path::new("/proc"));
     for m in &mut s.osd_memory_target {
         m.rss_bytes = local.iter().find(|l| l.osd == m.osd).map(|l| l.rss_bytes);
     }
@@ -299,6 +295,7 @@ pub fn measure_osd_ram(rados: &Rados, s: &mut PoolSettings) {
     } else {
         s.osd_memory_target.iter().map(|m| m.rss_bytes).sum()
     };
+    s.memory_not_measured = super::osdmem::why_not_measured(&missing, osds.len(), &host);
 }
 
 /// The `osd_memory_target` osd.N runs with, bytes, and where it was read

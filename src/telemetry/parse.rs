@@ -293,6 +293,7 @@ pub fn parse_pool_settings(
         osd_memory_target: Vec::new(),
         memory_held_bytes: None,
         memory_measured_bytes: None,
+        memory_not_measured: None,
     })
 }
 

@@ -398,5 +398,8 @@ pub fn pool_of_three(rss: Option<u64>) -> cephbench::result::PoolSettings {
             .collect(),
         memory_held_bytes: Some(12 << 30),
         memory_measured_bytes: rss.map(|_| (0..3).filter_map(rss_of).sum()),
+        memory_not_measured: rss
+            .is_none()
+            .then(|| "no OSD of this pool runs on this host (bench01)".into()),
     }
 }
