@@ -261,6 +261,12 @@ fn write_run(pool: &str, secs: &str) -> Value {
 }
 
 fn write_run_with(pool: &str, secs: &str, extra: &[&str]) -> Value {
+    write_run_bs(pool, "4K", secs, extra)
+}
+
+/// A QD1 write run of `bs` blocks on `pool` for `secs` after a 1 s ramp:
+/// its validated JSON.
+fn write_run_bs(pool: &str, bs: &str, secs: &str, extra: &[&str]) -> Value {
     let out = cephbench()
         .args([
             "--format",
@@ -270,7 +276,7 @@ fn write_run_with(pool: &str, secs: &str, extra: &[&str]) -> Value {
             "-p",
             pool,
             "-b",
-            "4K",
+            bs,
             "-t",
             "1",
             "--duration",
@@ -354,24 +360,10 @@ fn drive_verdict(v: &Value) -> Vec<String> {
 fn the_drive_verdict_is_the_same_at_4k_and_4m() {
     let _g = serial();
     let p3 = common::pool_sized("cbt-explain-3", "rados", 3);
-    let run = |bs: &str| {
-        let out = cephbench()
-            .args([
-                "--format", "json", "rados", "write", "-p", p3, "-b", bs, "-t", "1",
-            ])
-            .args(["-d", "4", "--ramp", "1"])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-        validate(&v);
-        v
-    };
-    let (small, large) = (run("4K"), run("4M"));
+    let (small, large) = (
+        write_run_bs(p3, "4K", "4", &[]),
+        write_run_bs(p3, "4M", "4", &[]),
+    );
     let (a, b) = (drive_verdict(&small), drive_verdict(&large));
     eprintln!(
         "4 KiB: {a:?}, 4 MiB: {b:?}\n{:#}\n{:#}",

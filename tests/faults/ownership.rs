@@ -5,7 +5,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-use crate::common::{self, cephbench, conf, list, serial, validate};
+use crate::common::{self, cephbench, list, serial, validate};
 use crate::support::*;
 
 fn md5(data: &[u8]) -> String {
@@ -238,18 +238,7 @@ fn foreign_objects_and_images_are_never_touched() {
 fn create_pool_only_when_asked_and_remove_only_what_was_created() {
     let _g = serial();
     let name = "cbt-f2-created";
-    let _ = Command::new("ceph")
-        .arg("-c")
-        .arg(conf())
-        .args([
-            "osd",
-            "pool",
-            "rm",
-            name,
-            name,
-            "--yes-i-really-really-mean-it",
-        ])
-        .output();
+    remove_pool(name);
     let out = cephbench()
         .args(["rados", "write", "-p", name, "-b", "4K", "--ops", "10"])
         .output()
