@@ -482,6 +482,7 @@ fn builtins_are_the_methods() {
         test_area: Some(3 << 20),
         telemetry: false,
         counter_interval: std::time::Duration::ZERO,
+        op_history: None,
         progress: false,
         group: None,
         namespace: None,

@@ -67,6 +67,10 @@ pub struct RadosConfig {
     /// before and after).
     #[serde(default = "crate::telemetry::default_counter_interval")]
     pub counter_interval: std::time::Duration,
+    /// `--op-history N`: raise the OSDs' op history to N for the run and
+    /// take per-op evidence from it (`None`: the OSDs are left alone).
+    #[serde(default)]
+    pub op_history: Option<u32>,
     /// `--create-pool`: create the pool if it does not exist (and remove it
     /// afterwards, when it was created by this run and cleanup is on).
     pub create_pool: Option<PoolSpec>,
@@ -307,6 +311,7 @@ pub async fn run_rados(
         started_unix,
         telemetry: cfg.telemetry,
         counter_interval: cfg.counter_interval,
+        op_history: cfg.op_history,
         open_loop: cfg.rate.is_some(),
         pool_settings,
         warnings,
@@ -379,6 +384,7 @@ impl Job for RadosJob<'_> {
             out,
             timeline,
             measured_start,
+            ramp: cfg.ramp,
         }))
     }
 

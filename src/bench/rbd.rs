@@ -100,6 +100,10 @@ pub struct RbdConfig {
     /// before and after).
     #[serde(default = "crate::telemetry::default_counter_interval")]
     pub counter_interval: std::time::Duration,
+    /// `--op-history N`: raise the OSDs' op history to N for the run and
+    /// take per-op evidence from it (`None`: the OSDs are left alone).
+    #[serde(default)]
+    pub op_history: Option<u32>,
     /// Start the measured jobs at this time (after creating and
     /// preconditioning the image), for runs coordinated across clients.
     #[serde(default)]
@@ -439,6 +443,7 @@ async fn run_on_image(
         started_unix,
         telemetry: cfg.telemetry && !skip_run,
         counter_interval: cfg.counter_interval,
+        op_history: cfg.op_history,
         open_loop: cfg.rate.is_some(),
         pool_settings,
         warnings,
@@ -538,6 +543,7 @@ impl Job for RbdJob<'_> {
             out,
             timeline,
             measured_start,
+            ramp: cfg.ramp,
         }))
     }
 

@@ -121,6 +121,7 @@ impl SuiteArgs {
                 test_area: self.test_area,
                 telemetry,
                 counter_interval,
+                op_history: None,
                 progress,
                 group: group.clone(),
                 namespace: self.namespace.clone(),

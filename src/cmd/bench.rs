@@ -18,7 +18,9 @@ pub fn rados(conn: &ConnArgs, args: &RadosArgs, g: &Globals) -> anyhow::Result<E
     let mut cfg = args.config(g.live)?;
     cfg.telemetry = g.telemetry;
     cfg.counter_interval = g.counter_interval;
+    cfg.op_history = g.op_history;
     let group = args.group.config(&args.pool, &args.namespace)?;
+    no_op_history_in_groups(group.is_some(), g)?;
     let s = connect::connect(conn, Vec::new())?;
     s.rt.block_on(async {
         let stop = signals::install(bench::cleanup_hint(
@@ -38,7 +40,9 @@ pub fn rbd(conn: &ConnArgs, args: &RbdArgs, g: &Globals) -> anyhow::Result<ExitC
     let mut cfg = args.config(g.live)?;
     cfg.telemetry = g.telemetry;
     cfg.counter_interval = g.counter_interval;
+    cfg.op_history = g.op_history;
     let group = args.group.config(&args.pool, "")?;
+    no_op_history_in_groups(group.is_some(), g)?;
     let s = connect::connect(conn, bench::rbd_cache_overrides(cfg.rbd_cache))?;
     s.rt.block_on(async {
         let hint = match &cfg.image {
@@ -134,4 +138,20 @@ fn finish_group(outcome: cephbench::group::GroupOutcome, g: &Globals) -> anyhow:
         outcome.result.interrupted,
         None,
     ))
+}
+
+/// `--op-history` changes the OSDs' settings for the run and puts them
+/// back: clients of a group would each save the others' raised value.
+pub(crate) fn no_op_history_in_groups(
+    group: bool,
+    g: &Globals,
+) -> Result<(), crate::cli::UsageError> {
+    if group && g.op_history.is_some() {
+        return Err(crate::cli::UsageError(
+            "--op-history is for one client (each agent would raise and put back the same \
+             OSDs' settings): drop it or --group/--clients"
+                .into(),
+        ));
+    }
+    Ok(())
 }

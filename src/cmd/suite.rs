@@ -11,7 +11,11 @@ use crate::cmd::{connect, exit, signals};
 /// `cephbench suite`: runs the suite on each pool in turn, prints each
 /// table and, for several pools, their comparison.
 pub fn suite(conn: &ConnArgs, args: &SuiteArgs, g: &Globals) -> anyhow::Result<ExitCode> {
-    let (suite, opts) = args.plan(g.telemetry, g.counter_interval, g.live)?;
+    let (suite, mut opts) = args.plan(g.telemetry, g.counter_interval, g.live)?;
+    for o in &mut opts {
+        super::bench::no_op_history_in_groups(o.group.is_some(), g)?;
+        o.op_history = g.op_history;
+    }
     let (suite, opts) = (&suite, &opts[..]);
     let (format, view) = (g.format, args.view.view(g));
     let aggregate = args.view.aggregate.unwrap_or_default();
@@ -79,7 +83,12 @@ pub fn suite(conn: &ConnArgs, args: &SuiteArgs, g: &Globals) -> anyhow::Result<E
 
 /// `cephbench sweep`: runs the points on each pool, prints the curves.
 pub fn sweep(conn: &ConnArgs, args: &SweepArgs, g: &Globals) -> anyhow::Result<ExitCode> {
-    let (job, opts) = args.plan(g.telemetry, g.counter_interval, g.announce)?;
+    let (mut job, opts) = args.plan(g.telemetry, g.counter_interval, g.announce)?;
+    super::bench::no_op_history_in_groups(opts.group.is_some(), g)?;
+    match &mut job {
+        cephbench::sweep::SweepJob::Rados(c) => c.op_history = g.op_history,
+        cephbench::sweep::SweepJob::Rbd(c) => c.op_history = g.op_history,
+    }
     let (job, opts, format) = (&job, &opts, g.format);
     if format == Format::Csv {
         return Err(UsageError(

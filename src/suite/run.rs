@@ -38,6 +38,8 @@ pub struct SuiteOptions {
     /// How often the probes read the OSDs' counters during a run (global
     /// `--counter-interval`; zero: before and after only).
     pub counter_interval: Duration,
+    /// `--op-history N` for every run (see `RadosConfig::op_history`).
+    pub op_history: Option<u32>,
     /// Progress lines on stderr.
     pub progress: bool,
     /// `--group/--clients`: every job runs on the group's agents at a
@@ -477,6 +479,7 @@ impl PoolSession {
                         live: false,
                         telemetry: opts.telemetry,
                         counter_interval: opts.counter_interval,
+                        op_history: opts.op_history,
                         start_at: None,
                         rate: None,
                     };
@@ -528,6 +531,7 @@ impl PoolSession {
                         live: false,
                         telemetry: opts.telemetry,
                         counter_interval: opts.counter_interval,
+                        op_history: opts.op_history,
                         start_at: None,
                         rate: None,
                         create_pool: None,
