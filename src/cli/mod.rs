@@ -108,7 +108,7 @@ pub struct Cli {
         help_heading = TELEMETRY
     )]
     pub counter_interval: Duration,
-    /// Raise each OSD's op history to N ops for the run (and a 3 s window;
+    /// Raise each OSD's op history to N ops for the run (and a 5 s window;
     /// both put back afterwards) and split the mean from the OSDs' records
     /// of this run's own ops, not only from their counters (needs osd 'allow *').
     #[arg(

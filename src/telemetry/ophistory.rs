@@ -28,7 +28,7 @@ pub const POLL: Duration = Duration::from_secs(1);
 /// `osd_op_history_duration` during the run, s: long enough that an op is
 /// still there at the next poll (a poll of every OSD may take a while on a
 /// busy cluster), short enough that the history holds few ops beside them.
-pub const HISTORY_WINDOW_S: u32 = 3;
+pub const HISTORY_WINDOW_S: u32 = 5;
 
 /// The smallest and largest `--op-history`.
 pub const MIN_SIZE: u32 = 100;
