@@ -46,17 +46,36 @@ fn sigint_during_rbd_preconditioning() {
     assert!(ours(p.0).is_empty(), "{:?}", ours(p.0));
 }
 
+/// Each OSD's op history size, as it answers.
+fn op_history_sizes() -> Vec<String> {
+    (0..3)
+        .map(|osd| {
+            crate::common::ceph(&[
+                "tell",
+                &format!("osd.{osd}"),
+                "config",
+                "get",
+                "osd_op_history_size",
+            ])
+        })
+        .collect()
+}
+
 /// Two SIGINTs while a write run removes its objects: the first lets the
 /// removal go on, the second exits at once (130) printing the exact
-/// `cephbench cleanup` command, which then removes every leftover.
+/// `cephbench cleanup` command, which then removes every leftover. The
+/// OSDs' op history, raised by `--op-history` for the run, is back.
 #[test]
 #[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn second_sigint_during_cleanup_exits_at_once_naming_the_command() {
     let _g = serial();
     let p = TempPool::new("cbt-f2-clean", "rados");
+    let history = op_history_sizes();
     let r = spawn(&[
         "--progress",
         "always",
+        "--op-history",
+        "500",
         "rados",
         "write",
         "-p",
@@ -79,6 +98,11 @@ fn second_sigint_during_cleanup_exits_at_once_naming_the_command() {
     eprintln!("exit {waited:?} after the second SIGINT");
     assert_eq!(code, Some(130), "{stderr}");
     assert!(waited < Duration::from_secs(3), "{waited:?}");
+    assert_eq!(
+        op_history_sizes(),
+        history,
+        "the OSDs' op history was not put back"
+    );
     let cmd = format!("cephbench cleanup -p {} --run-name sigclean", p.0);
     assert!(stderr.contains(&format!("`{cmd}`")), "{stderr}");
     let left = ours(p.0).len();
