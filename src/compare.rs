@@ -849,6 +849,7 @@ mod tests {
                     mean_latency_ns: mean_ms * 1e6,
                     in_flight: 16,
                     errors: 0,
+                    ..Default::default()
                 })
                 .collect(),
             histogram: None,

@@ -6,6 +6,8 @@
 //! caller adds where the value came from (a file position).
 #![forbid(unsafe_code)]
 
+use std::time::Duration;
+
 use crate::workload::rbd::RbdMode;
 
 /// Largest op (block) size: 1 GiB.
@@ -130,6 +132,24 @@ pub fn block_size(src: Source, key: &str, bs: u64) -> Result<u64, String> {
         ));
     }
     Ok(bs)
+}
+
+/// The shortest timeline interval: shorter ones hold too few ops for a p99
+/// and make the sampler's work per second grow.
+pub const MIN_INTERVAL: Duration = Duration::from_millis(100);
+/// The longest timeline interval.
+pub const MAX_INTERVAL: Duration = Duration::from_secs(3600);
+
+/// Checks a timeline interval (`--interval`) lies in
+/// [`MIN_INTERVAL`]..=[`MAX_INTERVAL`].
+pub fn interval(src: Source, key: &str, d: Duration) -> Result<Duration, String> {
+    if (MIN_INTERVAL..=MAX_INTERVAL).contains(&d) {
+        return Ok(d);
+    }
+    Err(format!(
+        "{} must be from 100ms to 1h (e.g. 1s)",
+        src.name(key)
+    ))
 }
 
 /// The rules between an rbd job's options: a job that flushes every N

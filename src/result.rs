@@ -976,6 +976,7 @@ mod tests {
             mean_latency_ns: 1e6,
             in_flight: 1,
             errors: 0,
+            ..Default::default()
         };
         // Ramp second, three measured seconds (one without a completion),
         // a cut last interval of 0.3 s.

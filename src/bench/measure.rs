@@ -178,7 +178,7 @@ pub struct Outcome {
     pub measured_start: Option<SystemTime>,
 }
 
-/// Drives `job` while sampling `counters` once a second (the timeline, and
+/// Drives `job` while sampling `counters` every `interval` (the timeline, and
 /// the live line on stderr when `live`), on a [`Schedule`] that ends an
 /// interval exactly where the ramp does. A tick missed by a busy host is
 /// skipped, except the ramp's last: every later interval starts after it.
@@ -186,10 +186,11 @@ pub async fn sampled<F: Future>(
     job: F,
     counters: Vec<Arc<Counters>>,
     ramp: Duration,
+    interval: Duration,
     live: bool,
 ) -> (F::Output, Timelines) {
     let start = Instant::now();
-    let plan = Schedule::new(ramp, Duration::from_secs(1));
+    let plan = Schedule::new(ramp, interval);
     let mut sampler = Sampler::new(counters, start, plan.ramp_ticks, live);
     tokio::pin!(job);
     let at = |k: u32| start + plan.first + plan.interval * k;

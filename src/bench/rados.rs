@@ -67,6 +67,10 @@ pub struct RadosConfig {
     /// before and after).
     #[serde(default = "crate::telemetry::default_counter_interval")]
     pub counter_interval: std::time::Duration,
+    /// The timeline's interval (`--interval`): one sample of IOPS, mean,
+    /// p50, p99 and max per interval and op kind.
+    #[serde(default = "crate::progress::default_interval")]
+    pub interval: std::time::Duration,
     /// `--create-pool`: create the pool if it does not exist (and remove it
     /// afterwards, when it was created by this run and cleanup is on).
     pub create_pool: Option<PoolSpec>,
@@ -374,7 +378,8 @@ impl Job for RadosJob<'_> {
             self.stop.clone(),
             WorkerProgress::new(Arc::clone(&counters)),
         );
-        let (out, timeline) = sampled(worker, vec![counters], cfg.ramp, cfg.live).await;
+        let (out, timeline) =
+            sampled(worker, vec![counters], cfg.ramp, cfg.interval, cfg.live).await;
         Ok(Some(Ran {
             out,
             timeline,

@@ -100,6 +100,10 @@ pub struct RbdConfig {
     /// before and after).
     #[serde(default = "crate::telemetry::default_counter_interval")]
     pub counter_interval: std::time::Duration,
+    /// The timeline's interval (`--interval`): one sample of IOPS, mean,
+    /// p50, p99 and max per interval and op kind.
+    #[serde(default = "crate::progress::default_interval")]
+    pub interval: std::time::Duration,
     /// Start the measured jobs at this time (after creating and
     /// preconditioning the image), for runs coordinated across clients.
     #[serde(default)]
@@ -255,7 +259,14 @@ async fn write_test_area(
         stop.clone(),
         WorkerProgress::new(Arc::clone(&counters)),
     );
-    let (mut out, _) = sampled(job, vec![counters], Duration::ZERO, live).await;
+    let (mut out, _) = sampled(
+        job,
+        vec![counters],
+        Duration::ZERO,
+        crate::progress::DEFAULT_INTERVAL,
+        live,
+    )
+    .await;
     let error = out.first_error.take().map(|e| diagnose(rados, pool, e));
     let k = out.kind(OpKind::Write);
     (
@@ -524,7 +535,8 @@ impl Job for RbdJob<'_> {
                     WorkerProgress::new(Arc::clone(c)),
                 )
             });
-        let (outs, timeline) = sampled(join_all(jobs), counters, cfg.ramp, cfg.live).await;
+        let (outs, timeline) =
+            sampled(join_all(jobs), counters, cfg.ramp, cfg.interval, cfg.live).await;
         drop(targets);
         let out = JobOutcome::merge(outs);
         let done = out

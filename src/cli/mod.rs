@@ -108,6 +108,17 @@ pub struct Cli {
         help_heading = TELEMETRY
     )]
     pub counter_interval: Duration,
+    /// Length of each timeline sample (IOPS, mean, p50, p99 and max per interval;
+    /// the live line's period). From 100ms to 1h.
+    #[arg(
+        long,
+        global = true,
+        default_value = "1s",
+        value_parser = interval,
+        value_name = "DURATION",
+        help_heading = OUTPUT
+    )]
+    pub interval: Duration,
     /// Per-second progress line on stderr: auto = when stderr is a terminal.
     #[arg(long, value_enum, default_value_t = Progress::Auto, global = true, help_heading = OUTPUT)]
     pub progress: Progress,
@@ -135,6 +146,8 @@ pub struct Globals {
     pub telemetry: bool,
     /// `--counter-interval`.
     pub counter_interval: Duration,
+    /// `--interval`: the timeline's sample length.
+    pub interval: Duration,
 }
 
 impl Cli {
@@ -152,6 +165,7 @@ impl Cli {
             announce: self.progress != Progress::Never,
             telemetry: !self.no_telemetry,
             counter_interval: self.counter_interval,
+            interval: self.interval,
         }
     }
 }
@@ -281,6 +295,10 @@ fn size(s: &str) -> Result<u64, String> {
 
 fn dur(s: &str) -> Result<Duration, String> {
     parse_duration(s).map_err(|e| e.to_string())
+}
+
+fn interval(s: &str) -> Result<Duration, String> {
+    cephbench::plan::interval(cephbench::plan::Source::Flags, "interval", dur(s)?)
 }
 
 /// Bad input that clap's types cannot catch; printed as one line, exit 2.

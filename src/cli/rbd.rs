@@ -229,6 +229,7 @@ impl RbdArgs {
             live,
             telemetry: true,
             counter_interval: cephbench::telemetry::DEFAULT_COUNTER_INTERVAL,
+            interval: cephbench::progress::DEFAULT_INTERVAL,
             start_at: None,
             rate: rate_spec(self.rate, self.arrival),
         })

@@ -121,6 +121,7 @@ impl SuiteArgs {
                 test_area: self.test_area,
                 telemetry,
                 counter_interval,
+                interval: cephbench::progress::DEFAULT_INTERVAL,
                 progress,
                 group: group.clone(),
                 namespace: self.namespace.clone(),

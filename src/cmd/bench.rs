@@ -18,6 +18,7 @@ pub fn rados(conn: &ConnArgs, args: &RadosArgs, g: &Globals) -> anyhow::Result<E
     let mut cfg = args.config(g.live)?;
     cfg.telemetry = g.telemetry;
     cfg.counter_interval = g.counter_interval;
+    cfg.interval = g.interval;
     let group = args.group.config(&args.pool, &args.namespace)?;
     let s = connect::connect(conn, Vec::new())?;
     s.rt.block_on(async {
@@ -38,6 +39,7 @@ pub fn rbd(conn: &ConnArgs, args: &RbdArgs, g: &Globals) -> anyhow::Result<ExitC
     let mut cfg = args.config(g.live)?;
     cfg.telemetry = g.telemetry;
     cfg.counter_interval = g.counter_interval;
+    cfg.interval = g.interval;
     let group = args.group.config(&args.pool, "")?;
     let s = connect::connect(conn, bench::rbd_cache_overrides(cfg.rbd_cache))?;
     s.rt.block_on(async {

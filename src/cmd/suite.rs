@@ -11,7 +11,10 @@ use crate::cmd::{connect, exit, signals};
 /// `cephbench suite`: runs the suite on each pool in turn, prints each
 /// table and, for several pools, their comparison.
 pub fn suite(conn: &ConnArgs, args: &SuiteArgs, g: &Globals) -> anyhow::Result<ExitCode> {
-    let (suite, opts) = args.plan(g.telemetry, g.counter_interval, g.live)?;
+    let (suite, mut opts) = args.plan(g.telemetry, g.counter_interval, g.live)?;
+    for o in &mut opts {
+        o.interval = g.interval;
+    }
     let (suite, opts) = (&suite, &opts[..]);
     let (format, view) = (g.format, args.view.view(g));
     let aggregate = args.view.aggregate.unwrap_or_default();
@@ -79,7 +82,11 @@ pub fn suite(conn: &ConnArgs, args: &SuiteArgs, g: &Globals) -> anyhow::Result<E
 
 /// `cephbench sweep`: runs the points on each pool, prints the curves.
 pub fn sweep(conn: &ConnArgs, args: &SweepArgs, g: &Globals) -> anyhow::Result<ExitCode> {
-    let (job, opts) = args.plan(g.telemetry, g.counter_interval, g.announce)?;
+    let (mut job, opts) = args.plan(g.telemetry, g.counter_interval, g.announce)?;
+    match &mut job {
+        cephbench::sweep::SweepJob::Rados(cfg) => cfg.interval = g.interval,
+        cephbench::sweep::SweepJob::Rbd(cfg) => cfg.interval = g.interval,
+    }
     let (job, opts, format) = (&job, &opts, g.format);
     if format == Format::Csv {
         return Err(UsageError(
