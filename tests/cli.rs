@@ -37,6 +37,33 @@ fn unknown_flag_is_one_line_exit_2() {
 }
 
 #[test]
+fn interval_out_of_range_is_one_line_exit_2() {
+    for bad in ["0", "50ms", "2h", "abc"] {
+        let out = cephbench()
+            .args([
+                "-m",
+                "127.0.0.1:1",
+                "rados",
+                "write",
+                "-p",
+                "x",
+                "--interval",
+                bad,
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "--interval {bad}");
+        let e = one_line_error(&out);
+        assert!(e.contains("--interval"), "{e}");
+    }
+    let out = cephbench()
+        .args(["-m", "127.0.0.1:1", "rbd", "-p", "x", "--interval", "0"])
+        .output()
+        .unwrap();
+    assert!(one_line_error(&out).contains("must be from 100ms to 1h"));
+}
+
+#[test]
 fn zero_block_size_is_rejected_before_connecting() {
     // -m points nowhere: the error must come from validation, instantly.
     let t = Instant::now();

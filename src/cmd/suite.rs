@@ -88,9 +88,11 @@ pub fn sweep(conn: &ConnArgs, args: &SweepArgs, g: &Globals) -> anyhow::Result<E
         cephbench::sweep::SweepJob::Rbd(cfg) => cfg.interval = g.interval,
     }
     let (job, opts, format) = (&job, &opts, g.format);
-    if format == Format::Csv {
+    if matches!(format, Format::Csv | Format::TimelineCsv) {
         return Err(UsageError(
-            "sweep prints text, markdown, json or html; --format csv is for single results".into(),
+            "sweep prints text, markdown, json or html; --format csv and timeline-csv are for \
+             single results"
+                .into(),
         )
         .into());
     }
