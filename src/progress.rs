@@ -181,26 +181,30 @@ pub struct Sample {
     pub max_latency_ns: Option<u64>,
 }
 
-/// The timeline's usual interval, s: the most common gap between samples
-/// (to 0.1 s; the first sample's gap from 0 counts); 1 s without samples.
+/// The timeline's interval, s: the median gap between samples (the first
+/// sample's gap from 0 counts), to 10 ms; 1 s without samples.
 pub fn typical_interval(samples: &[Sample]) -> f64 {
     let mut prev = 0.0;
     let mut gaps: Vec<u64> = samples
         .iter()
         .map(|s| {
-            let g = ((s.t_s - prev) * 10.0).round() as u64;
+            let g = ((s.t_s - prev) * 100.0).round() as u64;
             prev = s.t_s;
             g
         })
         .collect();
-    gaps.sort_unstable();
-    let mut best = (0usize, 10u64);
-    for g in gaps.chunk_by(|a, b| a == b) {
-        if g.len() > best.0 {
-            best = (g.len(), g[0]);
-        }
+    if gaps.is_empty() {
+        return 1.0;
     }
-    best.1 as f64 / 10.0
+    gaps.sort_unstable();
+    gaps[gaps.len() / 2] as f64 / 100.0
+}
+
+/// Samples shorter than this (half the timeline's interval) are left out
+/// of the per-interval figures: the job's last, partial interval (the
+/// drain), whose few ops would show as a spike.
+pub fn shortest_counted(samples: &[Sample]) -> f64 {
+    typical_interval(samples) / 2.0
 }
 
 /// One phase's cumulative counts over every worker.

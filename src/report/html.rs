@@ -158,7 +158,7 @@ fn result_section(h: &mut String, i: usize, several: bool, name: &str, r: &Bench
         h.push_str(&format!(
             "<p class=\"note\">Percentile curve {}. Timelines: one point per \
              sample, IOPS normalised by the sample's interval, p50 and p99 from each \
-             interval's own histogram (intervals shorter than 0.5 s, i.e. the job's \
+             interval's own histogram (intervals shorter than half the interval, i.e. the job's \
              last partial interval, left out of every plot).</p>\n",
             if from_hist {
                 "from the job's HDR histogram"
@@ -315,9 +315,9 @@ fn percentile_chart(j: &JobReport, curve: &[(f64, u64)], from_hist: bool) -> Str
 /// (x, y) points of a plot.
 pub type Points = Vec<(f64, f64)>;
 
-/// A job's timeline as plot points, one per sample of at least 0.5 s (the
-/// ramp's samples included, shaded; the short last interval of a job's
-/// drain, and any other under 0.5 s, left out of every plot).
+/// A job's timeline as plot points, one per sample of at least half the
+/// timeline's interval (the ramp's samples included, shaded; the short last
+/// interval of a job's drain left out of every plot).
 #[derive(Debug, Default, PartialEq)]
 pub struct TimelinePoints {
     /// (t, IOPS): the sample's ops over its interval.
@@ -332,13 +332,11 @@ pub struct TimelinePoints {
     pub ramp: Option<f64>,
 }
 
-/// The shortest sample a plot shows, s.
-const SHORTEST_PLOTTED: f64 = 0.5;
-
 /// The plot points of `j`'s timeline.
 pub fn timelines(j: &JobReport) -> TimelinePoints {
     let mut p = TimelinePoints::default();
     let mut prev = 0.0;
+    let shortest = crate::progress::shortest_counted(&j.timeline);
     let ms = |ns: u64| ns as f64 / 1e6;
     for s in &j.timeline {
         let dt = s.t_s - prev;
@@ -346,7 +344,7 @@ pub fn timelines(j: &JobReport) -> TimelinePoints {
         if s.ramp {
             p.ramp = Some(s.t_s);
         }
-        if dt < SHORTEST_PLOTTED {
+        if dt < shortest {
             continue;
         }
         p.iops.push((s.t_s, s.ops as f64 / dt));

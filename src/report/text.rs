@@ -841,10 +841,11 @@ fn render_tail(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
 
 /// `-v`: the per-interval percentiles over the measured window: each
 /// interval's p50 and p99 (their median and range over the intervals of at
-/// least 0.5 s) and the slowest op with its interval.
+/// least half the interval) and the slowest op with its interval.
 fn render_intervals(j: &JobReport, out: &mut dyn io::Write) -> io::Result<()> {
     let mut prev = 0.0;
     let (mut p50, mut p99) = (Vec::new(), Vec::new());
+    let shortest = crate::progress::shortest_counted(&j.timeline);
     let mut slowest: Option<(u64, f64)> = None;
     for s in &j.timeline {
         let dt = s.t_s - prev;
@@ -857,7 +858,7 @@ fn render_intervals(j: &JobReport, out: &mut dyn io::Write) -> io::Result<()> {
                 slowest = Some((m, s.t_s));
             }
         }
-        if let (Some(a), Some(b), true) = (s.p50_latency_ns, s.p99_latency_ns, dt >= 0.5) {
+        if let (Some(a), Some(b), true) = (s.p50_latency_ns, s.p99_latency_ns, dt >= shortest) {
             p50.push((a, s.t_s));
             p99.push((b, s.t_s));
         }
