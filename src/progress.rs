@@ -45,6 +45,9 @@ pub struct Counters {
     last_lat_ns: AtomicU64,
     /// [ramp, measured][kind]
     phases: [[PhaseCounters; KINDS]; 2],
+    /// Set by the sampler when the job reached steady state: the worker
+    /// stops issuing ops ([`WorkerProgress::stop_requested`]).
+    stop: std::sync::atomic::AtomicBool,
     /// This interval's latencies. The worker records under this lock and
     /// updates `phases` before releasing it, so what the sampler reads under
     /// it (the counts and the histograms) covers the same ops.
@@ -105,6 +108,12 @@ impl WorkerProgress {
             finished: 0,
             phases: [[PhaseTally::default(); KINDS]; 2],
         }
+    }
+
+    /// Whether the sampler asked the job to stop (it reached steady state).
+    #[inline]
+    pub fn stop_requested(&self) -> bool {
+        self.shared.stop.load(Relaxed)
     }
 
     /// One op was submitted.
@@ -424,6 +433,17 @@ pub struct Sampler {
     /// the ramp's last tick belong to the first measured interval).
     merged: IntervalLatencies,
     intervals: Intervals,
+    steady: Option<SteadyWatch>,
+}
+
+/// The sampler's steady-state watch: the last window's per-interval figures.
+struct SteadyWatch {
+    criterion: crate::steady::Criterion,
+    ticks: usize,
+    figures: std::collections::VecDeque<f64>,
+    interval_s: f64,
+    prev_t_s: f64,
+    verdict: crate::steady::Verdict,
 }
 
 impl Sampler {
@@ -460,6 +480,75 @@ impl Sampler {
             spare: Default::default(),
             merged: Default::default(),
             intervals: Intervals::new(cap),
+            steady: None,
+        }
+    }
+
+    /// Watches for steady state: after each measured tick, `criterion` over
+    /// the last `window` of intervals (`interval` long, at least two); once
+    /// it holds, every worker is asked to stop.
+    pub fn watch_steady(
+        &mut self,
+        criterion: crate::steady::Criterion,
+        window: Duration,
+        interval: Duration,
+    ) {
+        let ticks = (window.as_secs_f64() / interval.as_secs_f64())
+            .round()
+            .max(2.0) as usize;
+        self.steady = Some(SteadyWatch {
+            criterion,
+            ticks,
+            figures: std::collections::VecDeque::with_capacity(ticks + 1),
+            interval_s: interval.as_secs_f64(),
+            prev_t_s: 0.0,
+            verdict: crate::steady::Verdict {
+                attained: false,
+                at_s: None,
+                last: None,
+            },
+        });
+    }
+
+    /// Where the job stood against `--steady`, if watched.
+    pub fn steady_verdict(&self) -> Option<crate::steady::Verdict> {
+        self.steady.as_ref().map(|w| w.verdict)
+    }
+
+    /// Feeds the steady watch one measured interval (every op kind).
+    fn watch(&mut self, t_s: f64, kinds: &[KindInterval; KINDS]) {
+        let Some(w) = self.steady.as_mut() else {
+            return;
+        };
+        let dt = t_s - std::mem::replace(&mut w.prev_t_s, t_s);
+        // A short interval (the drain's last) says nothing of the rate.
+        if w.verdict.attained || dt < w.interval_s / 2.0 {
+            return;
+        }
+        let all = kinds.iter().fold(Phase::default(), |a, k| a.plus(k.counts));
+        let figure = match w.criterion.metric {
+            crate::steady::Metric::Iops => all.ops as f64 / dt,
+            crate::steady::Metric::Lat if all.ops > 0 => {
+                all.lat_sum_ns as f64 / all.ops as f64 / 1e6
+            }
+            // No op completed: no latency this interval; the window waits.
+            crate::steady::Metric::Lat => return,
+        };
+        w.figures.push_back(figure);
+        if w.figures.len() > w.ticks {
+            w.figures.pop_front();
+        }
+        if w.figures.len() < w.ticks {
+            return;
+        }
+        let check = w.criterion.check(w.figures.make_contiguous(), w.interval_s);
+        w.verdict.last = Some(check);
+        if check.steady {
+            w.verdict.attained = true;
+            w.verdict.at_s = Some(t_s);
+            for c in &self.counters {
+                c.stop.store(true, Relaxed);
+            }
         }
     }
 
@@ -508,6 +597,9 @@ impl Sampler {
         });
         if !ramp {
             self.late_ramp_ops(&t);
+            self.watch(t_s, &kinds);
+        } else if let Some(w) = self.steady.as_mut() {
+            w.prev_t_s = t_s;
         }
         self.intervals.push(Interval {
             t_s,
@@ -920,5 +1012,35 @@ mod tests {
         let x = first8;
         assert_eq!(v[0].p99_latency_ns, Some(own.quantile(0.99)));
         assert_eq!(v[0].max_latency_ns, x.iter().max().copied());
+    }
+
+    /// `--steady lat:10%`: the sampler asks the workers to stop at the
+    /// first measured tick whose window of intervals meets the criterion,
+    /// and not before the window is full.
+    #[test]
+    fn a_steady_window_asks_the_workers_to_stop() {
+        let c = Arc::new(Counters::default());
+        let mut w = WorkerProgress::new(Arc::clone(&c));
+        let mut s = Sampler::new(vec![Arc::clone(&c)], Instant::now(), 0, false);
+        let interval = Duration::from_millis(5);
+        s.watch_steady(
+            "lat:10%".parse().unwrap(),
+            Duration::from_millis(15),
+            interval,
+        );
+        // Mean latency 1, 2, 3 ms, then 3 ms on.
+        for (i, ms) in [1, 2, 3, 3, 3, 3].into_iter().enumerate() {
+            for _ in 0..50 {
+                w.started();
+                w.finished(op(1, ms * 1_000_000));
+            }
+            std::thread::sleep(interval);
+            s.tick();
+            let v = s.steady_verdict().unwrap();
+            // Windows: [1,2,3] no; [2,3,3] no; [3,3,3] at tick 5.
+            assert_eq!(v.attained, i >= 4, "tick {i}: {v:?}");
+            assert_eq!(w.stop_requested(), i >= 4);
+            assert_eq!(v.last.is_some(), i >= 2);
+        }
     }
 }

@@ -9,6 +9,44 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// What `--steady` asked of a job (as sent to a group's agents).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SteadyConfig {
+    /// The criterion as given (`iops:2%`), checked when the config was made.
+    pub criterion: String,
+    /// The rolling window the criterion looks at (`--steady-window`).
+    pub window: Duration,
+    /// The longest the measured window runs (`--steady-max`).
+    pub max: Duration,
+}
+
+impl SteadyConfig {
+    /// The criterion.
+    pub fn criterion(&self) -> Result<Criterion, CriterionError> {
+        self.criterion.parse()
+    }
+}
+
+/// `--steady-window`'s default: 30 s of intervals, fio's example window.
+pub const DEFAULT_WINDOW: Duration = Duration::from_secs(30);
+/// `--steady-max`'s default.
+pub const DEFAULT_MAX: Duration = Duration::from_secs(600);
+
+/// Where a job stood against its criterion when it stopped.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Verdict {
+    /// Whether the job became steady (it then stopped).
+    pub attained: bool,
+    /// When (seconds since the job's start, ramp included) the window
+    /// first met the criterion.
+    pub at_s: Option<f64>,
+    /// The last check of a full window, if the job ran that long.
+    pub last: Option<Check>,
+}
 
 /// What the criterion watches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

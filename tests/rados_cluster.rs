@@ -470,6 +470,38 @@ fn per_second_samples_cover_exactly_the_measured_window() {
     assert_eq!(measured_samples[2], 2 * measured_samples[1]);
 }
 
+/// `--steady`: a loose criterion stops the job once its window holds
+/// (stop reason `steady`, well before `--steady-max`); one no run can meet
+/// runs to `--steady-max` and says so.
+#[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
+fn steady_state_stops_the_job_or_says_it_was_not_reached() {
+    let _g = serial();
+    let p = pool(POOL);
+    let run = |steady: &str, max: &str| {
+        let args = format!(
+            "rados write -p {p} -b 4K -t 4 --interval 500ms --steady {steady} \
+             --steady-window 1s --steady-max {max}"
+        );
+        json_run(&args.split_whitespace().collect::<Vec<_>>())
+    };
+    let v = run("lat:1000%", "20s");
+    let j = &v["jobs"][0];
+    assert_eq!(j["stop_reason"], "steady", "{}", v["warnings"]);
+    // Steady at the first full window (two 0.5 s intervals), long before 20 s.
+    let elapsed = j["elapsed_s"].as_f64().unwrap();
+    assert!((0.9..5.0).contains(&elapsed), "{elapsed}");
+    assert!(!v["warnings"].to_string().contains("not steady"));
+    let v = run("iops:0.001", "2s");
+    let j = &v["jobs"][0];
+    assert_eq!(j["stop_reason"], "duration");
+    let w = v["warnings"].to_string();
+    assert!(
+        w.contains("not steady after 2 s (iops:0.001; the last 1 s moved"),
+        "{w}"
+    );
+}
+
 /// Each measured interval's p50 ≤ p99 ≤ max; the slowest interval's max is
 /// the job's max (both exact), the intervals' ops add up to the job's and to
 /// its histogram's count, and the job's p99 lies within the intervals' p99s

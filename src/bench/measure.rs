@@ -55,6 +55,8 @@ pub(super) struct Ran {
     pub timeline: Timelines,
     /// When the measured ops started, on this host's clock.
     pub measured_start: SystemTime,
+    /// Where the job stood against `--steady`, if asked.
+    pub steady: Option<crate::steady::Verdict>,
 }
 
 /// What a run's cleanup did.
@@ -83,6 +85,8 @@ pub(super) struct Setup<'a> {
     pub counter_interval: Duration,
     /// An open loop (`--rate`).
     pub open_loop: bool,
+    /// `--steady`, if asked.
+    pub steady: Option<crate::steady::SteadyConfig>,
     /// The pool's settings (its OSDs' RAM is measured after the job).
     pub pool_settings: Option<PoolSettings>,
     /// The warnings so far.
@@ -107,7 +111,14 @@ pub(super) async fn measure<J: Job>(setup: Setup<'_>, mut job: J) -> Result<Outc
     let mut probes = Probes::before(rados, pool, setup.telemetry, &mut warnings);
     probes.sample_counters(rados, setup.counter_interval);
     let (outcome, timeline, measured_start) = match job.run(probes.slots.as_deref()).await? {
-        Some(r) => (Some(r.out), r.timeline, Some(r.measured_start)),
+        Some(r) => {
+            if let (Some(v), Some(cfg)) = (r.steady, setup.steady.as_ref()) {
+                if !v.attained {
+                    warnings.push(not_steady(cfg, &v));
+                }
+            }
+            (Some(r.out), r.timeline, Some(r.measured_start))
+        }
         None => (None, Timelines::default(), None),
     };
     let osds = probes.after(rados, outcome.as_ref(), &mut warnings);
@@ -178,6 +189,34 @@ pub struct Outcome {
     pub measured_start: Option<SystemTime>,
 }
 
+/// The report's line for a job that ran `--steady-max` without becoming
+/// steady.
+pub(super) fn not_steady(cfg: &crate::steady::SteadyConfig, v: &crate::steady::Verdict) -> String {
+    let last = match v.last {
+        Some(c) => format!(
+            "; the last {:.0} s moved {} against a limit of {} (window mean {})",
+            cfg.window.as_secs_f64(),
+            fmt_figure(c.value),
+            fmt_figure(c.limit),
+            fmt_figure(c.mean),
+        ),
+        None => String::new(),
+    };
+    format!(
+        "not steady after {:.0} s ({}{last}): the figures are over the whole measured window",
+        cfg.max.as_secs_f64(),
+        cfg.criterion
+    )
+}
+
+fn fmt_figure(x: f64) -> String {
+    if x.abs() >= 100.0 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.3}")
+    }
+}
+
 /// Drives `job` while sampling `counters` every `interval` (the timeline, and
 /// the live line on stderr when `live`), on a [`Schedule`] that ends an
 /// interval exactly where the ramp does. A tick missed by a busy host is
@@ -188,10 +227,14 @@ pub async fn sampled<F: Future>(
     ramp: Duration,
     interval: Duration,
     live: bool,
-) -> (F::Output, Timelines) {
+    steady: Option<&crate::steady::SteadyConfig>,
+) -> (F::Output, Timelines, Option<crate::steady::Verdict>) {
     let start = Instant::now();
     let plan = Schedule::new(ramp, interval);
     let mut sampler = Sampler::new(counters, start, plan.ramp_ticks, live);
+    if let Some(Ok(c)) = steady.map(|s| s.criterion()) {
+        sampler.watch_steady(c, steady.map_or(Duration::ZERO, |s| s.window), interval);
+    }
     tokio::pin!(job);
     let at = |k: u32| start + plan.first + plan.interval * k;
     let mut k = 0u32;
@@ -209,5 +252,6 @@ pub async fn sampled<F: Future>(
         }
     };
     sampler.tick();
-    (out, sampler.into_samples())
+    let verdict = sampler.steady_verdict();
+    (out, sampler.into_samples(), verdict)
 }

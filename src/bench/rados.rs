@@ -71,6 +71,9 @@ pub struct RadosConfig {
     /// p50, p99 and max per interval and op kind.
     #[serde(default = "crate::progress::default_interval")]
     pub interval: std::time::Duration,
+    /// `--steady`: stop once steady (the duration is `--steady-max`).
+    #[serde(default)]
+    pub steady: Option<crate::steady::SteadyConfig>,
     /// `--create-pool`: create the pool if it does not exist (and remove it
     /// afterwards, when it was created by this run and cleanup is on).
     pub create_pool: Option<PoolSpec>,
@@ -312,6 +315,7 @@ pub async fn run_rados(
         telemetry: cfg.telemetry,
         counter_interval: cfg.counter_interval,
         open_loop: cfg.rate.is_some(),
+        steady: cfg.steady.clone(),
         pool_settings,
         warnings,
         interrupted: false,
@@ -378,11 +382,19 @@ impl Job for RadosJob<'_> {
             self.stop.clone(),
             WorkerProgress::new(Arc::clone(&counters)),
         );
-        let (out, timeline) =
-            sampled(worker, vec![counters], cfg.ramp, cfg.interval, cfg.live).await;
+        let (out, timeline, steady) = sampled(
+            worker,
+            vec![counters],
+            cfg.ramp,
+            cfg.interval,
+            cfg.live,
+            cfg.steady.as_ref(),
+        )
+        .await;
         Ok(Some(Ran {
             out,
             timeline,
+            steady,
             measured_start,
         }))
     }

@@ -104,6 +104,9 @@ pub struct RbdConfig {
     /// p50, p99 and max per interval and op kind.
     #[serde(default = "crate::progress::default_interval")]
     pub interval: std::time::Duration,
+    /// `--steady`: stop once steady (the duration is `--steady-max`).
+    #[serde(default)]
+    pub steady: Option<crate::steady::SteadyConfig>,
     /// Start the measured jobs at this time (after creating and
     /// preconditioning the image), for runs coordinated across clients.
     #[serde(default)]
@@ -259,12 +262,13 @@ async fn write_test_area(
         stop.clone(),
         WorkerProgress::new(Arc::clone(&counters)),
     );
-    let (mut out, _) = sampled(
+    let (mut out, _, _) = sampled(
         job,
         vec![counters],
         Duration::ZERO,
         crate::progress::DEFAULT_INTERVAL,
         live,
+        None,
     )
     .await;
     let error = out.first_error.take().map(|e| diagnose(rados, pool, e));
@@ -451,6 +455,7 @@ async fn run_on_image(
         telemetry: cfg.telemetry && !skip_run,
         counter_interval: cfg.counter_interval,
         open_loop: cfg.rate.is_some(),
+        steady: cfg.steady.clone(),
         pool_settings,
         warnings,
         interrupted,
@@ -535,8 +540,15 @@ impl Job for RbdJob<'_> {
                     WorkerProgress::new(Arc::clone(c)),
                 )
             });
-        let (outs, timeline) =
-            sampled(join_all(jobs), counters, cfg.ramp, cfg.interval, cfg.live).await;
+        let (outs, timeline, steady) = sampled(
+            join_all(jobs),
+            counters,
+            cfg.ramp,
+            cfg.interval,
+            cfg.live,
+            cfg.steady.as_ref(),
+        )
+        .await;
         drop(targets);
         let out = JobOutcome::merge(outs);
         let done = out
@@ -549,6 +561,7 @@ impl Job for RbdJob<'_> {
         Ok(out.map(|out| Ran {
             out,
             timeline,
+            steady,
             measured_start,
         }))
     }

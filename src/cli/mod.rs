@@ -301,6 +301,40 @@ fn interval(s: &str) -> Result<Duration, String> {
     cephbench::plan::interval(cephbench::plan::Source::Flags, "interval", dur(s)?)
 }
 
+/// `--steady` and its window, shared by `rados` and `rbd`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SteadyArgs {
+    /// Stop once steady, with fio's criteria over the last --steady-window of intervals:
+    /// iops:2% (every interval's IOPS within 2 % of the window's mean), iops_slope:0.5%
+    /// (least-squares slope per second), lat:5%, lat_slope:1% (mean latency; without %: ms).
+    #[arg(long, value_name = "CRITERION")]
+    pub steady: Option<String>,
+    /// The rolling window --steady looks at [default: 30s].
+    #[arg(long, value_parser = dur, value_name = "DURATION")]
+    pub steady_window: Option<Duration>,
+    /// Longest measured run with --steady; past it the report says "not steady after" [default: 10m].
+    #[arg(long, value_parser = dur, value_name = "DURATION")]
+    pub steady_max: Option<Duration>,
+}
+
+impl SteadyArgs {
+    /// The validated `--steady` config (its window against the shortest
+    /// `--interval`; the command checks it again at the one given).
+    pub fn config(
+        &self,
+        duration_given: bool,
+    ) -> Result<Option<cephbench::steady::SteadyConfig>, UsageError> {
+        cephbench::plan::steady(
+            self.steady.as_deref(),
+            self.steady_window,
+            self.steady_max,
+            cephbench::plan::MIN_INTERVAL,
+            duration_given,
+        )
+        .map_err(UsageError)
+    }
+}
+
 /// Bad input that clap's types cannot catch; printed as one line, exit 2.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]

@@ -19,6 +19,7 @@ pub fn rados(conn: &ConnArgs, args: &RadosArgs, g: &Globals) -> anyhow::Result<E
     cfg.telemetry = g.telemetry;
     cfg.counter_interval = g.counter_interval;
     cfg.interval = g.interval;
+    steady_at_interval(cfg.steady.as_ref(), g)?;
     let group = args.group.config(&args.pool, &args.namespace)?;
     let s = connect::connect(conn, Vec::new())?;
     s.rt.block_on(async {
@@ -40,6 +41,7 @@ pub fn rbd(conn: &ConnArgs, args: &RbdArgs, g: &Globals) -> anyhow::Result<ExitC
     cfg.telemetry = g.telemetry;
     cfg.counter_interval = g.counter_interval;
     cfg.interval = g.interval;
+    steady_at_interval(cfg.steady.as_ref(), g)?;
     let group = args.group.config(&args.pool, "")?;
     let s = connect::connect(conn, bench::rbd_cache_overrides(cfg.rbd_cache))?;
     s.rt.block_on(async {
@@ -136,4 +138,23 @@ fn finish_group(outcome: cephbench::group::GroupOutcome, g: &Globals) -> anyhow:
         outcome.result.interrupted,
         None,
     ))
+}
+
+/// `--steady-window` against the `--interval` given (the flags were checked
+/// at the default interval).
+fn steady_at_interval(
+    s: Option<&cephbench::steady::SteadyConfig>,
+    g: &Globals,
+) -> Result<(), crate::cli::UsageError> {
+    if let Some(s) = s {
+        cephbench::plan::steady(
+            Some(&s.criterion),
+            Some(s.window),
+            Some(s.max),
+            g.interval,
+            false,
+        )
+        .map_err(crate::cli::UsageError)?;
+    }
+    Ok(())
 }

@@ -480,6 +480,7 @@ impl PoolSession {
                         telemetry: opts.telemetry,
                         counter_interval: opts.counter_interval,
                         interval: opts.interval,
+                        steady: None,
                         start_at: None,
                         rate: None,
                     };
@@ -532,6 +533,7 @@ impl PoolSession {
                         telemetry: opts.telemetry,
                         counter_interval: opts.counter_interval,
                         interval: opts.interval,
+                        steady: None,
                         start_at: None,
                         rate: None,
                         create_pool: None,
