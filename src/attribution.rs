@@ -60,6 +60,15 @@
 //! the replicas' counters (their `subop_w` unread, or a result made before the
 //! split) the wait stays one `replication` share, with a note.
 //!
+//! With `--op-history` ([`OsdInputs::evidence`], at least
+//! [`MIN_EVIDENCE_OPS`] recorded ops) the OSD-side shares come from the
+//! OSDs' records of this run's own ops instead (`split_from_records`):
+//! queue = `all_read → reached_pg` (+ the replies' wait to be handled), local
+//! = `reached_pg → op_commit` (when the primary's own commit callback ran, so
+//! its dispatch is local, not the cable's), the wait beyond it split per op
+//! into the OSDs' round trip and the replica's own time; only the device
+//! flush still comes from the counters.
+//!
 //! Reads have no replication share (`op_r_latency`, `op_r_process_latency`).
 //! Every share is an OSD-reported or probe-measured mean over the run window;
 //! the client-side remainder is `unattributed`, which may come out negative
@@ -68,6 +77,7 @@
 
 use crate::result::{Attribution, BenchResult, Part, ReplicaSet, Share};
 use crate::telemetry::counters::OsdCounters;
+use crate::telemetry::historic::OpEvidence;
 
 /// What is known about one op kind on one primary OSD.
 #[derive(Debug, Clone, Copy)]
@@ -94,7 +104,15 @@ pub struct OsdInputs<'a> {
     /// ([`slowest_replica_ns`]); `None`: not known, the replication wait is
     /// not split.
     pub replica_ns: Option<f64>,
+    /// `--op-history`: the same ops' time on this OSD from its own records
+    /// of each op; used instead of the counters' means where it has at least
+    /// [`MIN_EVIDENCE_OPS`] ops.
+    pub evidence: Option<&'a OpEvidence>,
 }
+
+/// The fewest recorded ops per OSD and kind for the split to take its
+/// OSD-side shares from them rather than from the counters.
+pub const MIN_EVIDENCE_OPS: u64 = 20;
 
 /// The mean over a primary's PGs (weighted by PG count) of the slowest
 /// replica's mean repop time, from each replica OSD's `subop_w` mean (ns;
@@ -133,6 +151,10 @@ pub fn split_osd(i: &OsdInputs<'_>) -> Attribution {
         }
     };
     notes.push(CLIENT_NOTE.to_string());
+    let evidence = i.evidence.filter(|e| e.ops >= MIN_EVIDENCE_OPS);
+    if let Some(ev) = evidence {
+        return split_from_records(i, ev, shares, notes);
+    }
     // The payload's time on the wire, at the path's measured bandwidth.
     let payload = i
         .bandwidth
@@ -286,6 +308,124 @@ pub fn split_osd(i: &OsdInputs<'_>) -> Attribution {
             push(Part::Replica, Some(0.0));
         }
         _ => {}
+    }
+    finish(i.client_mean_ns, shares, notes)
+}
+
+/// The flush share out of a local time: BlueStore's kv queue and sync
+/// round (per transaction, a mean over every transaction of the OSD),
+/// capped at `local`; `None` without those timers.
+fn flush_of(c: Option<&OsdCounters>, local: f64) -> Option<f64> {
+    let c = c.filter(|c| !c.reset)?;
+    let q = c.state_kv_queued_lat.and_then(|d| d.mean_ns)?;
+    let k = c.state_kv_commiting_lat.and_then(|d| d.mean_ns)?;
+    Some((q + k).clamp(0.0, local.max(0.0)))
+}
+
+/// The split from the OSD's records of this run's own ops: every OSD-side
+/// share is a mean over those ops; only the device flush (which no op
+/// record times) comes from the counters.
+fn split_from_records(
+    i: &OsdInputs<'_>,
+    ev: &OpEvidence,
+    mut shares: Vec<Share>,
+    mut notes: Vec<String>,
+) -> Attribution {
+    let mut push = |part, ns: f64| {
+        if ns.is_finite() {
+            shares.push(Share { part, ns });
+        }
+    };
+    let write = i.op == "write";
+    // A write's payload arrives after the receive stamp: the OSD timed it.
+    // A read's reply payload leaves after the reply stamp: at the path's
+    // bandwidth, when measured.
+    let payload = if write {
+        Some(ev.receive_ns)
+    } else {
+        i.bandwidth
+            .filter(|b| *b > 0.0)
+            .map(|bw| i.op_bytes / bw * 1e9 + ev.receive_ns)
+    };
+    match (i.rtt_ns, payload) {
+        (Some(r), Some(p)) => push(Part::PublicNetwork, r + p),
+        (Some(r), None) => push(Part::PublicNetwork, r + ev.receive_ns),
+        (None, _) => notes.push("no client RTT to this OSD: public network not split out".into()),
+    }
+    if let (Some(_), Some(m)) = (i.rtt_ns, i.rtt_method) {
+        notes.push(format!(
+            "public network = the fastest {m} round trip + the payload's receive as the OSD \
+             recorded it (header read → all read){}",
+            if write {
+                ""
+            } else {
+                " and the reply's at the path's bandwidth"
+            }
+        ));
+    }
+    let reply_queue = ev.reply_queue_ns.unwrap_or(0.0);
+    push(Part::OsdQueue, ev.queue_ns + reply_queue);
+    let flush = flush_of(i.counters, ev.local_ns);
+    push(Part::OsdLocal, ev.local_ns - flush.unwrap_or(0.0));
+    if let Some(f) = flush {
+        push(Part::DeviceFlush, f);
+    } else if write {
+        notes.push(
+            "no BlueStore kv state timers (memstore, or an objectstore without them): no device \
+             flush share, it stays in OSD local"
+                .into(),
+        );
+    }
+    if !write || i.pool_size <= 1 {
+        push(Part::ClusterNetwork, 0.0);
+        push(Part::Replica, 0.0);
+    } else {
+        match (ev.cluster_network_ns, ev.replica_ns) {
+            (Some(c), Some(r)) => {
+                push(Part::ClusterNetwork, c);
+                push(Part::Replica, r);
+            }
+            _ => {
+                push(Part::Replication, ev.replication_ns - reply_queue);
+                notes.push(
+                    "replication not split: the replicas' records of the repops were not found \
+                     (their histories too small for the run's ops? raise --op-history)"
+                        .into(),
+                );
+            }
+        }
+    }
+    notes.push(format!(
+        "from {} of this run's ops as this OSD recorded them (--op-history): queue = payload read \
+         → the PG took the op{}; local = → its own commit callback ran (op_commit), plus the reply; \
+         replication = own commit → the last replica's commit handled{}",
+        ev.ops,
+        if write && i.pool_size > 1 {
+            ", plus the replicas' replies waiting to be handled"
+        } else {
+            ""
+        },
+        if write && i.pool_size > 1 {
+            "; cluster network = the repop and its reply between the OSDs' receive stamps (back \
+             network and both messengers), as far as the primary waited; replica = the rest: the \
+             replica's own time beyond the primary's commit"
+        } else {
+            ""
+        },
+    ));
+    if let (Some(p10), true) = (ev.repop_round_trip_p10_ns, write && i.pool_size > 1) {
+        notes.push(format!(
+            "the fastest tenth of repops went out and back in {:.3} ms (wire and messengers not \
+             waiting for a CPU)",
+            p10 / 1e6
+        ));
+    }
+    if ev.history_full {
+        notes.push(
+            "the OSD's op history was full at a poll: ops may have been dropped, the fastest \
+             first (raise --op-history)"
+                .into(),
+        );
     }
     finish(i.client_mean_ns, shares, notes)
 }
@@ -940,6 +1080,7 @@ fn attribute_shares(result: &mut BenchResult) {
                 bandwidth: bandwidth(o.osd),
                 pool_size: size,
                 replica_ns,
+                evidence: row.evidence.as_ref(),
             });
             per_osd.push((o.osd, ix, a));
         }
@@ -1021,6 +1162,7 @@ mod tests {
             bandwidth: None,
             pool_size: 3,
             replica_ns,
+            evidence: None,
         })
     }
 
@@ -1123,6 +1265,7 @@ mod tests {
                 bandwidth: None,
                 pool_size: size,
                 replica_ns: None,
+                evidence: None,
             })
         };
         // size 1: process 4 = local 2.5 + flush 1.5.
@@ -1160,6 +1303,7 @@ mod tests {
             bandwidth: None,
             pool_size: 1,
             replica_ns: None,
+            evidence: None,
         });
         assert_eq!(get(&w, Part::ClusterNetwork), Some(0.0));
         assert_eq!(get(&w, Part::Replica), Some(0.0));
@@ -1177,6 +1321,7 @@ mod tests {
             bandwidth: None,
             pool_size: 3,
             replica_ns: None,
+            evidence: None,
         });
         assert_eq!(get(&r, Part::OsdQueue), Some(0.25));
         assert_eq!(get(&r, Part::OsdLocal), Some(0.75));
@@ -1200,6 +1345,7 @@ mod tests {
                 bandwidth: None,
                 pool_size: 3,
                 replica_ns: None,
+                evidence: None,
             });
             assert_eq!(get(&a, Part::OsdQueue), None);
             assert_eq!(get(&a, Part::Unattributed), Some(2.0));
@@ -1221,6 +1367,7 @@ mod tests {
             bandwidth: None,
             pool_size: 2,
             replica_ns: None,
+            evidence: None,
         });
         assert_eq!(get(&a, Part::Replication), Some(0.0));
         assert_eq!(get(&a, Part::OsdLocal), Some(4.0));
@@ -1236,6 +1383,7 @@ mod tests {
             bandwidth: None,
             pool_size: 2,
             replica_ns: None,
+            evidence: None,
         });
         assert_eq!(get(&a, Part::Replication), Some(3.5));
     }
@@ -1255,6 +1403,7 @@ mod tests {
                 bandwidth,
                 pool_size: 1,
                 replica_ns: None,
+                evidence: None,
             })
         };
         let w = mk("write", Some(1e9), Some(0.25e6));
@@ -1325,6 +1474,7 @@ mod tests {
                         p99_ns: 0,
                         histogram: None,
                         attribution: None,
+                        evidence: None,
                     }],
                     counters: Some(c),
                     timeline: Vec::new(),
@@ -1754,6 +1904,7 @@ mod tests {
                 bandwidth: None,
                 pool_size: 3,
                 replica_ns: None,
+                evidence: None,
             })
         };
         let (a, b) = (mk(6e6, 0.2e6), mk(8e6, 0.6e6));

@@ -343,6 +343,10 @@ pub struct OsdClientRow {
     /// Where this OSD's mean went, if the counters allow saying.
     #[serde(default)]
     pub attribution: Option<Attribution>,
+    /// `--op-history`: the same ops' time on this OSD from its own records
+    /// of each op (the split then uses it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<crate::telemetry::historic::OpEvidence>,
 }
 
 /// One of the client's slowest ops and where its time went.

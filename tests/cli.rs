@@ -144,6 +144,40 @@ fn end_flush_needs_writes_and_one_client() {
 }
 
 #[test]
+fn op_history_is_bounded_and_for_one_client() {
+    for (args, want) in [
+        (
+            vec!["--op-history", "5", "rados", "write", "-p", "x"],
+            "100..=100000",
+        ),
+        (
+            vec![
+                "--op-history",
+                "500",
+                "rados",
+                "write",
+                "-p",
+                "x",
+                "--group",
+                "g",
+                "--clients",
+                "2",
+            ],
+            "--op-history is for one client",
+        ),
+    ] {
+        let out = cephbench()
+            .args(["-m", "127.0.0.1:1"])
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let e = one_line_error(&out);
+        assert!(e.contains(want), "{args:?}: {e}");
+    }
+}
+
+#[test]
 fn block_larger_than_object_is_rejected() {
     let out = cephbench()
         .args(["rados", "write", "-p", "x", "-b", "8M", "-O", "4M"])

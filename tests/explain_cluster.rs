@@ -306,8 +306,18 @@ fn share(a: &Value, part: &str) -> Option<f64> {
         .map(|s| s["ns"].as_f64().unwrap() / 1e6)
 }
 
-/// Per primary OSD: (client mean ms, attribution) of its write row.
-fn osd_rows(v: &Value) -> Vec<(i64, f64, Value)> {
+/// The sum of an attribution's shares, ms.
+fn total_ms(a: &Value) -> f64 {
+    a["shares"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["ns"].as_f64().unwrap() / 1e6)
+        .sum()
+}
+
+/// Each OSD with a write row: (the OSD's report, its write row).
+fn write_rows(v: &Value) -> Vec<(&Value, &Value)> {
     v["osds"]
         .as_array()
         .unwrap()
@@ -317,11 +327,21 @@ fn osd_rows(v: &Value) -> Vec<(i64, f64, Value)> {
                 .as_array()?
                 .iter()
                 .find(|r| r["op"] == "write")?;
-            Some((
+            Some((o, row))
+        })
+        .collect()
+}
+
+/// Per primary OSD: (client mean ms, attribution) of its write row.
+fn osd_rows(v: &Value) -> Vec<(i64, f64, Value)> {
+    write_rows(v)
+        .into_iter()
+        .map(|(o, row)| {
+            (
                 o["osd"].as_i64().unwrap(),
                 row["mean_ns"].as_f64().unwrap() / 1e6,
                 row["attribution"].clone(),
-            ))
+            )
         })
         .collect()
 }
@@ -437,6 +457,129 @@ fn a_background_writer_on_another_pool_is_named() {
     assert!(f.contains("this run sent only osd."), "{f}");
 }
 
+/// Each OSD's `osd_op_history_size` and `osd_op_history_duration`, as the
+/// OSDs themselves answer.
+fn op_history_settings() -> Vec<String> {
+    (0..3)
+        .flat_map(|osd| {
+            ["osd_op_history_size", "osd_op_history_duration"].map(|key| {
+                common::ceph(&["tell", &format!("osd.{osd}"), "config", "get", key])
+                    .split('"')
+                    .nth(3)
+                    .unwrap_or_default()
+                    .to_string()
+            })
+        })
+        .collect()
+}
+
+/// `--op-history`: each OSD's records of this run's own ops. On a quiet
+/// size-3 pool they cover the run's ops, their OSD time matches the OSD's
+/// own op_w_latency counter, and the split takes its OSD-side shares from
+/// them (still adding up to the mean). Beside a background writer on
+/// another pool the records are still only this run's (the OSD counted far
+/// more ops), and no op spent longer in the OSD than the client waited for
+/// it. Both times the OSDs' history settings are put back.
+#[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
+fn per_op_evidence_is_this_runs_ops_and_the_history_is_put_back() {
+    let _g = serial();
+    let p3 = common::pool_sized("cbt-explain-3", "rados", 3);
+    let other = common::pool_sized("cbt-explain-bg", "rados", 1);
+    let settings = op_history_settings();
+    // (osd, client ops, client mean ms, evidence, OSD op_w count, op_w mean ms)
+    let rows = |v: &Value| -> Vec<(i64, u64, f64, Value, u64, f64)> {
+        write_rows(v)
+            .into_iter()
+            .map(|(o, row)| {
+                let c = &o["counters"];
+                (
+                    o["osd"].as_i64().unwrap(),
+                    row["ops"].as_u64().unwrap(),
+                    row["mean_ns"].as_f64().unwrap() / 1e6,
+                    row["evidence"].clone(),
+                    c["op_w"].as_u64().unwrap(),
+                    c["op_w_latency"]["mean_ns"].as_f64().unwrap() / 1e6,
+                )
+            })
+            .collect()
+    };
+    let ev_ms = |e: &Value, k: &str| e[k].as_f64().unwrap() / 1e6;
+    let quiet = write_run_with(p3, "3", &["--op-history", "2000"]);
+    assert_eq!(op_history_settings(), settings, "settings not put back");
+    let a = &quiet["jobs"][0]["attribution"];
+    let mean = quiet["jobs"][0]["latency_ns"]["mean"].as_f64().unwrap() / 1e6;
+    let total = total_ms(a);
+    assert!((total - mean).abs() < 1e-6, "shares {total} vs mean {mean}");
+    assert!(a["notes"].to_string().contains("--op-history"), "{a}");
+    let repl = share(a, "cluster_network").unwrap() + share(a, "replica").unwrap();
+    assert!(repl > 0.01, "size-3 write with no replication share: {a}");
+    for (osd, ops, m, e, _, op_w_ms) in rows(&quiet) {
+        let (n, split) = (e["ops"].as_u64().unwrap(), e["split_ops"].as_u64().unwrap());
+        assert!(
+            n <= ops + 2 && n * 10 >= ops * 7,
+            "osd.{osd}: {ops} ops, {e}"
+        );
+        assert!(
+            split * 10 >= n * 9,
+            "osd.{osd}: wait split for {split} of {n}"
+        );
+        let osd_ms = ev_ms(&e, "osd_ns");
+        eprintln!(
+            "quiet osd.{osd}: {n} of {ops} ops recorded; OSD time {osd_ms:.3} ms (op_w_latency \
+             {op_w_ms:.3}), client {m:.3} ms; {e}"
+        );
+        assert!(
+            osd_ms < m,
+            "osd.{osd}: OSD time {osd_ms} ms > client {m} ms"
+        );
+        assert!(
+            (osd_ms - op_w_ms).abs() <= 0.2 * op_w_ms + 0.1,
+            "osd.{osd}: records say {osd_ms:.3} ms in the OSD, its op_w_latency {op_w_ms:.3} ms"
+        );
+    }
+
+    let mut bg = std::process::Command::new("timeout")
+        .args(["60", "rados", "-c"])
+        .arg(common::conf())
+        .args([
+            "-p", other, "bench", "30", "write", "-b", "65536", "-t", "16",
+        ])
+        .args(["--no-cleanup"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let busy = write_run_with(p3, "3", &["--op-history", "2000"]);
+    let _ = bg.kill();
+    let _ = bg.wait();
+    let _ = common::rados(&["-p", other, "cleanup"]);
+    assert_eq!(op_history_settings(), settings, "settings not put back");
+    let mut others = 0;
+    for (osd, ops, m, e, op_w, op_w_ms) in rows(&busy) {
+        let n = e["ops"].as_u64().unwrap();
+        let osd_ms = ev_ms(&e, "osd_ns");
+        eprintln!(
+            "busy osd.{osd}: {n} of {ops} ops recorded (the OSD counted {op_w}); OSD time \
+             {osd_ms:.3} ms (op_w_latency over every client's ops {op_w_ms:.3}), client {m:.3} ms"
+        );
+        assert!(
+            n <= ops + 2 && n * 10 >= ops * 7,
+            "osd.{osd}: {ops} ops, {e}"
+        );
+        assert!(
+            osd_ms < m,
+            "osd.{osd}: OSD time {osd_ms} ms > client {m} ms"
+        );
+        others += op_w.saturating_sub(ops);
+    }
+    assert!(
+        others > 100,
+        "the background writer's ops did not reach the OSDs"
+    );
+}
+
 /// The split of a replicated write: every part the tool names is there,
 /// the wait for the replicas is a real share on a size-3 pool (split into
 /// cluster network and replica, never the unsplit `replication`) and none
@@ -453,12 +596,7 @@ fn shares_add_up_to_the_client_mean() {
     let mean = job["latency_ns"]["mean"].as_f64().unwrap() / 1e6;
     let a = &job["attribution"];
     assert_eq!(a["mean_ns"].as_f64().unwrap() / 1e6, mean);
-    let total: f64 = a["shares"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["ns"].as_f64().unwrap() / 1e6)
-        .sum();
+    let total = total_ms(a);
     assert!((total - mean).abs() < 1e-6, "shares {total} vs mean {mean}");
     for part in [
         "public_network",
@@ -476,12 +614,7 @@ fn shares_add_up_to_the_client_mean() {
     assert!(repl > 0.01, "size-3 write with no replication share: {a}");
     // Per OSD: the same identity row by row.
     for (osd, m, a) in osd_rows(&v) {
-        let total: f64 = a["shares"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| s["ns"].as_f64().unwrap() / 1e6)
-            .sum();
+        let total = total_ms(&a);
         assert!((total - m).abs() < 1e-6, "osd.{osd}: {total} vs {m}");
     }
     // The text report: the printed shares (3 decimals) sum to the printed mean.

@@ -139,6 +139,10 @@ struct Lat {
 
 /// `cephbench rados MODE` at QD1 for 4 s (1 s ramp) from the client namespace: its JSON.
 fn bench_json(mode: &str, block: &str, tag: &str) -> serde_json::Value {
+    bench_json_with(mode, block, tag, &[])
+}
+
+fn bench_json_with(mode: &str, block: &str, tag: &str, extra: &[&str]) -> serde_json::Value {
     let mut args = vec![
         "exec",
         "--dir",
@@ -154,6 +158,7 @@ fn bench_json(mode: &str, block: &str, tag: &str) -> serde_json::Value {
     ];
     args.extend(["-t", "1", "-d", "4", "--ramp", "1s", "--progress", "never"]);
     args.extend(["--format", "json", "--run-name", tag]);
+    args.extend(extra);
     if mode == "write" {
         args.push("--no-cleanup");
     }
@@ -249,6 +254,17 @@ fn delay(link: &str, us: u32) {
     );
 }
 
+/// The tests' turn on the rig, or `None` (with a message) where it cannot run.
+fn take_turn() -> Option<std::sync::MutexGuard<'static, ()>> {
+    if let Some(why) = skip_reason() {
+        eprintln!(
+            "SKIPPED: the delay-switch cluster test needs root, /dev/net/tun and `ip netns`: {why}"
+        );
+        return None;
+    }
+    Some(common::serial())
+}
+
 /// Starts the rig (3 OSDs, `clients` client namespaces) and a size-3 pool;
 /// the guard stops it again. Bluestore with `slow_osd` started under the
 /// slow-flush shim (at 0), or memstore.
@@ -293,13 +309,9 @@ fn up_rig(clients: u32, slow_osd: Option<u32>) -> Down {
 #[test]
 #[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn one_way_delays_on_cluster_and_public_links_raise_write_latency_by_two_d() {
-    if let Some(why) = skip_reason() {
-        eprintln!(
-            "SKIPPED: the delay-switch cluster test needs root, /dev/net/tun and `ip netns`: {why}"
-        );
+    let Some(_serial) = take_turn() else {
         return;
-    }
-    let _serial = common::serial();
+    };
     let t_all = Instant::now();
     let _down = up_rig(1, Some(SLOW_OSD));
     // The cluster is only reachable from the client namespace.
@@ -877,13 +889,9 @@ fn group_run(run: &str, secs: u32, agents: &[SwAgent]) -> cephbench::result::Ben
 #[test]
 #[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn three_agents_on_three_client_hosts() {
-    if let Some(why) = skip_reason() {
-        eprintln!(
-            "SKIPPED: the delay-switch cluster test needs root, /dev/net/tun and `ip netns`: {why}"
-        );
+    let Some(_serial) = take_turn() else {
         return;
-    }
-    let _serial = common::serial();
+    };
     let _down = up_rig(3, None);
     // Each client namespace has its own address on the switch, and no other.
     for i in 0..3u32 {
@@ -1070,4 +1078,95 @@ fn three_agents_on_three_client_hosts() {
         );
     }
     let _ = std::fs::remove_dir_all(&base);
+}
+
+/// `--op-history`: the split from the OSDs' records of each op. A one-way
+/// delay D on the cluster network raises its cluster-network share by 2D
+/// (± 20 %) at 4 KiB and at 64 KiB, every primary's records cover the run's
+/// ops and split their wait for the replicas, and the OSDs' history settings
+/// are back to what they were.
+#[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
+fn per_op_evidence_follows_a_cluster_delay() {
+    let Some(_serial) = take_turn() else {
+        return;
+    };
+    let t_all = Instant::now();
+    let _down = up_rig(1, Some(SLOW_OSD));
+    let history = || {
+        let out = ok(
+            cluster(&[
+                "exec",
+                "--dir",
+                dir(),
+                "--",
+                "ceph",
+                "tell",
+                "osd.0",
+                "config",
+                "get",
+                "osd_op_history_size",
+            ]),
+            "config get",
+        );
+        out.split('"').nth(3).unwrap_or_default().to_string()
+    };
+    let before = history();
+    let two_d = 2.0 * f64::from(DELAY_US) / 1e3;
+    for bs in ["4K", "64K"] {
+        let run = |tag: String| {
+            let v = bench_json_with("write", bs, &tag, &["--op-history", "3000"]);
+            common::validate(&v);
+            let job = &v["jobs"][0];
+            assert_eq!(job["errors"].as_u64(), Some(0));
+            for o in v["osds"].as_array().unwrap() {
+                for row in o["client"].as_array().unwrap() {
+                    let ops = row["ops"].as_u64().unwrap();
+                    let ev = &row["evidence"];
+                    let (recorded, split) = (ev["ops"].as_u64(), ev["split_ops"].as_u64());
+                    // The ramp's ops are left out of the records, not of the row.
+                    assert!(
+                        recorded.is_some_and(|r| r <= ops && r * 10 >= ops * 7)
+                            && split.is_some_and(|s| s * 10 >= recorded.unwrap() * 9),
+                        "osd.{} {bs}: {ops} ops, evidence {ev}",
+                        o["osd"]
+                    );
+                }
+            }
+            assert!(
+                job["attribution"]["notes"]
+                    .to_string()
+                    .contains("--op-history"),
+                "{}",
+                job["attribution"]
+            );
+            share(job, "cluster_network")
+        };
+        run(format!("ev-warm-{bs}"));
+        let (mut base, mut rise) = (Vec::new(), Vec::new());
+        for i in 0..2 {
+            let b = run(format!("ev-base{i}-{bs}"));
+            delay("cluster", DELAY_US);
+            let c = run(format!("ev-clu{i}-{bs}"));
+            delay("cluster", 0);
+            base.push(b);
+            rise.push(c - b);
+        }
+        let r = median(rise.clone());
+        eprintln!(
+            "per-op evidence, {bs}: cluster-network share undelayed {base:.3?} ms, rise with \
+             {DELAY_US} us one way {rise:.3?} ms"
+        );
+        assert!(
+            (0.8 * two_d..=1.2 * two_d).contains(&r),
+            "{bs}: cluster delay raised the per-op cluster-network share by {r:+.3} ms, want \
+             {two_d:.1} ± 20%"
+        );
+    }
+    assert_eq!(
+        history(),
+        before,
+        "osd.0's op history size was not put back"
+    );
+    eprintln!("wall time: {:.0} s", t_all.elapsed().as_secs_f64());
 }

@@ -160,6 +160,7 @@ fn fixture() -> BenchResult {
                 p99_ns: 22_000_000,
                 histogram: None,
                 attribution: Some(attribution()),
+                evidence: None,
             }],
             counters: Some(OsdCounters {
                 osd: 0,

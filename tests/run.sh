@@ -30,7 +30,7 @@ fi
 # binaries one after another, so one cluster serves them all. They are marked
 # #[ignore] (plain `cargo test` needs no cluster and lists them as ignored);
 # here they run with the rest.
-cargo test --workspace -- --include-ignored
+cargo test --workspace --no-fail-fast -- --include-ignored
 step "cargo test"
 
 # The FFI layer's tests once more under valgrind memcheck (a short subset).

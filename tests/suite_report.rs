@@ -484,6 +484,7 @@ fn builtins_are_the_methods() {
         telemetry: false,
         counter_interval: std::time::Duration::ZERO,
         interval: std::time::Duration::from_secs(1),
+        op_history: None,
         progress: false,
         group: None,
         namespace: None,

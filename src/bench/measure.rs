@@ -57,6 +57,8 @@ pub(super) struct Ran {
     pub measured_start: SystemTime,
     /// Where the job stood against `--steady`, if asked.
     pub steady: Option<crate::steady::Verdict>,
+    /// The ramp, from `measured_start` on: its ops are not measured.
+    pub ramp: Duration,
 }
 
 /// What a run's cleanup did.
@@ -83,6 +85,8 @@ pub(super) struct Setup<'a> {
     /// How often to sample the OSD counters during the job (zero: only
     /// before and after).
     pub counter_interval: Duration,
+    /// `--op-history N`: per-op evidence from the OSDs' raised op history.
+    pub op_history: Option<u32>,
     /// An open loop (`--rate`).
     pub open_loop: bool,
     /// `--steady`, if asked.
@@ -110,18 +114,20 @@ pub(super) async fn measure<J: Job>(setup: Setup<'_>, mut job: J) -> Result<Outc
     } = setup;
     let mut probes = Probes::before(rados, pool, setup.telemetry, &mut warnings);
     probes.sample_counters(rados, setup.counter_interval);
-    let (outcome, timeline, measured_start) = match job.run(probes.slots.as_deref()).await? {
+    probes.sample_ops(rados, setup.op_history, &mut warnings);
+    let (outcome, timeline, measured_start, ramp) = match job.run(probes.slots.as_deref()).await? {
         Some(r) => {
             if let (Some(v), Some(cfg)) = (r.steady, setup.steady.as_ref()) {
                 if !v.attained {
                     warnings.push(not_steady(cfg, &v));
                 }
             }
-            (Some(r.out), r.timeline, Some(r.measured_start))
+            (Some(r.out), r.timeline, Some(r.measured_start), r.ramp)
         }
-        None => (None, Timelines::default(), None),
+        None => (None, Timelines::default(), None, Duration::ZERO),
     };
-    let osds = probes.after(rados, outcome.as_ref(), &mut warnings);
+    let ramp_end = measured_start.map(|t| t + ramp);
+    let osds = probes.after(rados, outcome.as_ref(), ramp_end, &mut warnings);
     if let Some(p) = pool_settings.as_mut() {
         cluster::measure_osd_ram(rados, p);
     }

@@ -74,6 +74,10 @@ pub struct RadosConfig {
     /// `--steady`: stop once steady (the duration is `--steady-max`).
     #[serde(default)]
     pub steady: Option<crate::steady::SteadyConfig>,
+    /// `--op-history N`: raise the OSDs' op history to N for the run and
+    /// take per-op evidence from it (`None`: the OSDs are left alone).
+    #[serde(default)]
+    pub op_history: Option<u32>,
     /// `--create-pool`: create the pool if it does not exist (and remove it
     /// afterwards, when it was created by this run and cleanup is on).
     pub create_pool: Option<PoolSpec>,
@@ -314,6 +318,7 @@ pub async fn run_rados(
         started_unix,
         telemetry: cfg.telemetry,
         counter_interval: cfg.counter_interval,
+        op_history: cfg.op_history,
         open_loop: cfg.rate.is_some(),
         steady: cfg.steady.clone(),
         pool_settings,
@@ -396,6 +401,7 @@ impl Job for RadosJob<'_> {
             timeline,
             steady,
             measured_start,
+            ramp: cfg.ramp,
         }))
     }
 

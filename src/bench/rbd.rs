@@ -107,6 +107,10 @@ pub struct RbdConfig {
     /// `--steady`: stop once steady (the duration is `--steady-max`).
     #[serde(default)]
     pub steady: Option<crate::steady::SteadyConfig>,
+    /// `--op-history N`: raise the OSDs' op history to N for the run and
+    /// take per-op evidence from it (`None`: the OSDs are left alone).
+    #[serde(default)]
+    pub op_history: Option<u32>,
     /// Start the measured jobs at this time (after creating and
     /// preconditioning the image), for runs coordinated across clients.
     #[serde(default)]
@@ -454,6 +458,7 @@ async fn run_on_image(
         started_unix,
         telemetry: cfg.telemetry && !skip_run,
         counter_interval: cfg.counter_interval,
+        op_history: cfg.op_history,
         open_loop: cfg.rate.is_some(),
         steady: cfg.steady.clone(),
         pool_settings,
@@ -563,6 +568,7 @@ impl Job for RbdJob<'_> {
             timeline,
             steady,
             measured_start,
+            ramp: cfg.ramp,
         }))
     }
 

@@ -119,6 +119,20 @@ pub struct Cli {
         help_heading = OUTPUT
     )]
     pub interval: Duration,
+    /// Raise each OSD's op history to N ops for the run (and a 3 s window;
+    /// both put back afterwards) and split the mean from the OSDs' records
+    /// of this run's own ops, not only from their counters (needs osd 'allow *').
+    #[arg(
+        long,
+        global = true,
+        value_name = "N",
+        value_parser = clap::value_parser!(u32).range(
+            i64::from(cephbench::telemetry::ophistory::MIN_SIZE)
+                ..=i64::from(cephbench::telemetry::ophistory::MAX_SIZE)
+        ),
+        help_heading = TELEMETRY
+    )]
+    pub op_history: Option<u32>,
     /// Per-second progress line on stderr: auto = when stderr is a terminal.
     #[arg(long, value_enum, default_value_t = Progress::Auto, global = true, help_heading = OUTPUT)]
     pub progress: Progress,
@@ -148,6 +162,8 @@ pub struct Globals {
     pub counter_interval: Duration,
     /// `--interval`: the timeline's sample length.
     pub interval: Duration,
+    /// `--op-history`.
+    pub op_history: Option<u32>,
 }
 
 impl Cli {
@@ -166,6 +182,7 @@ impl Cli {
             telemetry: !self.no_telemetry,
             counter_interval: self.counter_interval,
             interval: self.interval,
+            op_history: self.op_history,
         }
     }
 }

@@ -237,6 +237,7 @@ impl RadosArgs {
             counter_interval: cephbench::telemetry::DEFAULT_COUNTER_INTERVAL,
             interval: cephbench::progress::DEFAULT_INTERVAL,
             steady,
+            op_history: None,
             create_pool: self.create_pool.then_some(cephbench::bench::PoolSpec {
                 size: self.pool_size,
                 pg_num: self.pg_num,

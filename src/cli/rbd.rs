@@ -234,6 +234,7 @@ impl RbdArgs {
             counter_interval: cephbench::telemetry::DEFAULT_COUNTER_INTERVAL,
             interval: cephbench::progress::DEFAULT_INTERVAL,
             steady,
+            op_history: None,
             start_at: None,
             rate: rate_spec(self.rate, self.arrival),
         })

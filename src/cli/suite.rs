@@ -122,6 +122,7 @@ impl SuiteArgs {
                 telemetry,
                 counter_interval,
                 interval: cephbench::progress::DEFAULT_INTERVAL,
+                op_history: None,
                 progress,
                 group: group.clone(),
                 namespace: self.namespace.clone(),

@@ -20,7 +20,9 @@ pub fn rados(conn: &ConnArgs, args: &RadosArgs, g: &Globals) -> anyhow::Result<E
     cfg.counter_interval = g.counter_interval;
     cfg.interval = g.interval;
     steady_at_interval(cfg.steady.as_ref(), g)?;
+    cfg.op_history = g.op_history;
     let group = args.group.config(&args.pool, &args.namespace)?;
+    no_op_history_in_groups(group.is_some(), g)?;
     let s = connect::connect(conn, Vec::new())?;
     s.rt.block_on(async {
         let stop = signals::install(bench::cleanup_hint(
@@ -42,7 +44,9 @@ pub fn rbd(conn: &ConnArgs, args: &RbdArgs, g: &Globals) -> anyhow::Result<ExitC
     cfg.counter_interval = g.counter_interval;
     cfg.interval = g.interval;
     steady_at_interval(cfg.steady.as_ref(), g)?;
+    cfg.op_history = g.op_history;
     let group = args.group.config(&args.pool, "")?;
+    no_op_history_in_groups(group.is_some(), g)?;
     let s = connect::connect(conn, bench::rbd_cache_overrides(cfg.rbd_cache))?;
     s.rt.block_on(async {
         let hint = match &cfg.image {
@@ -155,6 +159,22 @@ fn steady_at_interval(
             false,
         )
         .map_err(crate::cli::UsageError)?;
+    }
+    Ok(())
+}
+
+/// `--op-history` changes the OSDs' settings for the run and puts them
+/// back: clients of a group would each save the others' raised value.
+pub(crate) fn no_op_history_in_groups(
+    group: bool,
+    g: &Globals,
+) -> Result<(), crate::cli::UsageError> {
+    if group && g.op_history.is_some() {
+        return Err(crate::cli::UsageError(
+            "--op-history is for one client (each agent would raise and put back the same \
+             OSDs' settings): drop it or --group/--clients"
+                .into(),
+        ));
     }
     Ok(())
 }

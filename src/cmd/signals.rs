@@ -70,6 +70,9 @@ async fn watch_signals(
     eprintln!(
         "cephbench: interrupted again: exiting now; remove what this run left with `{cleanup_hint}`"
     );
+    // `--op-history`: the OSDs' settings go back even now (a few bounded
+    // commands; nothing to do without the flag).
+    cephbench::telemetry::ophistory::restore_now();
     std::process::exit(i32::from(INTERRUPTED));
 }
 

@@ -14,6 +14,8 @@ pub fn suite(conn: &ConnArgs, args: &SuiteArgs, g: &Globals) -> anyhow::Result<E
     let (suite, mut opts) = args.plan(g.telemetry, g.counter_interval, g.live)?;
     for o in &mut opts {
         o.interval = g.interval;
+        super::bench::no_op_history_in_groups(o.group.is_some(), g)?;
+        o.op_history = g.op_history;
     }
     let (suite, opts) = (&suite, &opts[..]);
     let (format, view) = (g.format, args.view.view(g));
@@ -83,9 +85,16 @@ pub fn suite(conn: &ConnArgs, args: &SuiteArgs, g: &Globals) -> anyhow::Result<E
 /// `cephbench sweep`: runs the points on each pool, prints the curves.
 pub fn sweep(conn: &ConnArgs, args: &SweepArgs, g: &Globals) -> anyhow::Result<ExitCode> {
     let (mut job, opts) = args.plan(g.telemetry, g.counter_interval, g.announce)?;
+    super::bench::no_op_history_in_groups(opts.group.is_some(), g)?;
     match &mut job {
-        cephbench::sweep::SweepJob::Rados(cfg) => cfg.interval = g.interval,
-        cephbench::sweep::SweepJob::Rbd(cfg) => cfg.interval = g.interval,
+        cephbench::sweep::SweepJob::Rados(c) => {
+            c.interval = g.interval;
+            c.op_history = g.op_history;
+        }
+        cephbench::sweep::SweepJob::Rbd(c) => {
+            c.interval = g.interval;
+            c.op_history = g.op_history;
+        }
     }
     let (job, opts, format) = (&job, &opts, g.format);
     if matches!(format, Format::Csv | Format::TimelineCsv) {

@@ -324,6 +324,7 @@ fn merge_osds(results: &[(&str, &[OsdReport])]) -> Result<(Vec<OsdReport>, bool)
                     None => {
                         m.client.push(OsdClientRow {
                             attribution: None,
+                            evidence: None,
                             histogram: None,
                             ..row.clone()
                         });
@@ -566,6 +567,7 @@ mod tests {
             p99_ns: s.p99,
             histogram: hist.then(|| encode_histogram(rec.histogram())),
             attribution: None,
+            evidence: None,
         }
     }
 

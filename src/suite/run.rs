@@ -40,6 +40,8 @@ pub struct SuiteOptions {
     pub counter_interval: Duration,
     /// Every run's timeline interval (global `--interval`).
     pub interval: Duration,
+    /// `--op-history N` for every run (see `RadosConfig::op_history`).
+    pub op_history: Option<u32>,
     /// Progress lines on stderr.
     pub progress: bool,
     /// `--group/--clients`: every job runs on the group's agents at a
@@ -481,6 +483,7 @@ impl PoolSession {
                         counter_interval: opts.counter_interval,
                         interval: opts.interval,
                         steady: None,
+                        op_history: opts.op_history,
                         start_at: None,
                         rate: None,
                     };
@@ -534,6 +537,7 @@ impl PoolSession {
                         counter_interval: opts.counter_interval,
                         interval: opts.interval,
                         steady: None,
+                        op_history: opts.op_history,
                         start_at: None,
                         rate: None,
                         create_pool: None,

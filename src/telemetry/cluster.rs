@@ -321,7 +321,7 @@ pub fn osd_config(rados: &Rados, osd: i32, key: &str) -> Result<(u64, &'static s
     {
         return Ok((b, OsdMemory::DAEMON));
     }
-    let tell = serde_json::json!({"prefix": "config get", "key": key, "format": "json"});
+    let tell = serde_json::json!({"prefix": "config get", "var": key, "format": "json"});
     if let Some(b) = rados
         .osd_command(osd, &tell.to_string())
         .ok()

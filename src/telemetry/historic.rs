@@ -15,11 +15,30 @@ use serde_json::Value;
 
 use super::shape::ShapeError;
 
+/// Which message an OSD's record is of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Record {
+    /// A client op on its primary (`osd_op`).
+    Op,
+    /// A replica's write for a client op (`osd_repop`, on the replica).
+    Repop,
+    /// A replica's commit reply (`osd_repop_reply`, on the primary).
+    RepopReply,
+}
+
 /// One op as an OSD recorded it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HistoricOp {
     /// The OSD that recorded it.
     pub osd: i32,
+    /// What kind of message the record is of.
+    pub record: Record,
+    /// The client that issued the op (`client.4349`), from its request id.
+    pub client: String,
+    /// The op's id within that client's session (the request id's tid).
+    pub tid: u64,
+    /// The pool, from the PG id.
+    pub pool: i64,
     /// The object, as the description names it.
     pub object: String,
     /// `read`, `write` or another op name, from the description's op list.
@@ -72,37 +91,100 @@ pub fn parse_time(s: &str) -> Option<f64> {
     Some(secs as f64 + ss)
 }
 
-/// What an `osd_op` description names: object, first op, its byte extent.
-type Described = (String, String, Option<(u64, u64)>);
-
-/// Object, op name and extent from an `osd_op(...)` description:
-/// `osd_op(client.4349.0:1199 2.8 2:1c4bbf39:::NAME:head [write 0~4096] ...)`.
-fn parse_description(d: &str) -> Option<Described> {
-    let inner = d.strip_prefix("osd_op(")?;
-    let mut words = inner.split(' ');
-    let _reqid = words.next()?;
-    let _pg = words.next()?;
-    let hobj = words.next()?;
-    // pool:hash:namespace:key:name:snap — the name may itself hold ':'.
-    let parts: Vec<&str> = hobj.split(':').collect();
-    if parts.len() < 6 {
-        return None;
-    }
-    let object = parts[4..parts.len() - 1].join(":");
-    let ops = &inner[inner.find('[')? + 1..inner.find(']')?];
-    let first = ops.split(',').next()?.trim();
-    let mut w = first.split(' ');
-    let op = w.next()?.to_string();
-    let extent = w.next().and_then(|e| {
-        let (off, len) = e.split_once('~')?;
-        Some((off.parse().ok()?, len.parse().ok()?))
-    });
-    Some((object, op, extent))
+/// What a record's description names.
+#[derive(Debug, Clone, PartialEq)]
+struct Described {
+    record: Record,
+    client: String,
+    tid: u64,
+    pool: i64,
+    object: String,
+    op: String,
+    extent: Option<(u64, u64)>,
 }
 
-/// Parses one OSD's `dump_historic_ops[_by_duration]`. Ops that are not
-/// client `osd_op`s (e.g. replica `osd_repop`) are skipped.
+/// The request id and pool that open every description:
+/// `client.4349.0:1199 2.8` → (`client.4349`, 1199, 2).
+fn request(reqid: &str, pg: &str) -> Option<(String, u64, i64)> {
+    let (entity, tid) = reqid.rsplit_once(':')?;
+    let (client, _incarnation) = entity.rsplit_once('.')?;
+    let pool = pg.split_once('.')?.0.parse().ok()?;
+    Some((client.to_string(), tid.parse().ok()?, pool))
+}
+
+/// The object of a hobject (`pool:hash:namespace:key:name:snap`; the name may
+/// itself hold ':').
+fn object_name(hobj: &str) -> Option<String> {
+    let parts: Vec<&str> = hobj.split(':').collect();
+    (parts.len() >= 6).then(|| parts[4..parts.len() - 1].join(":"))
+}
+
+/// Parses a record's description:
+/// `osd_op(client.4349.0:1199 2.8 2:1c4bbf39:::NAME:head [write 0~4096] ...)`,
+/// `osd_repop(client.4349.0:1199 2.8 e13/11 2:1c4bbf39:::NAME:head v ...)`,
+/// `osd_repop_reply(client.4349.0:1199 2.8 e13/11 ondisk, result = 0)`.
+fn parse_description(d: &str) -> Option<Described> {
+    let (record, inner) = if let Some(i) = d.strip_prefix("osd_op(") {
+        (Record::Op, i)
+    } else if let Some(i) = d.strip_prefix("osd_repop(") {
+        (Record::Repop, i)
+    } else if let Some(i) = d.strip_prefix("osd_repop_reply(") {
+        (Record::RepopReply, i)
+    } else {
+        return None;
+    };
+    let mut words = inner.split(' ');
+    let (client, tid, pool) = request(words.next()?, words.next()?)?;
+    let described = |object, op: &str, extent| Described {
+        record,
+        client: client.clone(),
+        tid,
+        pool,
+        object,
+        op: op.to_string(),
+        extent,
+    };
+    match record {
+        Record::Op => {
+            let object = object_name(words.next()?)?;
+            // The first data op names it (librbd opens writes with
+            // `set-alloc-hint`); else the first op.
+            let ops = &inner[inner.find('[')? + 1..inner.find(']')?];
+            let data = |o: &&str| {
+                let name = o.trim().split(' ').next().unwrap_or("");
+                matches!(name, "write" | "writefull" | "read" | "sparse-read")
+            };
+            let mut all = ops.split(',');
+            let first = ops.split(',').find(data).or_else(|| all.next())?.trim();
+            let mut w = first.split(' ');
+            let op = w.next()?;
+            let extent = w.next().and_then(|e| {
+                let (off, len) = e.split_once('~')?;
+                Some((off.parse().ok()?, len.parse().ok()?))
+            });
+            Some(described(object, op, extent))
+        }
+        Record::Repop => {
+            let _epochs = words.next()?;
+            let object = words.next().and_then(object_name).unwrap_or_default();
+            Some(described(object, "repop", None))
+        }
+        Record::RepopReply => Some(described(String::new(), "repop_reply", None)),
+    }
+}
+
+/// Parses one OSD's `dump_historic_ops[_by_duration]`: its client ops
+/// (`osd_op`; replica writes and their replies are skipped).
 pub fn parse_historic_ops(osd: i32, doc: &Value) -> Result<Vec<HistoricOp>, ShapeError> {
+    let mut v = parse_records(osd, doc)?;
+    v.retain(|o| o.record == Record::Op);
+    Ok(v)
+}
+
+/// Parses one OSD's `dump_historic_ops[_by_duration]`: client ops, replica
+/// writes and their replies; other records (e.g. peering messages) are
+/// skipped.
+pub fn parse_records(osd: i32, doc: &Value) -> Result<Vec<HistoricOp>, ShapeError> {
     let ops = doc
         .get("ops")
         .and_then(Value::as_array)
@@ -113,7 +195,7 @@ pub fn parse_historic_ops(osd: i32, doc: &Value) -> Result<Vec<HistoricOp>, Shap
             .get("description")
             .and_then(Value::as_str)
             .ok_or_else(|| shape("an op without a description"))?;
-        let Some((object, op, extent)) = parse_description(desc) else {
+        let Some(d) = parse_description(desc) else {
             continue;
         };
         let events = o
@@ -130,9 +212,13 @@ pub fn parse_historic_ops(osd: i32, doc: &Value) -> Result<Vec<HistoricOp>, Shap
             .ok_or_else(|| shape("an event without a name or a valid time"))?;
         v.push(HistoricOp {
             osd,
-            object,
-            op,
-            extent,
+            record: d.record,
+            client: d.client,
+            tid: d.tid,
+            pool: d.pool,
+            object: d.object,
+            op: d.op,
+            extent: d.extent,
             events,
         });
     }
@@ -245,6 +331,248 @@ pub fn join<'a>(
         .map(|(h, _)| h)
 }
 
+/// The stamps of one record that the per-op split needs, kept compact (the
+/// history sampler keeps one per record of the run).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stamps {
+    /// The OSD that recorded it.
+    pub osd: i32,
+    /// What the record is of.
+    pub record: Record,
+    /// The request's tid (the client is the sampler's filter).
+    pub tid: u64,
+    /// `write`, `read`, or `""` for other ops (and replica records).
+    pub class: &'static str,
+    /// Receive stamp (`header_read`, else `initiated`), s.
+    pub received: f64,
+    /// Payload read (`all_read`), s.
+    pub all_read: f64,
+    /// The PG took the op from its queue (`reached_pg`), s.
+    pub reached_pg: f64,
+    /// The repops went out (`waiting for subops from ...`), s.
+    pub subops_sent: Option<f64>,
+    /// The replicas that event names.
+    pub replicas: Vec<i32>,
+    /// The primary's own commit callback ran (`op_commit`), s.
+    pub own_commit: Option<f64>,
+    /// The last replica commit the primary handled (`sub_op_commit_rec`), s.
+    pub last_commit_rec: Option<f64>,
+    /// Reply sent (`commit_sent`), else `done`, s.
+    pub end: f64,
+}
+
+impl HistoricOp {
+    /// The stamps the per-op split needs; `None` without a receive stamp or
+    /// an end.
+    pub fn stamps(&self) -> Option<Stamps> {
+        let received = self.received()?;
+        let end = self.at("commit_sent").or_else(|| self.last("done"))?;
+        let all_read = self.at("all_read").unwrap_or(received);
+        let waiting = self
+            .events
+            .iter()
+            .find(|e| e.0.starts_with("waiting for subops from "));
+        Some(Stamps {
+            osd: self.osd,
+            record: self.record,
+            tid: self.tid,
+            class: match (self.record, self.op.as_str()) {
+                (Record::Op, "write" | "writefull") => "write",
+                (Record::Op, "read" | "sparse-read") => "read",
+                _ => "",
+            },
+            received,
+            all_read,
+            reached_pg: self.at("reached_pg").unwrap_or(all_read),
+            subops_sent: waiting.map(|e| e.1),
+            replicas: waiting
+                .map(|e| {
+                    e.0["waiting for subops from ".len()..]
+                        .split(',')
+                        .filter_map(|x| x.trim().parse().ok())
+                        .collect()
+                })
+                .unwrap_or_default(),
+            own_commit: self.at("op_commit"),
+            last_commit_rec: self.last("sub_op_commit_rec"),
+            end,
+        })
+    }
+}
+
+/// Where one primary OSD spent this run's ops of one kind, from its records
+/// of each op (means over `ops`, ns).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct OpEvidence {
+    /// This run's ops of the kind the OSD recorded in the measured window.
+    pub ops: u64,
+    /// Of those, the ones whose wait for the replicas was split: every
+    /// replica's record of the repop and the primary's of each reply found.
+    pub split_ops: u64,
+    /// Receive stamp → payload read (`header_read` → `all_read`).
+    pub receive_ns: f64,
+    /// Payload read → the PG took the op (`all_read` → `reached_pg`).
+    pub queue_ns: f64,
+    /// The PG took the op → its own commit callback ran (`op_commit`), plus
+    /// the reply's dispatch after the last commit; reads: → `done`.
+    pub local_ns: f64,
+    /// Own commit → the last replica's commit handled (≥ 0): the wait for
+    /// the replicas beyond the primary's own commit.
+    pub replication_ns: f64,
+    /// Of `replication_ns`: the last reply's wait on the primary, from its
+    /// receive stamp until the PG handled it.
+    pub reply_queue_ns: Option<f64>,
+    /// Of `replication_ns`: the repop and its reply between the OSDs (sent
+    /// → the replica's receive stamp, its reply → the primary's receive
+    /// stamp: the back network and both OSDs' messengers), as far as the
+    /// primary waited for them.
+    pub cluster_network_ns: Option<f64>,
+    /// Of `replication_ns`: the rest, the replica's own time (receive →
+    /// commit sent) beyond the primary's own commit.
+    pub replica_ns: Option<f64>,
+    /// Receive stamp → reply sent.
+    pub osd_ns: f64,
+    /// The repop's round trip between the OSDs (both legs, messengers
+    /// included; what `cluster_network_ns` is cut from) of the fastest tenth
+    /// of the split ops: the wire and messengers that did not wait for a CPU.
+    #[serde(default)]
+    pub repop_round_trip_p10_ns: Option<f64>,
+    /// The primary's history held as many records as its size at some
+    /// poll: ops may have been dropped, the fastest first.
+    #[serde(default)]
+    pub history_full: bool,
+}
+
+/// One op's wait for its replicas split into (reply queue, cable, replica),
+/// ns; `None` when a replica's or a reply's record is missing.
+fn split_replication(
+    op: &Stamps,
+    wait: f64,
+    repops: &std::collections::HashMap<(u64, i32), &Stamps>,
+    replies: &std::collections::HashMap<u64, Vec<&Stamps>>,
+) -> Option<(f64, f64, f64, f64)> {
+    let sent = op.subops_sent?;
+    let last = op.last_commit_rec?;
+    let replies = replies.get(&op.tid)?;
+    let mine: Vec<&&Stamps> = replies.iter().filter(|r| r.osd == op.osd).collect();
+    if op.replicas.is_empty() || mine.len() < op.replicas.len() {
+        return None;
+    }
+    let reply = mine.iter().max_by(|a, b| a.end.total_cmp(&b.end))?;
+    let own = op
+        .replicas
+        .iter()
+        .map(|r| repops.get(&(op.tid, *r)).map(|x| x.end - x.received))
+        .collect::<Option<Vec<f64>>>()?
+        .into_iter()
+        .fold(0.0_f64, f64::max);
+    let ns = |x: f64| (x * 1e9).max(0.0);
+    let queued = ns(last - reply.received).min(wait);
+    let round_trip = ns(reply.received - sent - own);
+    let cable = round_trip.min(wait - queued);
+    Some((queued, cable, wait - queued - cable, round_trip))
+}
+
+/// This run's per-op split on each primary OSD, per op kind, from the
+/// stamps of its records (one client's, one pool's; replica and reply
+/// records joined by tid): ops received in `[from, to]` (seconds since the
+/// epoch, the OSDs' clocks) count. Sorted by OSD, then kind.
+pub fn evidence(stamps: &[Stamps], from: f64, to: f64) -> Vec<(i32, &'static str, OpEvidence)> {
+    use std::collections::{BTreeMap, HashMap};
+    let mut repops = HashMap::new();
+    let mut replies: HashMap<u64, Vec<&Stamps>> = HashMap::new();
+    for s in stamps {
+        match s.record {
+            Record::Repop => {
+                repops.insert((s.tid, s.osd), s);
+            }
+            Record::RepopReply => replies.entry(s.tid).or_default().push(s),
+            Record::Op => {}
+        }
+    }
+    #[derive(Default)]
+    struct Sums {
+        ops: u64,
+        receive: f64,
+        queue: f64,
+        local: f64,
+        wait: f64,
+        osd: f64,
+        split_ops: u64,
+        split_wait: f64,
+        queued: f64,
+        cable: f64,
+        round_trips: Vec<f64>,
+    }
+    let mut acc: BTreeMap<(i32, &'static str), Sums> = BTreeMap::new();
+    let ns = |a: f64, b: f64| ((b - a) * 1e9).max(0.0);
+    for op in stamps.iter().filter(|s| s.record == Record::Op) {
+        if op.class.is_empty() || op.received < from || op.received > to {
+            continue;
+        }
+        let (local, wait) = match (op.class, op.own_commit) {
+            ("write", Some(c)) => {
+                let last = op.last_commit_rec.unwrap_or(c);
+                (ns(op.reached_pg, c) + ns(c.max(last), op.end), ns(c, last))
+            }
+            _ => (ns(op.reached_pg, op.end), 0.0),
+        };
+        let a = acc.entry((op.osd, op.class)).or_default();
+        a.ops += 1;
+        a.receive += ns(op.received, op.all_read);
+        a.queue += ns(op.all_read, op.reached_pg);
+        a.local += local;
+        a.wait += wait;
+        a.osd += ns(op.received, op.end);
+        if op.subops_sent.is_some() {
+            if let Some((q, c, _, rt)) = split_replication(op, wait, &repops, &replies) {
+                a.split_ops += 1;
+                a.split_wait += wait;
+                a.queued += q;
+                a.cable += c;
+                a.round_trips.push(rt);
+            }
+        }
+    }
+    acc.into_iter()
+        .map(|((osd, class), mut a)| {
+            a.round_trips.sort_by(f64::total_cmp);
+            let p10 = (!a.round_trips.is_empty()).then(|| a.round_trips[a.round_trips.len() / 10]);
+            let n = a.ops as f64;
+            let replication = a.wait / n;
+            // The split ops' proportions, applied to every op's mean wait.
+            let part = |x: f64| {
+                (a.split_ops > 0).then(|| {
+                    if a.split_wait > 0.0 {
+                        replication * x / a.split_wait
+                    } else {
+                        0.0
+                    }
+                })
+            };
+            let (queued, cable) = (part(a.queued), part(a.cable));
+            let replica = queued
+                .zip(cable)
+                .map(|(q, c)| (replication - q - c).max(0.0));
+            let e = OpEvidence {
+                ops: a.ops,
+                split_ops: a.split_ops,
+                receive_ns: a.receive / n,
+                queue_ns: a.queue / n,
+                local_ns: a.local / n,
+                replication_ns: replication,
+                reply_queue_ns: queued,
+                cluster_network_ns: cable,
+                replica_ns: replica,
+                osd_ns: a.osd / n,
+                repop_round_trip_p10_ns: p10,
+                history_full: false,
+            };
+            (osd, class, e)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -280,23 +608,57 @@ mod tests {
     }
 
     #[test]
-    fn descriptions_name_object_op_and_extent() {
+    fn descriptions_name_request_pool_object_op_and_extent() {
         let d = "osd_op(client.4349.0:1199 2.8 2:1c4bbf39:::cephbench_data.default.566:head \
                  [write 0~4096 in=4096b] snapc 0=[] ondisk+write e50)";
+        let got = parse_description(d).unwrap();
         assert_eq!(
-            parse_description(d),
-            Some((
-                "cephbench_data.default.566".into(),
-                "write".into(),
-                Some((0, 4096))
-            ))
+            (got.record, got.client.as_str(), got.tid, got.pool),
+            (Record::Op, "client.4349", 1199, 2)
         );
-        let d = "osd_op(client.1.0:2 2.8 2:1c4bbf39:ns1::a:b:head [delete] snapc 0=[] e5)";
         assert_eq!(
-            parse_description(d),
-            Some(("a:b".into(), "delete".into(), None))
+            (got.object.as_str(), got.op.as_str(), got.extent),
+            ("cephbench_data.default.566", "write", Some((0, 4096)))
         );
-        assert_eq!(parse_description("osd_repop(client.1.0:2 2.8 e5/3)"), None);
+        let d = "osd_op(client.1.0:2 12.8s0 12:1c4bbf39:ns1::a:b:head [delete] snapc 0=[] e5)";
+        let got = parse_description(d).unwrap();
+        assert_eq!(
+            (got.pool, got.object.as_str(), got.op.as_str(), got.extent),
+            (12, "a:b", "delete", None)
+        );
+        let d =
+            "osd_repop(client.4143.0:2358 2.0 e13/11 2:07a4d37b:::cephbench_data.default.26:head \
+                 v 13'305, mlcod=13'303)";
+        let got = parse_description(d).unwrap();
+        assert_eq!(
+            (
+                got.record,
+                got.client.as_str(),
+                got.tid,
+                got.pool,
+                got.object.as_str()
+            ),
+            (
+                Record::Repop,
+                "client.4143",
+                2358,
+                2,
+                "cephbench_data.default.26"
+            )
+        );
+        let d = "osd_repop_reply(client.4143.0:2358 2.0 e13/11 ondisk, result = 0)";
+        let got = parse_description(d).unwrap();
+        assert_eq!(
+            (got.record, got.client.as_str(), got.tid, got.pool),
+            (Record::RepopReply, "client.4143", 2358, 2)
+        );
+        for other in [
+            "pg_notify((query:13 sent:13 2.0( empty local-lis/les=0/0 n=0 ec=13/13 lis/c=0/0 les/c/f=0/0/0 sis=13) ...)",
+            "osd_op(garbage)",
+            "osd_repop(client.1.0:x 2.0 e5/3)",
+        ] {
+            assert_eq!(parse_description(other), None, "{other}");
+        }
     }
 
     #[test]
@@ -331,6 +693,10 @@ mod tests {
         };
         let h = |t, off| HistoricOp {
             osd: 1,
+            record: Record::Op,
+            client: "client.1".into(),
+            tid: 1,
+            pool: 1,
             object: "obj".into(),
             op: "write".into(),
             extent: Some((off, 4096)),
@@ -362,11 +728,145 @@ mod tests {
         for doc in [
             serde_json::json!({}),
             serde_json::json!({"ops": [{}]}),
-            serde_json::json!({"ops": [{"description": "osd_op(c 1.0 1:0:::o:head [read 0~1])"}]}),
-            serde_json::json!({"ops": [{"description": "osd_op(c 1.0 1:0:::o:head [read 0~1])",
+            serde_json::json!({"ops": [{"description": "osd_op(client.1.0:1 1.0 1:0:::o:head [read 0~1])"}]}),
+            serde_json::json!({"ops": [{"description": "osd_op(client.1.0:1 1.0 1:0:::o:head [read 0~1])",
                 "type_data": {"events": [{"event": "x", "time": "bad"}]}}]}),
         ] {
             assert!(parse_historic_ops(0, &doc).is_err(), "{doc}");
         }
+    }
+
+    fn st(
+        osd: i32,
+        record: Record,
+        tid: u64,
+        class: &'static str,
+        t: [f64; 3],
+        end: f64,
+    ) -> Stamps {
+        Stamps {
+            osd,
+            record,
+            tid,
+            class,
+            received: t[0],
+            all_read: t[1],
+            reached_pg: t[2],
+            subops_sent: None,
+            replicas: Vec::new(),
+            own_commit: None,
+            last_commit_rec: None,
+            end,
+        }
+    }
+
+    #[test]
+    fn the_per_op_split_takes_each_part_from_its_own_stamps() {
+        let ms = |x: f64| x / 1e3;
+        // A replicated write on osd.0: repops out at 0.3 ms, own commit
+        // callback at 1.3 ms, the last reply received at 2.4 ms and handled
+        // at 2.5 ms, reply sent at 2.6 ms. Replicas took 1.0 and 1.2 ms.
+        let mut w = st(0, Record::Op, 1, "write", [0.0, ms(0.1), ms(0.2)], ms(2.6));
+        w.subops_sent = Some(ms(0.3));
+        w.replicas = vec![1, 2];
+        w.own_commit = Some(ms(1.3));
+        w.last_commit_rec = Some(ms(2.5));
+        let stamps = vec![
+            w.clone(),
+            st(1, Record::Repop, 1, "", [5.0, 5.0, 5.0], 5.0 + ms(1.0)),
+            st(2, Record::Repop, 1, "", [7.0, 7.0, 7.0], 7.0 + ms(1.2)),
+            st(0, Record::RepopReply, 1, "", [ms(1.9); 3], ms(2.0)),
+            st(0, Record::RepopReply, 1, "", [ms(2.4); 3], ms(2.5)),
+            // Another client's reply for tid 1 on another OSD: not joined.
+            st(3, Record::RepopReply, 1, "", [ms(2.45); 3], ms(9.0)),
+            // Outside the window, and a delete: not counted.
+            st(0, Record::Op, 2, "write", [-1.0; 3], -0.9),
+            st(0, Record::Op, 3, "", [0.0; 3], 0.1),
+            st(0, Record::Op, 4, "read", [0.0, ms(0.05), ms(0.1)], ms(0.5)),
+        ];
+        let ev = evidence(&stamps, 0.0, 10.0);
+        assert_eq!(ev.len(), 2, "{ev:?}");
+        let (osd, kind, r) = &ev[0];
+        assert_eq!((*osd, *kind, r.ops), (0, "read", 1));
+        assert!(
+            (r.local_ns - 0.4e6).abs() < 1.0 && r.replication_ns == 0.0,
+            "{r:?}"
+        );
+        let (_, kind, e) = &ev[1];
+        assert_eq!((*kind, e.ops, e.split_ops), ("write", 1, 1));
+        let near = |a: f64, b: f64| (a - b).abs() < 1.0;
+        assert!(
+            near(e.receive_ns, 0.1e6) && near(e.queue_ns, 0.1e6),
+            "{e:?}"
+        );
+        // 0.2 → 1.3 ms, plus the reply after the last commit: 0.1 ms.
+        assert!(near(e.local_ns, 1.2e6), "{e:?}");
+        assert!(near(e.replication_ns, 1.2e6), "{e:?}");
+        assert!(near(e.reply_queue_ns.unwrap(), 0.1e6), "{e:?}");
+        // 2.4 − 0.3 − 1.2 (the slower replica's own time).
+        assert!(near(e.cluster_network_ns.unwrap(), 0.9e6), "{e:?}");
+        // The slower replica's 1.2 ms beyond the primary's own 1.0 ms.
+        assert!(near(e.replica_ns.unwrap(), 0.2e6), "{e:?}");
+        assert!(
+            near(
+                e.receive_ns + e.queue_ns + e.local_ns + e.replication_ns,
+                e.osd_ns
+            ),
+            "{e:?}"
+        );
+        // Without one replica's record the wait is not split.
+        let missing: Vec<Stamps> = stamps
+            .iter()
+            .filter(|s| !(s.record == Record::Repop && s.osd == 2))
+            .cloned()
+            .collect();
+        let e = &evidence(&missing, 0.0, 10.0)[1].2;
+        assert_eq!((e.split_ops, e.cluster_network_ns), (0, None));
+        assert!(near(e.replication_ns, 1.2e6));
+        // A wait shorter than the reply's queue and the cable: capped, never negative.
+        let mut quick = w;
+        quick.last_commit_rec = Some(ms(1.35));
+        let e = &evidence(&[quick], 0.0, 10.0)[0].2;
+        assert!(near(e.replication_ns, 0.05e6), "{e:?}");
+        let _ = e;
+    }
+
+    #[test]
+    fn captured_records_give_stamps_for_ops_repops_and_replies() {
+        let doc = serde_json::json!({"ops": [
+            {"description": "osd_op(client.4143.0:2893 2.0 2:0d7ac0b5:::o:head [set-alloc-hint object_size 4194304 write_size 4194304,write 0~4096] snapc 0=[] ondisk+write e13)",
+             "type_data": {"events": [
+                {"event": "initiated", "time": "2026-12-05T05:38:02.907576+0000"},
+                {"event": "header_read", "time": "2026-12-05T05:38:02.907576+0000"},
+                {"event": "all_read", "time": "2026-12-05T05:38:02.907582+0000"},
+                {"event": "reached_pg", "time": "2026-12-05T05:38:02.907594+0000"},
+                {"event": "started", "time": "2026-12-05T05:38:02.907669+0000"},
+                {"event": "waiting for subops from 1,2", "time": "2026-12-05T05:38:02.907694+0000"},
+                {"event": "op_commit", "time": "2026-12-05T05:38:02.909773+0000"},
+                {"event": "sub_op_commit_rec", "time": "2026-12-05T05:38:02.909788+0000"},
+                {"event": "sub_op_commit_rec", "time": "2026-12-05T05:38:02.925374+0000"},
+                {"event": "commit_sent", "time": "2026-12-05T05:38:02.925376+0000"},
+                {"event": "done", "time": "2026-12-05T05:38:02.925381+0000"}]}},
+            {"description": "osd_repop_reply(client.4143.0:2893 2.0 e13/11 ondisk, result = 0)",
+             "type_data": {"events": [
+                {"event": "initiated", "time": "2026-12-05T05:38:02.925300+0000"},
+                {"event": "done", "time": "2026-12-05T05:38:02.925380+0000"}]}},
+            {"description": "pg_notify(...)", "type_data": {"events": []}}
+        ]});
+        let recs = parse_records(0, &doc).unwrap();
+        assert_eq!(recs.len(), 2);
+        let op = recs[0].stamps().unwrap();
+        assert_eq!(
+            (op.class, op.tid, op.replicas.clone()),
+            ("write", 2893, vec![1, 2])
+        );
+        assert_eq!(recs[0].extent, Some((0, 4096)));
+        assert!(op.own_commit.is_some() && op.last_commit_rec > op.own_commit);
+        let reply = recs[1].stamps().unwrap();
+        assert_eq!(
+            (reply.record, reply.class, reply.tid),
+            (Record::RepopReply, "", 2893)
+        );
+        assert_eq!(parse_historic_ops(0, &doc).unwrap().len(), 1);
     }
 }

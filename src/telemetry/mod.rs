@@ -19,6 +19,7 @@ pub mod cluster;
 pub mod counters;
 pub mod historic;
 pub mod network;
+pub mod ophistory;
 pub mod osdmem;
 pub mod parse;
 pub mod probes;

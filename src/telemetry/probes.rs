@@ -10,8 +10,9 @@ use std::time::{Duration, Instant};
 
 use super::cluster;
 use super::counters::{self, Snapshot};
-use super::historic::{join, ClientSlowOp};
+use super::historic::{self, join, ClientSlowOp, OpEvidence};
 use super::network::RttProbe;
+use super::ophistory::{HistorySampler, OpHistory};
 use super::sampler::{CounterSampler, PlacementWatcher};
 use crate::ceph::Rados;
 use crate::engine::{JobOutcome, OpKind};
@@ -34,6 +35,8 @@ pub struct Probes {
     sampler: Option<CounterSampler>,
     /// Each OSD's device, read before the run.
     devices: Vec<(i32, crate::device::DeviceInfo)>,
+    /// `--op-history`: the raised histories and their sampler.
+    op_history: Option<(OpHistory, HistorySampler)>,
 }
 
 impl Probes {
@@ -52,6 +55,7 @@ impl Probes {
                 t0: Instant::now(),
                 sampler: None,
                 devices: Vec::new(),
+                op_history: None,
             };
         }
         let mut rtt = None;
@@ -122,6 +126,31 @@ impl Probes {
             t0,
             sampler: None,
             devices,
+            op_history: None,
+        }
+    }
+
+    /// `--op-history N`: raises the history of the pool's OSDs to `size`
+    /// and samples this run's own ops from it until [`Probes::after`]. A
+    /// failure (caps) is a warning; the benchmark goes on with the counters.
+    pub fn sample_ops(&mut self, rados: &Rados, size: Option<u32>, warnings: &mut Vec<String>) {
+        let (Some(size), Some(slots)) = (size, &self.slots) else {
+            return;
+        };
+        let client = format!("client.{}", rados.instance_id());
+        let telemetry = rados.telemetry();
+        let osds = slots.placement().osds();
+        match OpHistory::raise(telemetry, &osds, size) {
+            Ok(guard) => {
+                let pool = slots.placement().pool;
+                let sampler = HistorySampler::start(telemetry.clone(), osds, client, pool, size);
+                self.op_history = Some((guard, sampler));
+            }
+            Err(e) => warnings.push(format!(
+                "no per-op evidence: raising the OSDs' op history as {} failed ({e}); it needs \
+                 osd 'allow *'",
+                telemetry.entity()
+            )),
         }
     }
 
@@ -160,9 +189,11 @@ impl Probes {
         &mut self,
         rados: &Rados,
         out: Option<&JobOutcome>,
+        ramp_end: Option<std::time::SystemTime>,
         warnings: &mut Vec<String>,
     ) -> Vec<OsdReport> {
         let rados = rados.telemetry();
+        let evidence = self.op_evidence(ramp_end, warnings);
         let mut mons_away = false;
         if let Some(w) = self.watcher.take() {
             let (w, away) = w.finish();
@@ -214,6 +245,10 @@ impl Probes {
                                     ks.latency.histogram(),
                                 )),
                                 attribution: None,
+                                evidence: evidence
+                                    .iter()
+                                    .find(|(o, kind, _)| *o == osd && *kind == k.as_str())
+                                    .map(|(_, _, e)| e.clone()),
                             }
                         })
                     })
@@ -243,6 +278,39 @@ impl Probes {
                 }
             })
             .collect()
+    }
+
+    /// Stops the op-history sampler (after its last poll), puts the OSDs'
+    /// settings back, and splits this run's ops received from
+    /// `ramp_end` on (the ramp's ops are left out).
+    fn op_evidence(
+        &mut self,
+        ramp_end: Option<std::time::SystemTime>,
+        warnings: &mut Vec<String>,
+    ) -> Vec<(i32, &'static str, OpEvidence)> {
+        let Some((guard, sampler)) = self.op_history.take() else {
+            return Vec::new();
+        };
+        let gathered = sampler.finish();
+        warnings.extend(guard.restore());
+        warnings.extend(gathered.warnings);
+        if gathered.capped {
+            warnings.push(
+                "per-op evidence: the record limit was reached; the split uses the ops \
+                 recorded until then"
+                    .into(),
+            );
+        }
+        let unix = |t: std::time::SystemTime| {
+            t.duration_since(std::time::UNIX_EPOCH)
+                .map_or(0.0, |d| d.as_secs_f64())
+        };
+        let from = ramp_end.map_or(0.0, unix);
+        let mut ev = historic::evidence(&gathered.stamps, from, f64::INFINITY);
+        for (osd, _, e) in &mut ev {
+            e.history_full = gathered.full.contains(osd);
+        }
+        ev
     }
 
     /// What the reader must know of placement changes during the run: the
