@@ -481,10 +481,11 @@ fn value(j: &JobReport, f: Fig) -> f64 {
 fn noise(j: &JobReport, f: Fig) -> Option<(f64, f64)> {
     let mut prev_t = 0.0;
     let mut samples = Vec::new();
+    let shortest = crate::progress::shortest_counted(&j.timeline);
     for s in &j.timeline {
         let dt = s.t_s - prev_t;
         prev_t = s.t_s;
-        if s.ramp || s.ops == 0 || dt < 0.5 {
+        if s.ramp || s.ops == 0 || dt < shortest {
             continue;
         }
         samples.push(match f {
@@ -849,6 +850,7 @@ mod tests {
                     mean_latency_ns: mean_ms * 1e6,
                     in_flight: 16,
                     errors: 0,
+                    ..Default::default()
                 })
                 .collect(),
             histogram: None,

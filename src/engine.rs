@@ -289,6 +289,8 @@ pub enum StopReason {
     Interrupted,
     /// An op failed.
     Error,
+    /// The job reached steady state (`--steady`).
+    Steady,
 }
 
 impl StopReason {
@@ -300,6 +302,7 @@ impl StopReason {
             StopReason::Exhausted => "exhausted",
             StopReason::Interrupted => "interrupted",
             StopReason::Error => "error",
+            StopReason::Steady => "steady",
         }
     }
 }
@@ -684,6 +687,10 @@ pub async fn run<T: Target, S: OpSource>(
             stopping = true;
             out.stop = StopReason::Interrupted;
         }
+        if !stopping && progress.stop_requested() {
+            stopping = true;
+            out.stop = StopReason::Steady;
+        }
         // The select above is biased to reaping: with a completion ready at
         // every wake (thousands in flight) it never polls the deadline's
         // sleep, so the deadline is also checked here, once per wake.
@@ -808,7 +815,7 @@ pub async fn run<T: Target, S: OpSource>(
 fn stopped_by_time_or_limit(s: StopReason) -> bool {
     matches!(
         s,
-        StopReason::Duration | StopReason::OpLimit | StopReason::Exhausted
+        StopReason::Duration | StopReason::OpLimit | StopReason::Exhausted | StopReason::Steady
     )
 }
 

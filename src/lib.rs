@@ -29,6 +29,7 @@ pub mod report;
 pub mod result;
 pub mod secrets;
 pub mod stats;
+pub mod steady;
 pub mod suite;
 pub mod sweep;
 pub mod telemetry;

@@ -6,6 +6,8 @@
 //! caller adds where the value came from (a file position).
 #![forbid(unsafe_code)]
 
+use std::time::Duration;
+
 use crate::workload::rbd::RbdMode;
 
 /// Largest op (block) size: 1 GiB.
@@ -130,6 +132,65 @@ pub fn block_size(src: Source, key: &str, bs: u64) -> Result<u64, String> {
         ));
     }
     Ok(bs)
+}
+
+/// The shortest timeline interval: shorter ones hold too few ops for a p99
+/// and make the sampler's work per second grow.
+pub const MIN_INTERVAL: Duration = Duration::from_millis(100);
+/// The longest timeline interval.
+pub const MAX_INTERVAL: Duration = Duration::from_secs(3600);
+
+/// Checks a timeline interval (`--interval`) lies in
+/// [`MIN_INTERVAL`]..=[`MAX_INTERVAL`].
+pub fn interval(src: Source, key: &str, d: Duration) -> Result<Duration, String> {
+    if (MIN_INTERVAL..=MAX_INTERVAL).contains(&d) {
+        return Ok(d);
+    }
+    Err(format!(
+        "{} must be from 100ms to 1h (e.g. 1s)",
+        src.name(key)
+    ))
+}
+
+/// The rules of `--steady`: a criterion that parses, a window of at least
+/// two `interval`s, a longest run (`--steady-max`, which takes `-d`'s place)
+/// at least the window. `None` without `--steady` (then `--steady-window`
+/// and `--steady-max` must not be given either).
+pub fn steady(
+    criterion: Option<&str>,
+    window: Option<Duration>,
+    max: Option<Duration>,
+    interval: Duration,
+    duration_given: bool,
+) -> Result<Option<crate::steady::SteadyConfig>, String> {
+    let Some(c) = criterion else {
+        if window.is_some() || max.is_some() {
+            return Err(
+                "--steady-window and --steady-max need --steady (e.g. --steady iops:2%)".into(),
+            );
+        }
+        return Ok(None);
+    };
+    c.parse::<crate::steady::Criterion>()
+        .map_err(|e| e.to_string())?;
+    if duration_given {
+        return Err("--steady runs until steady or --steady-max; drop -d/--duration".into());
+    }
+    let window = window.unwrap_or(crate::steady::DEFAULT_WINDOW);
+    let max = max.unwrap_or(crate::steady::DEFAULT_MAX);
+    if window < interval * 2 {
+        return Err(
+            "--steady-window must hold at least two intervals (e.g. --steady-window 30s)".into(),
+        );
+    }
+    if max < window {
+        return Err("--steady-max must be at least --steady-window".into());
+    }
+    Ok(Some(crate::steady::SteadyConfig {
+        criterion: c.to_string(),
+        window,
+        max,
+    }))
 }
 
 /// The rules between an rbd job's options: a job that flushes every N

@@ -1,13 +1,23 @@
 //! Live progress: per-worker counters the I/O path updates with plain
-//! relaxed stores (one writer each, no locks), and a sampler that reads them
-//! once a second to build the timeline and, on a terminal, print a
-//! rados-bench-style line.
+//! relaxed stores (one writer each), per-worker interval histograms, and a
+//! sampler that reads them once an interval (`--interval`, 1 s by default)
+//! to build the timeline and, on a terminal, print a rados-bench-style line.
+//!
+//! Each worker records its ops' latencies into its own interval histograms
+//! behind its own mutex: only that worker and the sampler take it, and
+//! the sampler once an interval (it swaps in emptied histograms, so the worker
+//! never allocates). The sampler merges the workers' histograms into the
+//! interval's and keeps each interval's compressed ([`PackedLatencies`]), so
+//! intervals can be merged exactly: past [`MAX_INTERVALS`] stored intervals it
+//! merges neighbours in pairs and from then on stores intervals twice as long.
 #![forbid(unsafe_code)]
 
 use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
+
+use crate::stats::{LatencyRecorder, PackedLatencies};
 
 use serde::{Deserialize, Serialize};
 
@@ -24,6 +34,9 @@ struct PhaseCounters {
     errors: AtomicU64,
 }
 
+/// One interval's latencies of one worker: [ramp, measured][kind].
+type IntervalLatencies = [[LatencyRecorder; KINDS]; 2];
+
 /// Counters of one worker. Only that worker writes them.
 #[derive(Debug, Default)]
 pub struct Counters {
@@ -32,7 +45,26 @@ pub struct Counters {
     last_lat_ns: AtomicU64,
     /// [ramp, measured][kind]
     phases: [[PhaseCounters; KINDS]; 2],
+    /// Set by the sampler when the job reached steady state: the worker
+    /// stops issuing ops ([`WorkerProgress::stop_requested`]).
+    stop: std::sync::atomic::AtomicBool,
+    /// This interval's latencies. The worker records under this lock and
+    /// updates `phases` before releasing it, so what the sampler reads under
+    /// it (the counts and the histograms) covers the same ops.
+    interval: Mutex<IntervalLatencies>,
 }
+
+/// The timeline's interval unless `--interval` says otherwise.
+pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(1);
+
+/// For serde: [`DEFAULT_INTERVAL`].
+pub fn default_interval() -> Duration {
+    DEFAULT_INTERVAL
+}
+
+/// How many intervals a timeline keeps at most: past it, neighbours are
+/// merged in pairs and later intervals are twice as long.
+pub const MAX_INTERVALS: usize = 2048;
 
 /// A worker's local tallies of one phase, published with single-writer stores.
 #[derive(Debug, Default, Clone, Copy)]
@@ -78,6 +110,12 @@ impl WorkerProgress {
         }
     }
 
+    /// Whether the sampler asked the job to stop (it reached steady state).
+    #[inline]
+    pub fn stop_requested(&self) -> bool {
+        self.shared.stop.load(Relaxed)
+    }
+
     /// One op was submitted.
     #[inline]
     pub fn started(&mut self) {
@@ -90,6 +128,12 @@ impl WorkerProgress {
     pub fn finished(&mut self, d: Done) {
         self.finished += 1;
         let (p, k) = (usize::from(d.measured), d.kind);
+        let mut interval = self
+            .shared
+            .interval
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        interval[p][k].record(d.lat_ns);
         let (t, c) = (&mut self.phases[p][k], &self.shared.phases[p][k]);
         t.ops += 1;
         t.bytes += d.bytes;
@@ -99,6 +143,7 @@ impl WorkerProgress {
         c.ops.store(t.ops, Relaxed);
         self.shared.last_lat_ns.store(d.lat_ns, Relaxed);
         self.shared.finished.store(self.finished, Relaxed);
+        drop(interval);
     }
 
     /// One op of `kind` failed; `measured` as in [`Done::measured`].
@@ -115,7 +160,7 @@ impl WorkerProgress {
 }
 
 /// One interval of the run, as the sampler saw it, for one kind of op.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Sample {
     /// Seconds since the start of the run (ramp included): the interval's end.
     pub t_s: f64,
@@ -132,6 +177,43 @@ pub struct Sample {
     pub in_flight: u64,
     /// Errors in this interval.
     pub errors: u64,
+    /// Median completion latency of this interval's ops, ns (from the
+    /// interval's own histogram, 3 significant digits; absent when none, or
+    /// where no histogram was kept: merged group results, older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p50_latency_ns: Option<u64>,
+    /// 99th percentile of this interval's ops, ns (as `p50_latency_ns`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p99_latency_ns: Option<u64>,
+    /// Slowest op of this interval, ns (exact).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_latency_ns: Option<u64>,
+}
+
+/// The timeline's interval, s: the median gap between samples (the first
+/// sample's gap from 0 counts), to 10 ms; 1 s without samples.
+pub fn typical_interval(samples: &[Sample]) -> f64 {
+    let mut prev = 0.0;
+    let mut gaps: Vec<u64> = samples
+        .iter()
+        .map(|s| {
+            let g = ((s.t_s - prev) * 100.0).round() as u64;
+            prev = s.t_s;
+            g
+        })
+        .collect();
+    if gaps.is_empty() {
+        return 1.0;
+    }
+    gaps.sort_unstable();
+    gaps[gaps.len() / 2] as f64 / 100.0
+}
+
+/// Samples shorter than this (half the timeline's interval) are left out
+/// of the per-interval figures: the job's last, partial interval (the
+/// drain), whose few ops would show as a spike.
+pub fn shortest_counted(samples: &[Sample]) -> f64 {
+    typical_interval(samples) / 2.0
 }
 
 /// One phase's cumulative counts over every worker.
@@ -182,20 +264,17 @@ impl Totals {
     }
 }
 
-fn totals(all: &[Arc<Counters>]) -> Totals {
-    let mut t = Totals::default();
-    for c in all {
-        t.started += c.started.load(Relaxed);
-        t.finished += c.finished.load(Relaxed);
-        t.last_lat_ns = t.last_lat_ns.max(c.last_lat_ns.load(Relaxed));
-        for (p, pc) in t.phases.iter_mut().flatten().zip(c.phases.iter().flatten()) {
-            p.ops += pc.ops.load(Relaxed);
-            p.bytes += pc.bytes.load(Relaxed);
-            p.lat_sum_ns += pc.lat_sum_ns.load(Relaxed);
-            p.errors += pc.errors.load(Relaxed);
-        }
+/// Adds one worker's counters into `t`.
+fn add_counters(t: &mut Totals, c: &Counters) {
+    t.started += c.started.load(Relaxed);
+    t.finished += c.finished.load(Relaxed);
+    t.last_lat_ns = t.last_lat_ns.max(c.last_lat_ns.load(Relaxed));
+    for (p, pc) in t.phases.iter_mut().flatten().zip(c.phases.iter().flatten()) {
+        p.ops += pc.ops.load(Relaxed);
+        p.bytes += pc.bytes.load(Relaxed);
+        p.lat_sum_ns += pc.lat_sum_ns.load(Relaxed);
+        p.errors += pc.errors.load(Relaxed);
     }
-    t
 }
 
 /// When a job's samples are taken: every `interval`, aligned so that one
@@ -231,22 +310,140 @@ impl Schedule {
     }
 }
 
-/// What one tick read: the cumulative counts at that moment.
-#[derive(Debug, Clone, Copy)]
-struct Tick {
-    t_s: f64,
-    in_flight: u64,
-    totals: Totals,
+/// One kind's part of a stored interval.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct KindInterval {
+    counts: Phase,
+    latencies: PackedLatencies,
 }
 
-/// Samples the workers' counters on a [`Schedule`] until stopped.
+/// One stored interval of the timeline: one tick, or several merged.
+#[derive(Debug, Clone, PartialEq)]
+struct Interval {
+    t_s: f64,
+    ramp: bool,
+    in_flight: u64,
+    /// Ticks merged into it.
+    ticks: u32,
+    kinds: [KindInterval; KINDS],
+}
+
+impl Interval {
+    /// Adds the later interval `o` (its end, its in-flight count).
+    fn absorb(&mut self, o: &Interval) {
+        self.t_s = o.t_s;
+        self.in_flight = o.in_flight;
+        self.ticks += o.ticks;
+        for (a, b) in self.kinds.iter_mut().zip(&o.kinds) {
+            a.counts = a.counts.plus(b.counts);
+            a.latencies.merge(&b.latencies);
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        std::mem::size_of::<Self>()
+            + self
+                .kinds
+                .iter()
+                .map(|k| k.latencies.bytes() - std::mem::size_of::<PackedLatencies>())
+                .sum::<usize>()
+    }
+}
+
+/// The stored intervals of a timeline, at most [`MAX_INTERVALS`] (or the
+/// cap given): when one more would pass it, neighbours of the same phase
+/// are merged in pairs and later ticks are merged in twos (fours, ...).
+#[derive(Debug, Clone)]
+struct Intervals {
+    kept: Vec<Interval>,
+    cap: usize,
+    /// Ticks per stored interval now.
+    width: u32,
+}
+
+impl Intervals {
+    fn new(cap: usize) -> Self {
+        Intervals {
+            kept: Vec::new(),
+            cap: cap.max(2),
+            width: 1,
+        }
+    }
+
+    fn push(&mut self, i: Interval) {
+        if let Some(last) = self.kept.last_mut() {
+            if last.ramp == i.ramp && last.ticks < self.width {
+                last.absorb(&i);
+                return;
+            }
+        }
+        self.kept.push(i);
+        if self.kept.len() > self.cap {
+            self.coarsen();
+        }
+    }
+
+    /// Merges neighbours of the same phase in pairs; doubles the width.
+    fn coarsen(&mut self) {
+        let mut out: Vec<Interval> = Vec::with_capacity(self.kept.len() / 2 + 2);
+        let mut pending: Option<Interval> = None;
+        for i in self.kept.drain(..) {
+            match pending.take() {
+                Some(mut p) if p.ramp == i.ramp => {
+                    p.absorb(&i);
+                    out.push(p);
+                }
+                Some(p) => {
+                    out.push(p);
+                    pending = Some(i);
+                }
+                None => pending = Some(i),
+            }
+        }
+        out.extend(pending);
+        self.kept = out;
+        self.width *= 2;
+    }
+
+    fn bytes(&self) -> usize {
+        std::mem::size_of::<Self>()
+            + self.kept.iter().map(Interval::bytes).sum::<usize>()
+            + (self.kept.capacity() - self.kept.len()) * std::mem::size_of::<Interval>()
+    }
+}
+
+/// Samples the workers' counters and interval histograms on a [`Schedule`]
+/// until stopped.
 pub struct Sampler {
     counters: Vec<Arc<Counters>>,
     start: Instant,
     ramp_ticks: usize,
     print: bool,
-    ticks: Vec<Tick>,
     line: u64,
+    ticks: usize,
+    /// The previous tick's totals (the live line's current rate).
+    prev: Totals,
+    /// Cumulative counts at the last ramp tick / measured tick, per kind.
+    ramp_prev: [Phase; KINDS],
+    measured_prev: [Phase; KINDS],
+    /// The swap partner of the workers' interval histograms (emptied).
+    spare: IntervalLatencies,
+    /// This interval's latencies over every worker; the measured half
+    /// keeps adding up through the ramp's ticks (measured ops reaped before
+    /// the ramp's last tick belong to the first measured interval).
+    merged: IntervalLatencies,
+    intervals: Intervals,
+    steady: Option<SteadyWatch>,
+}
+
+/// The sampler's steady-state watch: the last window's per-interval figures.
+struct SteadyWatch {
+    criterion: crate::steady::Criterion,
+    ticks: usize,
+    figures: std::collections::VecDeque<f64>,
+    interval_s: f64,
+    prev_t_s: f64,
+    verdict: crate::steady::Verdict,
 }
 
 impl Sampler {
@@ -259,38 +456,192 @@ impl Sampler {
         ramp_ticks: usize,
         print: bool,
     ) -> Self {
+        Self::with_cap(counters, start, ramp_ticks, print, MAX_INTERVALS)
+    }
+
+    /// As [`Sampler::new`], keeping at most `cap` intervals.
+    pub fn with_cap(
+        counters: Vec<Arc<Counters>>,
+        start: Instant,
+        ramp_ticks: usize,
+        print: bool,
+        cap: usize,
+    ) -> Self {
         Sampler {
             counters,
             start,
             ramp_ticks,
             print,
-            ticks: Vec::new(),
             line: 0,
+            ticks: 0,
+            prev: Totals::default(),
+            ramp_prev: Default::default(),
+            measured_prev: Default::default(),
+            spare: Default::default(),
+            merged: Default::default(),
+            intervals: Intervals::new(cap),
+            steady: None,
         }
     }
 
-    /// Takes one sample now.
+    /// Watches for steady state: after each measured tick, `criterion` over
+    /// the last `window` of intervals (`interval` long, at least two); once
+    /// it holds, every worker is asked to stop.
+    pub fn watch_steady(
+        &mut self,
+        criterion: crate::steady::Criterion,
+        window: Duration,
+        interval: Duration,
+    ) {
+        let ticks = (window.as_secs_f64() / interval.as_secs_f64())
+            .round()
+            .max(2.0) as usize;
+        self.steady = Some(SteadyWatch {
+            criterion,
+            ticks,
+            figures: std::collections::VecDeque::with_capacity(ticks + 1),
+            interval_s: interval.as_secs_f64(),
+            prev_t_s: 0.0,
+            verdict: crate::steady::Verdict {
+                attained: false,
+                at_s: None,
+                last: None,
+            },
+        });
+    }
+
+    /// Where the job stood against `--steady`, if watched.
+    pub fn steady_verdict(&self) -> Option<crate::steady::Verdict> {
+        self.steady.as_ref().map(|w| w.verdict)
+    }
+
+    /// Feeds the steady watch one measured interval (every op kind).
+    fn watch(&mut self, t_s: f64, kinds: &[KindInterval; KINDS]) {
+        let Some(w) = self.steady.as_mut() else {
+            return;
+        };
+        let dt = t_s - std::mem::replace(&mut w.prev_t_s, t_s);
+        // A short interval (the drain's last) says nothing of the rate.
+        if w.verdict.attained || dt < w.interval_s / 2.0 {
+            return;
+        }
+        let all = kinds.iter().fold(Phase::default(), |a, k| a.plus(k.counts));
+        let figure = match w.criterion.metric {
+            crate::steady::Metric::Iops => all.ops as f64 / dt,
+            crate::steady::Metric::Lat if all.ops > 0 => {
+                all.lat_sum_ns as f64 / all.ops as f64 / 1e6
+            }
+            // No op completed: no latency this interval; the window waits.
+            crate::steady::Metric::Lat => return,
+        };
+        w.figures.push_back(figure);
+        if w.figures.len() > w.ticks {
+            w.figures.pop_front();
+        }
+        if w.figures.len() < w.ticks {
+            return;
+        }
+        let check = w.criterion.check(w.figures.make_contiguous(), w.interval_s);
+        w.verdict.last = Some(check);
+        if check.steady {
+            w.verdict.attained = true;
+            w.verdict.at_s = Some(t_s);
+            for c in &self.counters {
+                c.stop.store(true, Relaxed);
+            }
+        }
+    }
+
+    /// Takes one sample now: each worker's counts and interval histograms,
+    /// read together under that worker's lock.
     pub fn tick(&mut self) {
         let now = Instant::now();
-        let t = totals(&self.counters);
-        let tick = Tick {
-            t_s: now.duration_since(self.start).as_secs_f64(),
-            in_flight: t.started - t.finished,
-            totals: t,
-        };
-        if self.print {
-            let ramp = self.ticks.len() < self.ramp_ticks;
-            let prev = self
-                .ticks
-                .last()
-                .map(|p| p.totals.all())
-                .unwrap_or_default();
-            self.print_line(&tick, prev, ramp);
+        let mut t = Totals::default();
+        for c in &self.counters {
+            let mut lat = c.interval.lock().unwrap_or_else(PoisonError::into_inner);
+            std::mem::swap(&mut *lat, &mut self.spare);
+            add_counters(&mut t, c);
+            drop(lat);
+            for (m, taken) in self
+                .merged
+                .iter_mut()
+                .flatten()
+                .zip(self.spare.iter_mut().flatten())
+            {
+                if taken.count() > 0 {
+                    m.merge(taken);
+                    taken.reset();
+                }
+            }
         }
-        self.ticks.push(tick);
+        let t_s = now.duration_since(self.start).as_secs_f64();
+        let in_flight = t.started - t.finished;
+        let ramp = self.ticks < self.ramp_ticks;
+        if self.print {
+            self.print_line(t_s, in_flight, &t, ramp);
+        }
+        let phase = usize::from(!ramp);
+        let kinds = std::array::from_fn(|k| {
+            let cum = t.phases[phase][k];
+            let prev = if ramp {
+                &mut self.ramp_prev[k]
+            } else {
+                &mut self.measured_prev[k]
+            };
+            let counts = cum.minus(*prev);
+            *prev = cum;
+            let m = &mut self.merged[phase][k];
+            let latencies = m.pack();
+            m.reset();
+            KindInterval { counts, latencies }
+        });
+        if !ramp {
+            self.late_ramp_ops(&t);
+            self.watch(t_s, &kinds);
+        } else if let Some(w) = self.steady.as_mut() {
+            w.prev_t_s = t_s;
+        }
+        self.intervals.push(Interval {
+            t_s,
+            ramp,
+            in_flight,
+            ticks: 1,
+            kinds,
+        });
+        self.prev = t;
+        self.ticks += 1;
     }
 
-    fn print_line(&mut self, tick: &Tick, prev: Phase, ramp: bool) {
+    /// Ramp ops reaped after the ramp's last tick: into the last ramp interval.
+    fn late_ramp_ops(&mut self, t: &Totals) {
+        let Some(last) = self.intervals.kept.iter_mut().rev().find(|i| i.ramp) else {
+            return;
+        };
+        for (k, part) in last.kinds.iter_mut().enumerate() {
+            let cum = t.phases[0][k];
+            let late = cum.minus(self.ramp_prev[k]);
+            self.ramp_prev[k] = cum;
+            part.counts = part.counts.plus(late);
+            let m = &mut self.merged[0][k];
+            if m.count() > 0 {
+                part.latencies.merge(&m.pack());
+                m.reset();
+            }
+        }
+    }
+
+    /// Intervals kept now (after any merging).
+    pub fn kept(&self) -> usize {
+        self.intervals.kept.len()
+    }
+
+    /// Bytes the kept intervals take in memory.
+    pub fn kept_bytes(&self) -> usize {
+        self.intervals.bytes()
+    }
+
+    fn print_line(&mut self, t_s: f64, in_flight: u64, t: &Totals, ramp: bool) {
+        let prev = self.prev.all();
         let mut err = std::io::stderr().lock();
         if self.line % 20 == 0 {
             let _ = writeln!(
@@ -308,8 +659,8 @@ impl Sampler {
         }
         self.line += 1;
         let mib = (1u64 << 20) as f64;
-        let (t, all) = (&tick.totals, tick.totals.all());
-        let avg_bw = all.bytes as f64 / mib / tick.t_s.max(1e-9);
+        let all = t.all();
+        let avg_bw = all.bytes as f64 / mib / t_s.max(1e-9);
         let avg_lat = if all.ops > 0 {
             all.lat_sum_ns as f64 / all.ops as f64 / 1e6
         } else {
@@ -319,8 +670,8 @@ impl Sampler {
         let _ = writeln!(
             err,
             "{:>5} {:>7} {:>10} {:>10} {:>10.2} {:>10.2} {:>12.3} {:>12.3}{ramp}",
-            tick.t_s.round() as u64,
-            tick.in_flight,
+            t_s.round() as u64,
+            in_flight,
             t.started,
             t.finished,
             avg_bw,
@@ -335,41 +686,43 @@ impl Sampler {
     /// ramp ops reaped after its tick), the measured intervals from the
     /// measured counts (the first also holds measured ops reaped before the
     /// ramp's last tick). A kind's measured samples add up to exactly the
-    /// ops of that kind the job measured.
+    /// ops of that kind the job measured, and their histograms to the job's.
     pub fn into_samples(self) -> [Vec<Sample>; KINDS] {
-        let last = self.ticks.last().map(|t| t.totals).unwrap_or_default();
         std::array::from_fn(|k| {
-            let mut out = Vec::with_capacity(self.ticks.len());
-            let mut prev = Phase::default();
-            for (i, tick) in self.ticks.iter().enumerate() {
-                let ramp = i < self.ramp_ticks;
-                let cum = if !ramp {
-                    tick.totals.phases[1][k]
-                } else if i + 1 == self.ramp_ticks {
-                    last.phases[0][k]
-                } else {
-                    tick.totals.phases[0][k]
-                };
-                if i == self.ramp_ticks {
-                    prev = Phase::default();
-                }
-                let d = cum.minus(prev);
-                prev = cum;
-                out.push(Sample {
-                    t_s: tick.t_s,
-                    ramp,
-                    ops: d.ops,
-                    bytes: d.bytes,
-                    mean_latency_ns: if d.ops > 0 {
-                        d.lat_sum_ns as f64 / d.ops as f64
+            self.intervals
+                .kept
+                .iter()
+                .map(|i| {
+                    let part = &i.kinds[k];
+                    let d = part.counts;
+                    let (p50, p99, max) = if part.latencies.count() > 0 {
+                        let r = part.latencies.unpack();
+                        (
+                            Some(r.quantile(0.5)),
+                            Some(r.quantile(0.99)),
+                            Some(part.latencies.max()),
+                        )
                     } else {
-                        0.0
-                    },
-                    in_flight: tick.in_flight,
-                    errors: d.errors,
-                });
-            }
-            out
+                        (None, None, None)
+                    };
+                    Sample {
+                        t_s: i.t_s,
+                        ramp: i.ramp,
+                        ops: d.ops,
+                        bytes: d.bytes,
+                        mean_latency_ns: if d.ops > 0 {
+                            d.lat_sum_ns as f64 / d.ops as f64
+                        } else {
+                            0.0
+                        },
+                        in_flight: i.in_flight,
+                        errors: d.errors,
+                        p50_latency_ns: p50,
+                        p99_latency_ns: p99,
+                        max_latency_ns: max,
+                    }
+                })
+                .collect()
         })
     }
 }
@@ -484,5 +837,210 @@ mod tests {
         assert_eq!(writes[0].mean_latency_ns, 1e6);
         assert_eq!((flushes[0].ops, flushes[0].bytes), (4, 0));
         assert_eq!(flushes[0].mean_latency_ns, 9e6);
+    }
+
+    fn op(kind: usize, lat_ns: u64) -> Done {
+        Done {
+            bytes: 4096,
+            lat_ns,
+            measured: true,
+            kind,
+        }
+    }
+
+    /// Nearest-rank percentile over raw values: the independent reference.
+    fn nearest_rank(v: &[u64], q: f64) -> u64 {
+        let mut s = v.to_vec();
+        s.sort_unstable();
+        s[((q * s.len() as f64).ceil() as usize).max(1) - 1]
+    }
+
+    /// A deterministic spread of latencies around `base` ns with a slow tail.
+    fn latencies(n: usize, base: u64, seed: u64) -> Vec<u64> {
+        let mut x = seed | 1;
+        (0..n)
+            .map(|i| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let v = base / 2 + x % base;
+                if i % 97 == 0 {
+                    v * 30
+                } else {
+                    v
+                }
+            })
+            .collect()
+    }
+
+    /// Each interval's p50, p99 and max are those of exactly that
+    /// interval's ops, over two workers: equal to a histogram fed only
+    /// those ops, within 0.1 % of the exact nearest-rank value, and the max
+    /// exact.
+    #[test]
+    fn an_intervals_percentiles_are_those_of_its_own_ops() {
+        let (c1, c2) = (Arc::new(Counters::default()), Arc::new(Counters::default()));
+        let (mut w1, mut w2) = (
+            WorkerProgress::new(Arc::clone(&c1)),
+            WorkerProgress::new(Arc::clone(&c2)),
+        );
+        let mut s = Sampler::new(vec![c1, c2], Instant::now(), 0, false);
+        // Interval 1 fast, 2 ten times slower, 3 empty, 4 mixed.
+        let fed = [
+            latencies(3000, 1_000_000, 1),
+            latencies(2000, 10_000_000, 2),
+            vec![],
+            latencies(1001, 3_000_000, 3),
+        ];
+        for lats in &fed {
+            for (i, &l) in lats.iter().enumerate() {
+                let w = if i % 3 == 0 { &mut w1 } else { &mut w2 };
+                w.started();
+                w.finished(op(1, l));
+            }
+            s.tick();
+        }
+        let [reads, writes, _] = s.into_samples();
+        assert!(reads.iter().all(|x| x.p99_latency_ns.is_none()));
+        assert_eq!(writes.len(), 4);
+        for (got, lats) in writes.iter().zip(&fed) {
+            assert_eq!(got.ops, lats.len() as u64);
+            if lats.is_empty() {
+                assert_eq!(
+                    (got.p50_latency_ns, got.p99_latency_ns, got.max_latency_ns),
+                    (None, None, None)
+                );
+                continue;
+            }
+            let mut own = LatencyRecorder::new();
+            lats.iter().for_each(|&l| own.record(l));
+            assert_eq!(got.p50_latency_ns, Some(own.quantile(0.5)));
+            assert_eq!(got.p99_latency_ns, Some(own.quantile(0.99)));
+            assert_eq!(got.max_latency_ns, lats.iter().max().copied());
+            for (q, v) in [(0.5, got.p50_latency_ns), (0.99, got.p99_latency_ns)] {
+                let (v, want) = (v.unwrap() as f64, nearest_rank(lats, q) as f64);
+                assert!((v - want).abs() <= want * 0.001, "q{q}: {v} vs {want}");
+            }
+            let mean = lats.iter().sum::<u64>() as f64 / lats.len() as f64;
+            assert!((got.mean_latency_ns - mean).abs() < 1e-6 * mean);
+        }
+        let (a, b) = (&writes[0], &writes[1]);
+        assert!(a.p50_latency_ns <= a.p99_latency_ns && a.p99_latency_ns <= a.max_latency_ns);
+        assert!(b.p99_latency_ns > a.p99_latency_ns);
+    }
+
+    /// Across the ramp's end the histograms split as the counts do: a
+    /// measured op reaped before the ramp's last tick is in the first
+    /// measured interval's percentiles, a ramp op reaped after it in the
+    /// last ramp interval's.
+    #[test]
+    fn interval_histograms_split_at_the_ramp_like_the_counts() {
+        let c = Arc::new(Counters::default());
+        let mut w = WorkerProgress::new(Arc::clone(&c));
+        let mut s = Sampler::new(vec![Arc::clone(&c)], Instant::now(), 1, false);
+        w.started();
+        w.finished(Done {
+            measured: false,
+            ..op(1, 2_000_000)
+        });
+        w.started();
+        w.finished(op(1, 90_000_000)); // measured, before the ramp's tick
+        s.tick();
+        w.started();
+        w.finished(Done {
+            measured: false,
+            ..op(1, 70_000_000)
+        }); // a ramp op reaped late
+        w.started();
+        w.finished(op(1, 1_000_000));
+        s.tick();
+        let [_, v, _] = s.into_samples();
+        assert_eq!(
+            (v[0].ramp, v[0].ops, v[0].max_latency_ns),
+            (true, 2, Some(70_000_000))
+        );
+        assert_eq!(
+            (v[1].ramp, v[1].ops, v[1].max_latency_ns),
+            (false, 2, Some(90_000_000))
+        );
+    }
+
+    /// An hour of 1 s intervals stays under the cap: pairs are
+    /// merged exactly (the ops add up, the max is the job's, a merged
+    /// interval's p99 is that of its ops), and the memory kept is bounded.
+    #[test]
+    fn a_long_run_keeps_bounded_memory() {
+        let c = Arc::new(Counters::default());
+        let mut w = WorkerProgress::new(Arc::clone(&c));
+        let cap = 512;
+        let mut s = Sampler::with_cap(vec![Arc::clone(&c)], Instant::now(), 0, false, cap);
+        let mut job = LatencyRecorder::new();
+        let (mut first8, mut fed, mut peak_bytes) = (Vec::new(), 0u64, 0usize);
+        let ticks = 3600;
+        for t in 0..ticks {
+            // 500 ops a second around 1 ms (a few slower seconds).
+            let base = if t % 600 == 0 { 20_000_000 } else { 1_000_000 };
+            for l in latencies(500, base, t as u64 + 7) {
+                w.started();
+                w.finished(op(1, l));
+                job.record(l);
+                if t < 8 {
+                    first8.push(l);
+                }
+                fed += 1;
+            }
+            s.tick();
+            assert!(s.kept() <= cap);
+            peak_bytes = peak_bytes.max(s.kept_bytes());
+        }
+        eprintln!(
+            "one hour of 1 s intervals: {} kept, {} bytes, peak {peak_bytes}",
+            s.kept(),
+            s.kept_bytes()
+        );
+        // 512 intervals of a few hundred distinct latencies each: under 1 MiB.
+        assert!(peak_bytes < 1 << 20, "{peak_bytes} bytes");
+        let [_, v, _] = s.into_samples();
+        assert!(v.len() <= cap && v.len() > cap / 4);
+        assert_eq!(v.iter().map(|x| x.ops).sum::<u64>(), fed);
+        let max = v.iter().filter_map(|x| x.max_latency_ns).max();
+        assert_eq!(max, Some(job.summary().max));
+        // 3,600 ticks under a cap of 512: 8 ticks an interval.
+        assert_eq!(v[0].ops, 8 * 500);
+        let mut own = LatencyRecorder::new();
+        first8.iter().for_each(|&l| own.record(l));
+        let x = first8;
+        assert_eq!(v[0].p99_latency_ns, Some(own.quantile(0.99)));
+        assert_eq!(v[0].max_latency_ns, x.iter().max().copied());
+    }
+
+    /// `--steady lat:10%`: the sampler asks the workers to stop at the
+    /// first measured tick whose window of intervals meets the criterion,
+    /// and not before the window is full.
+    #[test]
+    fn a_steady_window_asks_the_workers_to_stop() {
+        let c = Arc::new(Counters::default());
+        let mut w = WorkerProgress::new(Arc::clone(&c));
+        let mut s = Sampler::new(vec![Arc::clone(&c)], Instant::now(), 0, false);
+        let interval = Duration::from_millis(5);
+        s.watch_steady(
+            "lat:10%".parse().unwrap(),
+            Duration::from_millis(15),
+            interval,
+        );
+        // Mean latency 1, 2, 3 ms, then 3 ms on.
+        for (i, ms) in [1, 2, 3, 3, 3, 3].into_iter().enumerate() {
+            for _ in 0..50 {
+                w.started();
+                w.finished(op(1, ms * 1_000_000));
+            }
+            std::thread::sleep(interval);
+            s.tick();
+            let v = s.steady_verdict().unwrap();
+            // Windows: [1,2,3] no; [2,3,3] no; [3,3,3] at tick 5.
+            assert_eq!(v.attained, i >= 4, "tick {i}: {v:?}");
+            assert_eq!(w.stop_requested(), i >= 4);
+            assert_eq!(v.last.is_some(), i >= 2);
+        }
     }
 }

@@ -787,7 +787,7 @@ pub struct Spread {
 /// Min of bandwidth and of IOPS), from a job's timeline.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct PerSecond {
-    /// How many samples: the measured window's intervals of at least 0.5 s
+    /// How many samples: the measured window's intervals of at least half the timeline's interval
     /// (ramp and the short last interval left out; seconds without a
     /// completion count, as zeros, as in rados bench).
     pub samples: u64,
@@ -821,10 +821,11 @@ impl PerSecond {
     pub fn of(timeline: &[Sample]) -> Option<PerSecond> {
         let mut prev = 0.0;
         let (mut iops, mut mib) = (Vec::new(), Vec::new());
+        let shortest = crate::progress::shortest_counted(timeline);
         for s in timeline {
             let dt = s.t_s - prev;
             prev = s.t_s;
-            if s.ramp || dt < 0.5 {
+            if s.ramp || dt < shortest {
                 continue;
             }
             iops.push(s.ops as f64 / dt);
@@ -980,6 +981,7 @@ mod tests {
             mean_latency_ns: 1e6,
             in_flight: 1,
             errors: 0,
+            ..Default::default()
         };
         // Ramp second, three measured seconds (one without a completion),
         // a cut last interval of 0.3 s.

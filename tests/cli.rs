@@ -37,6 +37,71 @@ fn unknown_flag_is_one_line_exit_2() {
 }
 
 #[test]
+fn interval_out_of_range_is_one_line_exit_2() {
+    for bad in ["0", "50ms", "2h", "abc"] {
+        let out = cephbench()
+            .args([
+                "-m",
+                "127.0.0.1:1",
+                "rados",
+                "write",
+                "-p",
+                "x",
+                "--interval",
+                bad,
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "--interval {bad}");
+        let e = one_line_error(&out);
+        assert!(e.contains("--interval"), "{e}");
+    }
+    let out = cephbench()
+        .args(["-m", "127.0.0.1:1", "rbd", "-p", "x", "--interval", "0"])
+        .output()
+        .unwrap();
+    assert!(one_line_error(&out).contains("must be from 100ms to 1h"));
+}
+
+#[test]
+fn bad_steady_options_are_one_line_exit_2() {
+    for (args, want) in [
+        (&["--steady", "iops:abc"][..], "the limit is not a number"),
+        (&["--steady", "bw:2%"][..], "unknown criterion"),
+        (&["--steady-window", "10s"][..], "need --steady"),
+        (&["--steady", "iops:2%", "-d", "10"][..], "drop -d"),
+        (
+            &["--steady", "iops:2%", "--steady-window", "1s"][..],
+            "two intervals",
+        ),
+        (
+            &[
+                "--steady",
+                "iops:2%",
+                "--steady-window",
+                "2s",
+                "--interval",
+                "2s",
+            ][..],
+            "two intervals",
+        ),
+        (
+            &["--steady", "lat:1", "--steady-max", "10s"][..],
+            "at least --steady-window",
+        ),
+    ] {
+        let mut c = cephbench();
+        c.args(["-m", "127.0.0.1:1", "rados", "write", "-p", "x"]);
+        let out = c.args(args).output().unwrap();
+        let e = one_line_error(&out);
+        assert!(
+            out.status.code() == Some(2) && e.contains(want),
+            "{args:?}: {e}"
+        );
+    }
+}
+
+#[test]
 fn zero_block_size_is_rejected_before_connecting() {
     // -m points nowhere: the error must come from validation, instantly.
     let t = Instant::now();

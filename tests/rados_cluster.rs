@@ -424,10 +424,15 @@ fn a_seq_run_that_ends_within_its_ramp_says_nothing_was_measured() {
 fn per_second_samples_cover_exactly_the_measured_window() {
     let _g = serial();
     let p = pool(POOL);
-    for (d, ramp) in [("4", "3s"), ("3", "1500ms")] {
-        let v = json_run(&[
-            "rados", "write", "-p", p, "-b", "4K", "-t", "4", "-d", d, "--ramp", ramp,
-        ]);
+    let mut measured_samples = Vec::new();
+    for (d, ramp, interval) in [
+        ("4", "3s", "1s"),
+        ("3", "1500ms", "1s"),
+        ("3", "1500ms", "500ms"),
+    ] {
+        let args =
+            format!("rados write -p {p} -b 4K -t 4 -d {d} --ramp {ramp} --interval {interval}");
+        let v = json_run(&args.split(' ').collect::<Vec<_>>());
         let j = &v["jobs"][0];
         let tl = j["timeline"].as_array().unwrap();
         let measured: u64 = tl
@@ -454,10 +459,93 @@ fn per_second_samples_cover_exactly_the_measured_window() {
             .iter()
             .filter(|s| !s["ramp"].as_bool().unwrap())
             .all(|s| s["t_s"].as_f64().unwrap() > ramp_s));
-        let want = d.parse::<u64>().unwrap();
+        let per_s = if interval == "500ms" { 2 } else { 1 };
+        let want = d.parse::<u64>().unwrap() * per_s;
         assert_eq!(j["per_second"]["samples"], want, "{}", j["per_second"]);
         per_second_matches_the_timeline(j);
+        interval_percentiles_match_the_job(j);
+        measured_samples.push(j["per_second"]["samples"].as_u64().unwrap());
     }
+    // --interval 500ms: twice the samples of the same 3 s job at 1 s.
+    assert_eq!(measured_samples[2], 2 * measured_samples[1]);
+}
+
+/// `--steady`: a loose criterion stops the job once its window holds
+/// (stop reason `steady`, well before `--steady-max`); one no run can meet
+/// runs to `--steady-max` and says so.
+#[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
+fn steady_state_stops_the_job_or_says_it_was_not_reached() {
+    let _g = serial();
+    let p = pool(POOL);
+    let run = |steady: &str, max: &str| {
+        let args = format!(
+            "rados write -p {p} -b 4K -t 4 --interval 500ms --steady {steady} \
+             --steady-window 1s --steady-max {max}"
+        );
+        json_run(&args.split_whitespace().collect::<Vec<_>>())
+    };
+    let v = run("lat:1000%", "20s");
+    let j = &v["jobs"][0];
+    assert_eq!(j["stop_reason"], "steady", "{}", v["warnings"]);
+    // Steady at the first full window (two 0.5 s intervals), long before 20 s.
+    let elapsed = j["elapsed_s"].as_f64().unwrap();
+    assert!((0.9..5.0).contains(&elapsed), "{elapsed}");
+    assert!(!v["warnings"].to_string().contains("not steady"));
+    let v = run("iops:0.001", "2s");
+    let j = &v["jobs"][0];
+    assert_eq!(j["stop_reason"], "duration");
+    let w = v["warnings"].to_string();
+    assert!(
+        w.contains("not steady after 2 s (iops:0.001; the last 1 s moved"),
+        "{w}"
+    );
+}
+
+/// Each measured interval's p50 ≤ p99 ≤ max; the slowest interval's max is
+/// the job's max (both exact), the intervals' ops add up to the job's and to
+/// its histogram's count, and the job's p99 lies within the intervals' p99s
+/// (a p99 over the union of intervals cannot leave their range).
+fn interval_percentiles_match_the_job(j: &Value) {
+    let tl: Vec<&Value> = j["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| !s["ramp"].as_bool().unwrap())
+        .collect();
+    let n = |s: &Value, k: &str| s[k].as_u64();
+    let mut p99s = Vec::new();
+    for s in &tl {
+        if n(s, "ops").unwrap() == 0 {
+            assert!(s.get("p99_latency_ns").is_none(), "{s}");
+            continue;
+        }
+        let (p50, p99, max) = (
+            n(s, "p50_latency_ns").unwrap(),
+            n(s, "p99_latency_ns").unwrap(),
+            n(s, "max_latency_ns").unwrap(),
+        );
+        assert!(0 < p50 && p50 <= p99 && p99 <= max, "{s}");
+        p99s.push(p99);
+    }
+    let max = tl.iter().filter_map(|s| n(s, "max_latency_ns")).max();
+    assert_eq!(
+        max,
+        j["latency_ns"]["max"].as_u64(),
+        "slowest interval vs job"
+    );
+    let ops: u64 = tl.iter().map(|s| n(s, "ops").unwrap()).sum();
+    let hist = cephbench::stats::decode_histogram(j["histogram"].as_str().unwrap()).unwrap();
+    assert_eq!((ops, hist.len()), (j["ops"].as_u64().unwrap(), ops));
+    let p99 = j["latency_ns"]["p99"].as_u64().unwrap() as f64;
+    let (lo, hi) = (
+        *p99s.iter().min().unwrap() as f64,
+        *p99s.iter().max().unwrap() as f64,
+    );
+    assert!(
+        lo * 0.999 <= p99 && p99 <= hi * 1.001,
+        "job p99 {p99} outside the intervals' {lo}..{hi}"
+    );
 }
 
 /// `cleanup` of one namespace says what cephbench left in the others,
@@ -666,15 +754,24 @@ fn cephbench_write(pool: &str, secs: u32, qd: u32) -> (f64, f64, f64) {
 
 /// rados bench's end summary (stddev / min / max of IOPS and bandwidth over
 /// the per-second samples) equals what the job's own timeline gives,
-/// recomputed here: measured intervals of at least 0.5 s, rates per interval,
-/// sample standard deviation.
+/// recomputed here: measured intervals of at least half the timeline's
+/// interval (the median gap), rates per interval, sample standard deviation.
 fn per_second_matches_the_timeline(j: &Value) {
     let (mut prev, mut iops, mut mib) = (0.0, Vec::new(), Vec::new());
+    let mut gaps: Vec<f64> = Vec::new();
+    for s in j["timeline"].as_array().unwrap() {
+        let t = s["t_s"].as_f64().unwrap();
+        gaps.push(t - prev);
+        prev = t;
+    }
+    gaps.sort_by(f64::total_cmp);
+    let half = (gaps[gaps.len() / 2] * 100.0).round() / 200.0;
+    prev = 0.0;
     for s in j["timeline"].as_array().unwrap() {
         let t = s["t_s"].as_f64().unwrap();
         let dt = t - prev;
         prev = t;
-        if s["ramp"].as_bool().unwrap() || dt < 0.5 {
+        if s["ramp"].as_bool().unwrap() || dt < half {
             continue;
         }
         iops.push(s["ops"].as_f64().unwrap() / dt);

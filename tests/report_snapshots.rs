@@ -113,6 +113,9 @@ fn fixture() -> BenchResult {
                     mean_latency_ns: 14e6,
                     in_flight: 16,
                     errors: 0,
+                    p50_latency_ns: Some(12_100_000),
+                    p99_latency_ns: Some(41_000_000),
+                    max_latency_ns: Some(52_300_000),
                 },
                 Sample {
                     t_s: 2.0,
@@ -122,6 +125,9 @@ fn fixture() -> BenchResult {
                     mean_latency_ns: 13.2e6,
                     in_flight: 16,
                     errors: 0,
+                    p50_latency_ns: Some(11_800_000),
+                    p99_latency_ns: Some(38_500_000),
+                    max_latency_ns: Some(49_900_000),
                 },
             ],
             histogram: None,
@@ -489,6 +495,22 @@ fn csv_report() {
     insta::assert_snapshot!(text);
 }
 
+/// One line per job and interval; the rates over each interval's length,
+/// the percentiles as the samples hold them (empty where a sample has none).
+#[test]
+fn timeline_csv_report() {
+    let text = render(Format::TimelineCsv, &fixture());
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        cephbench::report::TIMELINE_CSV_HEADER
+    );
+    let r = fixture();
+    let samples: usize = r.jobs.iter().map(|j| j.timeline.len()).sum();
+    assert_eq!(lines.count(), samples);
+    insta::assert_snapshot!(text);
+}
+
 #[test]
 fn markdown_report() {
     insta::assert_snapshot!(render(Format::Markdown, &fixture()));
@@ -570,9 +592,10 @@ pub fn fixture_with_histogram() -> BenchResult {
 fn html_report() {
     let html = render(Format::Html, &fixture_with_histogram());
     insta::assert_snapshot!(html);
-    // One job: percentile curve + two timelines, the attribution, per-OSD bars,
-    // the OSD counter timeline.
-    assert_eq!(html.matches("<svg ").count(), 6);
+    // One job: percentile curve + three timelines (IOPS, mean, p50/p99),
+    // the attribution, per-OSD bars, the OSD counter timeline.
+    assert_eq!(html.matches("<svg ").count(), 7);
+    assert!(html.contains("p50 and p99 completion latency per second"));
     assert!(html.contains("Each OSD&#39;s own mean op_w_latency per counter interval"));
     for forbidden in ["<script", "<link", "@import", "url(", "https://", "<img"] {
         assert!(
@@ -614,7 +637,7 @@ fn html_with_negative_unattributed_share() {
         "note missing"
     );
     assert!(!html.contains("NaN") && !html.contains("width=\"-") && !html.contains("inf"));
-    assert_eq!(html.matches("<svg ").count(), 6);
+    assert_eq!(html.matches("<svg ").count(), 7);
 }
 
 fn assert_fits(text: &str) {
@@ -666,6 +689,7 @@ fn report_command_rerenders_files() {
         ("text", Format::Text),
         ("json", Format::Json),
         ("csv", Format::Csv),
+        ("timeline-csv", Format::TimelineCsv),
         ("markdown", Format::Markdown),
         ("html", Format::Html),
     ] {

@@ -53,6 +53,7 @@ fn job(name: &str, op: &str, iops: f64, bs: u64, mean_ms: f64, p99_ms: f64) -> J
                 mean_latency_ns: mean_ms * 1e6,
                 in_flight: 1,
                 errors: 0,
+                ..Default::default()
             })
             .collect(),
         histogram: None,
@@ -482,6 +483,7 @@ fn builtins_are_the_methods() {
         test_area: Some(3 << 20),
         telemetry: false,
         counter_interval: std::time::Duration::ZERO,
+        interval: std::time::Duration::from_secs(1),
         op_history: None,
         progress: false,
         group: None,

@@ -55,6 +55,8 @@ pub(super) struct Ran {
     pub timeline: Timelines,
     /// When the measured ops started, on this host's clock.
     pub measured_start: SystemTime,
+    /// Where the job stood against `--steady`, if asked.
+    pub steady: Option<crate::steady::Verdict>,
     /// The ramp, from `measured_start` on: its ops are not measured.
     pub ramp: Duration,
 }
@@ -87,6 +89,8 @@ pub(super) struct Setup<'a> {
     pub op_history: Option<u32>,
     /// An open loop (`--rate`).
     pub open_loop: bool,
+    /// `--steady`, if asked.
+    pub steady: Option<crate::steady::SteadyConfig>,
     /// The pool's settings (its OSDs' RAM is measured after the job).
     pub pool_settings: Option<PoolSettings>,
     /// The warnings so far.
@@ -112,7 +116,14 @@ pub(super) async fn measure<J: Job>(setup: Setup<'_>, mut job: J) -> Result<Outc
     probes.sample_counters(rados, setup.counter_interval);
     probes.sample_ops(rados, setup.op_history, &mut warnings);
     let (outcome, timeline, measured_start, ramp) = match job.run(probes.slots.as_deref()).await? {
-        Some(r) => (Some(r.out), r.timeline, Some(r.measured_start), r.ramp),
+        Some(r) => {
+            if let (Some(v), Some(cfg)) = (r.steady, setup.steady.as_ref()) {
+                if !v.attained {
+                    warnings.push(not_steady(cfg, &v));
+                }
+            }
+            (Some(r.out), r.timeline, Some(r.measured_start), r.ramp)
+        }
         None => (None, Timelines::default(), None, Duration::ZERO),
     };
     let ramp_end = measured_start.map(|t| t + ramp);
@@ -184,7 +195,35 @@ pub struct Outcome {
     pub measured_start: Option<SystemTime>,
 }
 
-/// Drives `job` while sampling `counters` once a second (the timeline, and
+/// The report's line for a job that ran `--steady-max` without becoming
+/// steady.
+pub(super) fn not_steady(cfg: &crate::steady::SteadyConfig, v: &crate::steady::Verdict) -> String {
+    let last = match v.last {
+        Some(c) => format!(
+            "; the last {:.0} s moved {} against a limit of {} (window mean {})",
+            cfg.window.as_secs_f64(),
+            fmt_figure(c.value),
+            fmt_figure(c.limit),
+            fmt_figure(c.mean),
+        ),
+        None => String::new(),
+    };
+    format!(
+        "not steady after {:.0} s ({}{last}): the figures are over the whole measured window",
+        cfg.max.as_secs_f64(),
+        cfg.criterion
+    )
+}
+
+fn fmt_figure(x: f64) -> String {
+    if x.abs() >= 100.0 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.3}")
+    }
+}
+
+/// Drives `job` while sampling `counters` every `interval` (the timeline, and
 /// the live line on stderr when `live`), on a [`Schedule`] that ends an
 /// interval exactly where the ramp does. A tick missed by a busy host is
 /// skipped, except the ramp's last: every later interval starts after it.
@@ -192,11 +231,16 @@ pub async fn sampled<F: Future>(
     job: F,
     counters: Vec<Arc<Counters>>,
     ramp: Duration,
+    interval: Duration,
     live: bool,
-) -> (F::Output, Timelines) {
+    steady: Option<&crate::steady::SteadyConfig>,
+) -> (F::Output, Timelines, Option<crate::steady::Verdict>) {
     let start = Instant::now();
-    let plan = Schedule::new(ramp, Duration::from_secs(1));
+    let plan = Schedule::new(ramp, interval);
     let mut sampler = Sampler::new(counters, start, plan.ramp_ticks, live);
+    if let Some(Ok(c)) = steady.map(|s| s.criterion()) {
+        sampler.watch_steady(c, steady.map_or(Duration::ZERO, |s| s.window), interval);
+    }
     tokio::pin!(job);
     let at = |k: u32| start + plan.first + plan.interval * k;
     let mut k = 0u32;
@@ -214,5 +258,6 @@ pub async fn sampled<F: Future>(
         }
     };
     sampler.tick();
-    (out, sampler.into_samples())
+    let verdict = sampler.steady_verdict();
+    (out, sampler.into_samples(), verdict)
 }

@@ -67,6 +67,13 @@ pub struct RadosConfig {
     /// before and after).
     #[serde(default = "crate::telemetry::default_counter_interval")]
     pub counter_interval: std::time::Duration,
+    /// The timeline's interval (`--interval`): one sample of IOPS, mean,
+    /// p50, p99 and max per interval and op kind.
+    #[serde(default = "crate::progress::default_interval")]
+    pub interval: std::time::Duration,
+    /// `--steady`: stop once steady (the duration is `--steady-max`).
+    #[serde(default)]
+    pub steady: Option<crate::steady::SteadyConfig>,
     /// `--op-history N`: raise the OSDs' op history to N for the run and
     /// take per-op evidence from it (`None`: the OSDs are left alone).
     #[serde(default)]
@@ -313,6 +320,7 @@ pub async fn run_rados(
         counter_interval: cfg.counter_interval,
         op_history: cfg.op_history,
         open_loop: cfg.rate.is_some(),
+        steady: cfg.steady.clone(),
         pool_settings,
         warnings,
         interrupted: false,
@@ -379,10 +387,19 @@ impl Job for RadosJob<'_> {
             self.stop.clone(),
             WorkerProgress::new(Arc::clone(&counters)),
         );
-        let (out, timeline) = sampled(worker, vec![counters], cfg.ramp, cfg.live).await;
+        let (out, timeline, steady) = sampled(
+            worker,
+            vec![counters],
+            cfg.ramp,
+            cfg.interval,
+            cfg.live,
+            cfg.steady.as_ref(),
+        )
+        .await;
         Ok(Some(Ran {
             out,
             timeline,
+            steady,
             measured_start,
             ramp: cfg.ramp,
         }))

@@ -100,6 +100,13 @@ pub struct RbdConfig {
     /// before and after).
     #[serde(default = "crate::telemetry::default_counter_interval")]
     pub counter_interval: std::time::Duration,
+    /// The timeline's interval (`--interval`): one sample of IOPS, mean,
+    /// p50, p99 and max per interval and op kind.
+    #[serde(default = "crate::progress::default_interval")]
+    pub interval: std::time::Duration,
+    /// `--steady`: stop once steady (the duration is `--steady-max`).
+    #[serde(default)]
+    pub steady: Option<crate::steady::SteadyConfig>,
     /// `--op-history N`: raise the OSDs' op history to N for the run and
     /// take per-op evidence from it (`None`: the OSDs are left alone).
     #[serde(default)]
@@ -259,7 +266,15 @@ async fn write_test_area(
         stop.clone(),
         WorkerProgress::new(Arc::clone(&counters)),
     );
-    let (mut out, _) = sampled(job, vec![counters], Duration::ZERO, live).await;
+    let (mut out, _, _) = sampled(
+        job,
+        vec![counters],
+        Duration::ZERO,
+        crate::progress::DEFAULT_INTERVAL,
+        live,
+        None,
+    )
+    .await;
     let error = out.first_error.take().map(|e| diagnose(rados, pool, e));
     let k = out.kind(OpKind::Write);
     (
@@ -445,6 +460,7 @@ async fn run_on_image(
         counter_interval: cfg.counter_interval,
         op_history: cfg.op_history,
         open_loop: cfg.rate.is_some(),
+        steady: cfg.steady.clone(),
         pool_settings,
         warnings,
         interrupted,
@@ -529,7 +545,15 @@ impl Job for RbdJob<'_> {
                     WorkerProgress::new(Arc::clone(c)),
                 )
             });
-        let (outs, timeline) = sampled(join_all(jobs), counters, cfg.ramp, cfg.live).await;
+        let (outs, timeline, steady) = sampled(
+            join_all(jobs),
+            counters,
+            cfg.ramp,
+            cfg.interval,
+            cfg.live,
+            cfg.steady.as_ref(),
+        )
+        .await;
         drop(targets);
         let out = JobOutcome::merge(outs);
         let done = out
@@ -542,6 +566,7 @@ impl Job for RbdJob<'_> {
         Ok(out.map(|out| Ran {
             out,
             timeline,
+            steady,
             measured_start,
             ramp: cfg.ramp,
         }))

@@ -108,6 +108,17 @@ pub struct Cli {
         help_heading = TELEMETRY
     )]
     pub counter_interval: Duration,
+    /// Length of each timeline sample (IOPS, mean, p50, p99 and max per interval;
+    /// the live line's period). From 100ms to 1h.
+    #[arg(
+        long,
+        global = true,
+        default_value = "1s",
+        value_parser = interval,
+        value_name = "DURATION",
+        help_heading = OUTPUT
+    )]
+    pub interval: Duration,
     /// Raise each OSD's op history to N ops for the run (and a 5 s window;
     /// both put back afterwards) and split the mean from the OSDs' records
     /// of this run's own ops, not only from their counters (needs osd 'allow *').
@@ -149,6 +160,8 @@ pub struct Globals {
     pub telemetry: bool,
     /// `--counter-interval`.
     pub counter_interval: Duration,
+    /// `--interval`: the timeline's sample length.
+    pub interval: Duration,
     /// `--op-history`.
     pub op_history: Option<u32>,
 }
@@ -168,6 +181,7 @@ impl Cli {
             announce: self.progress != Progress::Never,
             telemetry: !self.no_telemetry,
             counter_interval: self.counter_interval,
+            interval: self.interval,
             op_history: self.op_history,
         }
     }
@@ -298,6 +312,44 @@ fn size(s: &str) -> Result<u64, String> {
 
 fn dur(s: &str) -> Result<Duration, String> {
     parse_duration(s).map_err(|e| e.to_string())
+}
+
+fn interval(s: &str) -> Result<Duration, String> {
+    cephbench::plan::interval(cephbench::plan::Source::Flags, "interval", dur(s)?)
+}
+
+/// `--steady` and its window, shared by `rados` and `rbd`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SteadyArgs {
+    /// Stop once steady, with fio's criteria over the last --steady-window of intervals:
+    /// iops:2% (every interval's IOPS within 2 % of the window's mean), iops_slope:0.5%
+    /// (least-squares slope per second), lat:5%, lat_slope:1% (mean latency; without %: ms).
+    #[arg(long, value_name = "CRITERION")]
+    pub steady: Option<String>,
+    /// The rolling window --steady looks at [default: 30s].
+    #[arg(long, value_parser = dur, value_name = "DURATION")]
+    pub steady_window: Option<Duration>,
+    /// Longest measured run with --steady; past it the report says "not steady after" [default: 10m].
+    #[arg(long, value_parser = dur, value_name = "DURATION")]
+    pub steady_max: Option<Duration>,
+}
+
+impl SteadyArgs {
+    /// The validated `--steady` config (its window against the shortest
+    /// `--interval`; the command checks it again at the one given).
+    pub fn config(
+        &self,
+        duration_given: bool,
+    ) -> Result<Option<cephbench::steady::SteadyConfig>, UsageError> {
+        cephbench::plan::steady(
+            self.steady.as_deref(),
+            self.steady_window,
+            self.steady_max,
+            cephbench::plan::MIN_INTERVAL,
+            duration_given,
+        )
+        .map_err(UsageError)
+    }
 }
 
 /// Bad input that clap's types cannot catch; printed as one line, exit 2.

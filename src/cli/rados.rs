@@ -123,6 +123,8 @@ pub struct RadosArgs {
     pub arrival: ArrivalArg,
     #[command(flatten)]
     pub group: GroupArgs,
+    #[command(flatten)]
+    pub steady: super::SteadyArgs,
 }
 
 impl RadosArgs {
@@ -163,13 +165,14 @@ impl RadosArgs {
         if self.ops == Some(0) || self.max_objects == Some(0) {
             return Err(u("--ops and --max-objects must be at least 1".into()));
         }
+        let steady = self.steady.config(self.duration.is_some())?;
         let duration = match (self.duration, self.ops) {
             (Some(d), _) if d.is_zero() => {
                 return Err(u("--duration must be longer than 0".into()))
             }
             (Some(d), _) => Some(d),
             (None, Some(_)) => None,
-            (None, None) => Some(Duration::from_secs(60)),
+            (None, None) => Some(steady.as_ref().map_or(Duration::from_secs(60), |s| s.max)),
         };
         let mode = match self.mode {
             ModeArg::Write => RadosMode::Write,
@@ -232,6 +235,8 @@ impl RadosArgs {
             live,
             telemetry: true,
             counter_interval: cephbench::telemetry::DEFAULT_COUNTER_INTERVAL,
+            interval: cephbench::progress::DEFAULT_INTERVAL,
+            steady,
             op_history: None,
             create_pool: self.create_pool.then_some(cephbench::bench::PoolSpec {
                 size: self.pool_size,

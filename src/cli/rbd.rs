@@ -87,6 +87,8 @@ pub struct RbdArgs {
     pub arrival: ArrivalArg,
     #[command(flatten)]
     pub group: GroupArgs,
+    #[command(flatten)]
+    pub steady: super::SteadyArgs,
 }
 
 /// A switch.
@@ -186,13 +188,14 @@ impl RbdArgs {
                 Some(bits)
             }
         };
+        let steady = self.steady.config(self.duration.is_some())?;
         let duration = match (self.duration, self.io_total) {
             (Some(d), _) if d.is_zero() => {
                 return Err(u("--duration must be longer than 0".into()))
             }
             (Some(d), _) => Some(d),
             (None, Some(_)) => None,
-            (None, None) => Some(Duration::from_secs(60)),
+            (None, None) => Some(steady.as_ref().map_or(Duration::from_secs(60), |s| s.max)),
         };
         let image = match (&self.image, self.size) {
             (Some(name), None) => ImageChoice::Existing {
@@ -229,6 +232,8 @@ impl RbdArgs {
             live,
             telemetry: true,
             counter_interval: cephbench::telemetry::DEFAULT_COUNTER_INTERVAL,
+            interval: cephbench::progress::DEFAULT_INTERVAL,
+            steady,
             op_history: None,
             start_at: None,
             rate: rate_spec(self.rate, self.arrival),

@@ -121,6 +121,7 @@ impl SuiteArgs {
                 test_area: self.test_area,
                 telemetry,
                 counter_interval,
+                interval: cephbench::progress::DEFAULT_INTERVAL,
                 op_history: None,
                 progress,
                 group: group.clone(),

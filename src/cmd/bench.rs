@@ -18,6 +18,8 @@ pub fn rados(conn: &ConnArgs, args: &RadosArgs, g: &Globals) -> anyhow::Result<E
     let mut cfg = args.config(g.live)?;
     cfg.telemetry = g.telemetry;
     cfg.counter_interval = g.counter_interval;
+    cfg.interval = g.interval;
+    steady_at_interval(cfg.steady.as_ref(), g)?;
     cfg.op_history = g.op_history;
     let group = args.group.config(&args.pool, &args.namespace)?;
     no_op_history_in_groups(group.is_some(), g)?;
@@ -40,6 +42,8 @@ pub fn rbd(conn: &ConnArgs, args: &RbdArgs, g: &Globals) -> anyhow::Result<ExitC
     let mut cfg = args.config(g.live)?;
     cfg.telemetry = g.telemetry;
     cfg.counter_interval = g.counter_interval;
+    cfg.interval = g.interval;
+    steady_at_interval(cfg.steady.as_ref(), g)?;
     cfg.op_history = g.op_history;
     let group = args.group.config(&args.pool, "")?;
     no_op_history_in_groups(group.is_some(), g)?;
@@ -138,6 +142,25 @@ fn finish_group(outcome: cephbench::group::GroupOutcome, g: &Globals) -> anyhow:
         outcome.result.interrupted,
         None,
     ))
+}
+
+/// `--steady-window` against the `--interval` given (the flags were checked
+/// at the default interval).
+fn steady_at_interval(
+    s: Option<&cephbench::steady::SteadyConfig>,
+    g: &Globals,
+) -> Result<(), crate::cli::UsageError> {
+    if let Some(s) = s {
+        cephbench::plan::steady(
+            Some(&s.criterion),
+            Some(s.window),
+            Some(s.max),
+            g.interval,
+            false,
+        )
+        .map_err(crate::cli::UsageError)?;
+    }
+    Ok(())
 }
 
 /// `--op-history` changes the OSDs' settings for the run and puts them

@@ -16,9 +16,10 @@ use crate::cmd::{connect, exit, signals};
 pub fn osd_bench(conn: &ConnArgs, args: &OsdBenchArgs, g: &Globals) -> anyhow::Result<ExitCode> {
     let cfg = args.config()?;
     let (format, live) = (g.format, g.live);
-    if format == Format::Html {
+    if matches!(format, Format::Html | Format::TimelineCsv) {
         return Err(UsageError(
-            "osd-bench prints text, markdown, csv or json; --format html is for benchmark results"
+            "osd-bench prints text, markdown, csv or json; --format html and timeline-csv are \
+             for benchmark results"
                 .into(),
         )
         .into());

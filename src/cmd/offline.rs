@@ -114,9 +114,10 @@ pub fn report(args: &ReportArgs, g: &Globals) -> anyhow::Result<ExitCode> {
     let inputs = load_inputs(&args.files, args.view.aggregate)?;
     let mut buf = Vec::new();
     if let [(_, Input::Sweep(doc))] = &inputs[..] {
-        if format == Format::Csv {
+        if matches!(format, Format::Csv | Format::TimelineCsv) {
             return Err(UsageError(
-                "a sweep renders as text, markdown, json or html; drop --format csv".into(),
+                "a sweep renders as text, markdown, json or html; drop --format csv/timeline-csv"
+                    .into(),
             )
             .into());
         }

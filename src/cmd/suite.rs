@@ -13,6 +13,7 @@ use crate::cmd::{connect, exit, signals};
 pub fn suite(conn: &ConnArgs, args: &SuiteArgs, g: &Globals) -> anyhow::Result<ExitCode> {
     let (suite, mut opts) = args.plan(g.telemetry, g.counter_interval, g.live)?;
     for o in &mut opts {
+        o.interval = g.interval;
         super::bench::no_op_history_in_groups(o.group.is_some(), g)?;
         o.op_history = g.op_history;
     }
@@ -86,13 +87,21 @@ pub fn sweep(conn: &ConnArgs, args: &SweepArgs, g: &Globals) -> anyhow::Result<E
     let (mut job, opts) = args.plan(g.telemetry, g.counter_interval, g.announce)?;
     super::bench::no_op_history_in_groups(opts.group.is_some(), g)?;
     match &mut job {
-        cephbench::sweep::SweepJob::Rados(c) => c.op_history = g.op_history,
-        cephbench::sweep::SweepJob::Rbd(c) => c.op_history = g.op_history,
+        cephbench::sweep::SweepJob::Rados(c) => {
+            c.interval = g.interval;
+            c.op_history = g.op_history;
+        }
+        cephbench::sweep::SweepJob::Rbd(c) => {
+            c.interval = g.interval;
+            c.op_history = g.op_history;
+        }
     }
     let (job, opts, format) = (&job, &opts, g.format);
-    if format == Format::Csv {
+    if matches!(format, Format::Csv | Format::TimelineCsv) {
         return Err(UsageError(
-            "sweep prints text, markdown, json or html; --format csv is for single results".into(),
+            "sweep prints text, markdown, json or html; --format csv and timeline-csv are for \
+             single results"
+                .into(),
         )
         .into());
     }

@@ -190,6 +190,16 @@ fn merge_timeline(jobs: &[(&str, &JobReport)]) -> Vec<Sample> {
                 mean_latency_ns: lat,
                 in_flight: present.iter().map(|s| s.in_flight).sum(),
                 errors: present.iter().map(|s| s.errors).sum(),
+                // Percentiles do not add up from each client's; the slowest
+                // op does, where every client with ops has its own.
+                p50_latency_ns: None,
+                p99_latency_ns: None,
+                max_latency_ns: present
+                    .iter()
+                    .filter(|s| s.ops > 0)
+                    .map(|s| s.max_latency_ns)
+                    .collect::<Option<Vec<u64>>>()
+                    .and_then(|v| v.into_iter().max()),
             }
         })
         .collect()

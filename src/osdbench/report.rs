@@ -15,7 +15,7 @@ pub fn render(r: &OsdBenchResult, format: Format, out: &mut dyn io::Write) -> io
     match format {
         Format::Text => text(r, out),
         Format::Markdown => markdown(r, out),
-        Format::Csv => csv(r, out),
+        Format::Csv | Format::TimelineCsv => csv(r, out),
         Format::Json | Format::Html => {
             serde_json::to_writer_pretty(&mut *out, r)?;
             writeln!(out)

@@ -26,7 +26,7 @@ public_network_ms,osd_queue_ms,osd_local_ms,device_flush_ms,cluster_network_ms,r
 unattributed_ms,mean_in_flight,asked_in_flight";
 
 /// Quotes a field if it needs it (RFC 4180).
-fn field(s: &str) -> String {
+pub(super) fn field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {

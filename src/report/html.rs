@@ -120,39 +120,46 @@ fn result_section(h: &mut String, i: usize, several: bool, name: &str, r: &Bench
         ));
         let (curve, from_hist) = percentile_curve(j);
         h.push_str(&percentile_chart(j, &curve, from_hist));
-        let (iops, lat, ramp) = timelines(j);
-        let shade = ramp.map(|t| (0.0, t, "ramp (excluded)".to_string()));
-        h.push_str(&svg::line_chart(&LineChart {
-            title: "IOPS per second".into(),
+        let t = timelines(j);
+        let shade = t.ramp.map(|t| (0.0, t, "ramp (excluded)".to_string()));
+        let chart = |title: &str, y_label: &str, series: Vec<Series>| LineChart {
+            title: title.into(),
             x_label: "time since start, s".into(),
-            y_label: "IOPS (ops/s)".into(),
-            series: vec![Series {
-                name: "IOPS".into(),
-                points: iops,
-            }],
+            y_label: y_label.into(),
+            series,
             x_ticks: None,
             shade: shade.clone(),
             y_cap: None,
             marks: Vec::new(),
-        }));
-        h.push_str(&svg::line_chart(&LineChart {
-            title: "Mean completion latency per second".into(),
-            x_label: "time since start, s".into(),
-            y_label: "completion latency, ms".into(),
-            series: vec![Series {
-                name: "mean".into(),
-                points: lat,
-            }],
-            x_ticks: None,
-            shade,
-            y_cap: None,
-            marks: Vec::new(),
-        }));
+        };
+        let series = |name: &str, points: Points| Series {
+            name: name.into(),
+            points,
+        };
+        let interval = interval_label(j);
+        h.push_str(&svg::line_chart(&chart(
+            &format!("IOPS per {interval}"),
+            "IOPS (ops/s)",
+            vec![series("IOPS", t.iops)],
+        )));
+        h.push_str(&svg::line_chart(&chart(
+            &format!("Mean completion latency per {interval}"),
+            "completion latency, ms",
+            vec![series("mean", t.mean)],
+        )));
+        if !t.p99.is_empty() {
+            h.push_str(&svg::line_chart(&chart(
+                &format!("p50 and p99 completion latency per {interval}"),
+                "completion latency, ms",
+                vec![series("p50", t.p50), series("p99", t.p99)],
+            )));
+        }
         h.push_str("</div>");
         h.push_str(&format!(
             "<p class=\"note\">Percentile curve {}. Timelines: one point per \
-             per-second sample, IOPS normalised by the sample's interval (intervals \
-             shorter than 0.5 s, i.e. the job's last partial second, left out).</p>\n",
+             sample, IOPS normalised by the sample's interval, p50 and p99 from each \
+             interval's own histogram (intervals shorter than half the interval, i.e. the job's \
+             last partial interval, left out of every plot).</p>\n",
             if from_hist {
                 "from the job's HDR histogram"
             } else {
@@ -164,6 +171,17 @@ fn result_section(h: &mut String, i: usize, several: bool, name: &str, r: &Bench
     osd_bars(h, r);
     counter_timeline(h, r);
     h.push_str("</section>\n");
+}
+
+/// The timeline's sample length as a plot title says it: "second", or
+/// "0.5 s interval" (the most common gap between samples, to 0.1 s).
+fn interval_label(j: &JobReport) -> String {
+    let d = crate::progress::typical_interval(&j.timeline);
+    if d == 1.0 {
+        "second".into()
+    } else {
+        format!("{d} s interval")
+    }
 }
 
 fn summary_table(h: &mut String, r: &BenchResult) {
@@ -297,25 +315,48 @@ fn percentile_chart(j: &JobReport, curve: &[(f64, u64)], from_hist: bool) -> Str
 /// (x, y) points of a plot.
 pub type Points = Vec<(f64, f64)>;
 
-/// Per-second (t, IOPS) and (t, mean latency ms) points, and the end of the
-/// ramp-up (the last ramp sample's time), if any.
-pub fn timelines(j: &JobReport) -> (Points, Points, Option<f64>) {
-    let (mut iops, mut lat, mut ramp) = (Vec::new(), Vec::new(), None);
+/// A job's timeline as plot points, one per sample of at least half the
+/// timeline's interval (the ramp's samples included, shaded; the short last
+/// interval of a job's drain left out of every plot).
+#[derive(Debug, Default, PartialEq)]
+pub struct TimelinePoints {
+    /// (t, IOPS): the sample's ops over its interval.
+    pub iops: Points,
+    /// (t, mean latency ms), samples with ops.
+    pub mean: Points,
+    /// (t, p50 ms), samples with a per-interval histogram.
+    pub p50: Points,
+    /// (t, p99 ms), as `p50`.
+    pub p99: Points,
+    /// The end of the ramp-up (the last ramp sample's time), if any.
+    pub ramp: Option<f64>,
+}
+
+/// The plot points of `j`'s timeline.
+pub fn timelines(j: &JobReport) -> TimelinePoints {
+    let mut p = TimelinePoints::default();
     let mut prev = 0.0;
+    let shortest = crate::progress::shortest_counted(&j.timeline);
+    let ms = |ns: u64| ns as f64 / 1e6;
     for s in &j.timeline {
         let dt = s.t_s - prev;
         prev = s.t_s;
         if s.ramp {
-            ramp = Some(s.t_s);
+            p.ramp = Some(s.t_s);
         }
-        if dt >= 0.5 {
-            iops.push((s.t_s, s.ops as f64 / dt));
+        if dt < shortest {
+            continue;
         }
+        p.iops.push((s.t_s, s.ops as f64 / dt));
         if s.ops > 0 {
-            lat.push((s.t_s, s.mean_latency_ns / 1e6));
+            p.mean.push((s.t_s, s.mean_latency_ns / 1e6));
+        }
+        if let (Some(p50), Some(p99)) = (s.p50_latency_ns, s.p99_latency_ns) {
+            p.p50.push((s.t_s, ms(p50)));
+            p.p99.push((s.t_s, ms(p99)));
         }
     }
-    (iops, lat, ramp)
+    p
 }
 
 fn attribution(h: &mut String, r: &BenchResult) {
@@ -610,5 +651,38 @@ mod tests {
         assert!(!from_hist);
         let ys: Vec<u64> = pts.iter().map(|p| p.1).collect();
         assert_eq!(ys, vec![1, 2, 3, 4, 5]);
+    }
+
+    /// Every timeline plot leaves out intervals under 0.5 s (the drain's
+    /// last partial interval: its few slow ops made a spike at the end of
+    /// the mean plot); p50 and p99 come from the samples.
+    #[test]
+    fn timeline_plots_leave_out_short_intervals() {
+        use crate::progress::Sample;
+        let mut j = job_with(&[1_000_000]);
+        let s = |t_s: f64, ops: u64, p99: Option<u64>| Sample {
+            t_s,
+            ops,
+            mean_latency_ns: 2e6,
+            p50_latency_ns: p99.map(|p| p / 4),
+            p99_latency_ns: p99,
+            max_latency_ns: p99,
+            ..Default::default()
+        };
+        j.timeline = vec![
+            s(0.5, 100, Some(8_000_000)),
+            s(1.5, 300, Some(9_000_000)),
+            s(2.5, 0, None),
+            s(2.6, 3, Some(90_000_000)),
+        ];
+        let t = timelines(&j);
+        assert_eq!(t.iops, vec![(0.5, 200.0), (1.5, 300.0), (2.5, 0.0)]);
+        assert_eq!(t.mean, vec![(0.5, 2.0), (1.5, 2.0)]);
+        assert_eq!(t.p99, vec![(0.5, 8.0), (1.5, 9.0)]);
+        assert_eq!(t.p50, vec![(0.5, 2.0), (1.5, 2.25)]);
+        assert_eq!(interval_label(&j), "second");
+        j.timeline = (1..=6).map(|i| s(i as f64 * 0.5, 10, Some(1))).collect();
+        assert_eq!(interval_label(&j), "0.5 s interval");
+        assert_eq!(timelines(&j).p99.len(), 6);
     }
 }

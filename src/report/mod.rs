@@ -10,6 +10,7 @@ mod suite_html;
 pub mod svg;
 mod tables;
 mod text;
+mod timeline_csv;
 
 use std::io;
 
@@ -28,6 +29,7 @@ pub use json::Json;
 pub use markdown::Markdown;
 pub use tables::{cdm_table, checks_table, comparison_table, suite_table, CDM_TEXT_WIDTH};
 pub use text::Text;
+pub use timeline_csv::{TimelineCsv, TIMELINE_HEADER as TIMELINE_CSV_HEADER};
 
 /// One output format: renders a finished result, several results, a
 /// comparison and suites. `main.rs` picks the format once
@@ -107,6 +109,9 @@ pub enum Format {
     Json,
     /// One CSV line per job, with a header line.
     Csv,
+    /// One CSV line per job and timeline interval (IOPS, mean, p50, p99,
+    /// max), with a header line.
+    TimelineCsv,
     /// A Markdown table.
     Markdown,
     /// One self-contained HTML page with SVG plots.
@@ -133,6 +138,7 @@ impl Format {
             }),
             Format::Json => Box::new(Json),
             Format::Csv => Box::new(Csv),
+            Format::TimelineCsv => Box::new(TimelineCsv),
             Format::Markdown => Box::new(Markdown { long: view.long }),
             Format::Html => Box::new(Html),
         }

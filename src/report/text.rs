@@ -380,6 +380,9 @@ fn render_job(
         ms(l.p99 as f64),
         ms(l.p99_9 as f64)
     )?;
+    if verbose {
+        render_intervals(j, out)?;
+    }
     if let Some(s) = &j.service_latency_ns {
         writeln!(out, "  Service time (from submit), ms:")?;
         writeln!(
@@ -834,4 +837,61 @@ fn render_tail(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// `-v`: the per-interval percentiles over the measured window: each
+/// interval's p50 and p99 (their median and range over the intervals of at
+/// least half the interval) and the slowest op with its interval.
+fn render_intervals(j: &JobReport, out: &mut dyn io::Write) -> io::Result<()> {
+    let mut prev = 0.0;
+    let (mut p50, mut p99) = (Vec::new(), Vec::new());
+    let shortest = crate::progress::shortest_counted(&j.timeline);
+    let mut slowest: Option<(u64, f64)> = None;
+    for s in &j.timeline {
+        let dt = s.t_s - prev;
+        prev = s.t_s;
+        if s.ramp {
+            continue;
+        }
+        if let Some(m) = s.max_latency_ns {
+            if slowest.map_or(true, |(x, _)| m > x) {
+                slowest = Some((m, s.t_s));
+            }
+        }
+        if let (Some(a), Some(b), true) = (s.p50_latency_ns, s.p99_latency_ns, dt >= shortest) {
+            p50.push((a, s.t_s));
+            p99.push((b, s.t_s));
+        }
+    }
+    let Some((max, max_at)) = slowest else {
+        return Ok(());
+    };
+    let spread = |v: &mut Vec<(u64, f64)>| {
+        v.sort_by_key(|x| x.0);
+        let (lo, hi) = (v[0], v[v.len() - 1]);
+        let mid = v[v.len() / 2].0;
+        format!(
+            "median {} range {}-{} (highest at {:.0} s)",
+            ms(mid as f64),
+            ms(lo.0 as f64),
+            ms(hi.0 as f64),
+            hi.1
+        )
+    };
+    writeln!(
+        out,
+        "  Per interval ({} of {} s), ms:",
+        p50.len(),
+        crate::progress::typical_interval(&j.timeline)
+    )?;
+    if !p50.is_empty() {
+        writeln!(out, "    p50 {}", spread(&mut p50))?;
+        writeln!(out, "    p99 {}", spread(&mut p99))?;
+    }
+    writeln!(
+        out,
+        "    slowest op {} in the interval ending at {:.1} s",
+        ms(max as f64),
+        max_at
+    )
 }

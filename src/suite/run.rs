@@ -38,6 +38,8 @@ pub struct SuiteOptions {
     /// How often the probes read the OSDs' counters during a run (global
     /// `--counter-interval`; zero: before and after only).
     pub counter_interval: Duration,
+    /// Every run's timeline interval (global `--interval`).
+    pub interval: Duration,
     /// `--op-history N` for every run (see `RadosConfig::op_history`).
     pub op_history: Option<u32>,
     /// Progress lines on stderr.
@@ -479,6 +481,8 @@ impl PoolSession {
                         live: false,
                         telemetry: opts.telemetry,
                         counter_interval: opts.counter_interval,
+                        interval: opts.interval,
+                        steady: None,
                         op_history: opts.op_history,
                         start_at: None,
                         rate: None,
@@ -531,6 +535,8 @@ impl PoolSession {
                         live: false,
                         telemetry: opts.telemetry,
                         counter_interval: opts.counter_interval,
+                        interval: opts.interval,
+                        steady: None,
                         op_history: opts.op_history,
                         start_at: None,
                         rate: None,

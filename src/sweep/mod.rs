@@ -36,7 +36,7 @@ pub fn render(
         }
         Format::Html => render_html(doc, out),
         Format::Markdown => render_table(doc, true, out),
-        Format::Text | Format::Csv => render_table(doc, false, out),
+        Format::Text | Format::Csv | Format::TimelineCsv => render_table(doc, false, out),
     }
 }
 
