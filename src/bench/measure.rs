@@ -19,7 +19,9 @@ use crate::progress::{Counters, Sample, Sampler, Schedule, KINDS};
 
 /// Each op kind's samples, by the engine's `OpKind` index.
 pub type Timelines = [Vec<Sample>; KINDS];
+use crate::result::ReadCache;
 use crate::result::{BenchResult, ClusterInfo, JobReport, PoolSettings, Workload, SCHEMA_VERSION};
+use crate::telemetry::quiet::{QuietWatch, QUIET_POLL};
 use crate::telemetry::{cluster, Probes};
 
 /// The part of a run that differs between commands: the measured ops, their
@@ -81,6 +83,9 @@ pub(super) struct Setup<'a> {
     /// How often to sample the OSD counters during the job (zero: only
     /// before and after).
     pub counter_interval: Duration,
+    /// For a job that reads: whether the OSDs drop their caches just before
+    /// it (`--drop-caches`); `None`: the job does not read.
+    pub drop_caches: Option<bool>,
     /// An open loop (`--rate`).
     pub open_loop: bool,
     /// The pool's settings (its OSDs' RAM is measured after the job).
@@ -106,10 +111,18 @@ pub(super) async fn measure<J: Job>(setup: Setup<'_>, mut job: J) -> Result<Outc
     } = setup;
     let mut probes = Probes::before(rados, pool, setup.telemetry, &mut warnings);
     probes.sample_counters(rados, setup.counter_interval);
+    let read_cache = setup
+        .drop_caches
+        .map(|drop| read_cache(rados, drop, probes.slots.as_deref(), &mut warnings));
+    let quiet = setup
+        .telemetry
+        .then(|| QuietWatch::start(rados, QUIET_POLL));
     let (outcome, timeline, measured_start) = match job.run(probes.slots.as_deref()).await? {
         Some(r) => (Some(r.out), r.timeline, Some(r.measured_start)),
         None => (None, Timelines::default(), None),
     };
+    let (cluster_state, note) = quiet.map_or((None, None), QuietWatch::finish);
+    warnings.extend(note);
     let osds = probes.after(rados, outcome.as_ref(), &mut warnings);
     if let Some(p) = pool_settings.as_mut() {
         cluster::measure_osd_ram(rados, p);
@@ -142,6 +155,8 @@ pub(super) async fn measure<J: Job>(setup: Setup<'_>, mut job: J) -> Result<Outc
         findings: Vec::new(),
         pool: pool_settings,
         clients: None,
+        cluster_state,
+        read_cache,
     };
     crate::attribution::attribute(&mut result);
     Ok(Outcome {
@@ -151,6 +166,42 @@ pub(super) async fn measure<J: Job>(setup: Setup<'_>, mut job: J) -> Result<Outc
         leftovers: cleanup.leftovers,
         measured_start,
     })
+}
+
+/// Drops the caches of the OSDs serving the pool (those of `slots`, else
+/// every OSD up) when `drop`: `cold` when every one did, else `warm` with a
+/// warning naming what failed.
+fn read_cache(
+    rados: &Rados,
+    drop: bool,
+    slots: Option<&OsdSlots>,
+    warnings: &mut Vec<String>,
+) -> ReadCache {
+    if !drop {
+        return ReadCache::Warm;
+    }
+    let rados = rados.telemetry();
+    let osds = match slots {
+        Some(s) => s.osds().to_vec(),
+        None => cluster::osd_states(rados)
+            .map(|v| v.into_iter().filter(|o| o.1).map(|o| o.0).collect())
+            .unwrap_or_default(),
+    };
+    match cluster::drop_caches(rados, &osds) {
+        Ok(()) if !osds.is_empty() => ReadCache::Cold,
+        Ok(()) => {
+            warnings.push(
+                "--drop-caches: no OSD to drop the caches of (the OSD list could not be read); \
+                 the reads ran warm"
+                    .into(),
+            );
+            ReadCache::Warm
+        }
+        Err(e) => {
+            warnings.push(format!("{e}; the reads ran warm"));
+            ReadCache::Warm
+        }
+    }
 }
 
 /// Waits until `at` (runs coordinated across clients start their measured

@@ -67,6 +67,10 @@ pub struct RadosConfig {
     /// before and after).
     #[serde(default = "crate::telemetry::default_counter_interval")]
     pub counter_interval: std::time::Duration,
+    /// `--drop-caches`: every OSD of the pool drops its caches (`cache drop`)
+    /// just before a job that reads.
+    #[serde(default)]
+    pub drop_caches: bool,
     /// `--create-pool`: create the pool if it does not exist (and remove it
     /// afterwards, when it was created by this run and cleanup is on).
     pub create_pool: Option<PoolSpec>,
@@ -307,6 +311,7 @@ pub async fn run_rados(
         started_unix,
         telemetry: cfg.telemetry,
         counter_interval: cfg.counter_interval,
+        drop_caches: (!cfg.mode.is_write()).then_some(cfg.drop_caches),
         open_loop: cfg.rate.is_some(),
         pool_settings,
         warnings,

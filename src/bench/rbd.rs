@@ -100,6 +100,10 @@ pub struct RbdConfig {
     /// before and after).
     #[serde(default = "crate::telemetry::default_counter_interval")]
     pub counter_interval: std::time::Duration,
+    /// `--drop-caches`: every OSD of the pool drops its caches (`cache drop`)
+    /// just before a job that reads.
+    #[serde(default)]
+    pub drop_caches: bool,
     /// Start the measured jobs at this time (after creating and
     /// preconditioning the image), for runs coordinated across clients.
     #[serde(default)]
@@ -439,6 +443,7 @@ async fn run_on_image(
         started_unix,
         telemetry: cfg.telemetry && !skip_run,
         counter_interval: cfg.counter_interval,
+        drop_caches: cfg.mode.reads(cfg.rwmix_read).then_some(cfg.drop_caches),
         open_loop: cfg.rate.is_some(),
         pool_settings,
         warnings,

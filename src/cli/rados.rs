@@ -232,6 +232,7 @@ impl RadosArgs {
             live,
             telemetry: true,
             counter_interval: cephbench::telemetry::DEFAULT_COUNTER_INTERVAL,
+            drop_caches: false,
             create_pool: self.create_pool.then_some(cephbench::bench::PoolSpec {
                 size: self.pool_size,
                 pg_num: self.pg_num,

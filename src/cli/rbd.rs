@@ -229,6 +229,7 @@ impl RbdArgs {
             live,
             telemetry: true,
             counter_interval: cephbench::telemetry::DEFAULT_COUNTER_INTERVAL,
+            drop_caches: false,
             start_at: None,
             rate: rate_spec(self.rate, self.arrival),
         })

@@ -121,6 +121,7 @@ impl SuiteArgs {
                 test_area: self.test_area,
                 telemetry,
                 counter_interval,
+                drop_caches: false,
                 progress,
                 group: group.clone(),
                 namespace: self.namespace.clone(),

@@ -11,13 +11,17 @@ use crate::cmd::{connect, exit, signals};
 /// `cephbench suite`: runs the suite on each pool in turn, prints each
 /// table and, for several pools, their comparison.
 pub fn suite(conn: &ConnArgs, args: &SuiteArgs, g: &Globals) -> anyhow::Result<ExitCode> {
-    let (suite, opts) = args.plan(g.telemetry, g.counter_interval, g.live)?;
+    let (suite, mut opts) = args.plan(g.telemetry, g.counter_interval, g.live)?;
+    for o in &mut opts {
+        o.drop_caches = g.drop_caches;
+    }
     let (suite, opts) = (&suite, &opts[..]);
     let (format, view) = (g.format, args.view.view(g));
     let aggregate = args.view.aggregate.unwrap_or_default();
     // A suite measures what the OSDs acknowledge: librbd's cache stays off.
     let connect::Session { rt, rados } =
         connect::connect(conn, vec![("rbd_cache".into(), "false".into())])?;
+    crate::cmd::bench::preflight(&rados, g)?;
     if g.announce {
         let per_pool = suite.expected();
         eprintln!(
@@ -79,6 +83,7 @@ pub fn suite(conn: &ConnArgs, args: &SuiteArgs, g: &Globals) -> anyhow::Result<E
 
 /// `cephbench sweep`: runs the points on each pool, prints the curves.
 pub fn sweep(conn: &ConnArgs, args: &SweepArgs, g: &Globals) -> anyhow::Result<ExitCode> {
+    crate::cmd::bench::drop_caches_usage(g, false, "a sweep (its points share the caches)")?;
     let (job, opts) = args.plan(g.telemetry, g.counter_interval, g.announce)?;
     let (job, opts, format) = (&job, &opts, g.format);
     if format == Format::Csv {
@@ -92,6 +97,7 @@ pub fn sweep(conn: &ConnArgs, args: &SweepArgs, g: &Globals) -> anyhow::Result<E
         _ => Vec::new(),
     };
     let connect::Session { rt, rados } = connect::connect(conn, overrides)?;
+    crate::cmd::bench::preflight(&rados, g)?;
     if opts.progress {
         eprintln!("{}", cephbench::sweep::announce(job, opts));
     }

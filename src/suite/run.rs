@@ -38,6 +38,8 @@ pub struct SuiteOptions {
     /// How often the probes read the OSDs' counters during a run (global
     /// `--counter-interval`; zero: before and after only).
     pub counter_interval: Duration,
+    /// `--drop-caches`: the OSDs drop their caches before each read job.
+    pub drop_caches: bool,
     /// Progress lines on stderr.
     pub progress: bool,
     /// `--group/--clients`: every job runs on the group's agents at a
@@ -477,6 +479,7 @@ impl PoolSession {
                         live: false,
                         telemetry: opts.telemetry,
                         counter_interval: opts.counter_interval,
+                        drop_caches: opts.drop_caches,
                         start_at: None,
                         rate: None,
                     };
@@ -528,6 +531,7 @@ impl PoolSession {
                         live: false,
                         telemetry: opts.telemetry,
                         counter_interval: opts.counter_interval,
+                        drop_caches: opts.drop_caches,
                         start_at: None,
                         rate: None,
                         create_pool: None,

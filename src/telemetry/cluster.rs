@@ -354,3 +354,37 @@ fn parse_osd_config_get(out: &[u8]) -> Option<u64> {
         _ => parse_config_u64(out),
     }
 }
+
+/// `cache drop` on each of `osds` (`ceph tell osd.N cache drop`: the OSD
+/// empties its BlueStore caches, needs osd 'allow *'); stops at the first
+/// failure, named in one line.
+pub fn drop_caches(rados: &Rados, osds: &[i32]) -> Result<(), String> {
+    for &osd in osds {
+        rados
+            .osd_command(osd, r#"{"prefix":"cache drop"}"#)
+            .map_err(|e| {
+                format!(
+                    "--drop-caches: `ceph tell osd.{osd} cache drop` as {} failed ({e}); it needs \
+                     osd 'allow *' (give the identity that cap, or --telemetry-id one that has it)",
+                    rados.entity()
+                )
+            })?;
+    }
+    Ok(())
+}
+
+/// Checks before a run that `--drop-caches` can work: one OSD up drops its
+/// caches (harmless: the run drops them again just before its reads).
+pub fn check_drop_caches(rados: &Rados) -> Result<(), String> {
+    let rados = rados.telemetry();
+    let up = osd_states(rados).map_err(|e| {
+        format!(
+            "--drop-caches: cannot list the OSDs as {} ({e}); it needs mon 'allow r'",
+            rados.entity()
+        )
+    })?;
+    match up.iter().find(|o| o.1) {
+        Some(o) => drop_caches(rados, &[o.0]),
+        None => Err("--drop-caches: no OSD is up".into()),
+    }
+}
