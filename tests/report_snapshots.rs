@@ -473,30 +473,8 @@ fn a_result_from_before_the_split_still_renders() {
 /// The fixture run on a cluster with `noout` set throughout and a deep
 /// scrub on 3 PGs from 2 to 6 s, its reads cold.
 fn not_quiet_fixture() -> BenchResult {
-    use cephbench::telemetry::quiet::{ClusterSnapshot, EventTracker, HealthCheck};
-    let look = |t_s: f64, deep: &[&str]| ClusterSnapshot {
-        t_s,
-        health: "HEALTH_WARN".into(),
-        checks: vec![HealthCheck {
-            name: "OSDMAP_FLAGS".into(),
-            severity: "HEALTH_WARN".into(),
-            message: "noout flag(s) set".into(),
-        }],
-        pgs: 32,
-        pgs_not_clean: Default::default(),
-        scrubbing: 0,
-        deep_scrubbing: deep.len() as u32,
-        scrubbing_pgs: Vec::new(),
-        deep_scrubbing_pgs: deep.iter().map(|s| s.to_string()).collect(),
-        recovering_objects_per_sec: 0.0,
-        recovering_bytes_per_sec: 0.0,
-        osdmap_epoch: 40,
-        osds: 3,
-        osds_up: 3,
-        osds_in: 3,
-        osds_down: Vec::new(),
-        osds_out: Vec::new(),
-    };
+    use cephbench::telemetry::quiet::EventTracker;
+    let look = |t_s: f64, deep: &[&str]| common::cluster_look(t_s, true, deep);
     let looks = [
         look(-0.02, &[]),
         look(2.0, &["2.1", "2.4"]),
