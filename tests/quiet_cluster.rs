@@ -299,6 +299,26 @@ fn drop_caches_makes_reads_cold_and_needs_osd_caps() {
     let text = common::render_text(&v);
     assert!(text.contains("reads ran cold"), "{text}");
 
+    // An rbd read job: the caches dropped after preconditioning, just
+    // before the reads.
+    let rbd_pool = common::pool_for("cbcold-rbd", "rbd");
+    let v = run_json(&[
+        "rbd",
+        "-p",
+        rbd_pool,
+        "--size",
+        "16M",
+        "--rw",
+        "randread",
+        "--iodepth",
+        "2",
+        "-d",
+        "1s",
+        "--drop-caches",
+    ]);
+    assert_eq!(v["read_cache"], "cold");
+    assert_eq!(v["workload"]["preconditioned"], true);
+
     // A write job: bad input.
     let out = cephbench()
         .args(["rados", "write", "-p", pool, "-d", "1s", "--drop-caches"])
