@@ -188,7 +188,21 @@ fn read_cache(
             .unwrap_or_default(),
     };
     match cluster::drop_caches(rados, &osds) {
-        Ok(()) if !osds.is_empty() => ReadCache::Cold,
+        Ok(()) if !osds.is_empty() => {
+            let kept = cluster::onodes_kept(rados, &osds);
+            if !kept.is_empty() {
+                warnings.push(format!(
+                    "--drop-caches: after `cache drop` {} still held onodes in cache (BlueStore \
+                     keeps pinned ones, e.g. of objects whose small writes are still deferred): \
+                     the reads of those objects were not cold",
+                    kept.iter()
+                        .map(|(o, n)| format!("osd.{o} {n}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+            ReadCache::Cold
+        }
         Ok(()) => {
             warnings.push(
                 "--drop-caches: no OSD to drop the caches of (the OSD list could not be read); \

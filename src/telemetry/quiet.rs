@@ -490,9 +490,9 @@ impl EventTracker {
         }
     }
 
-    /// The events so far; the conditions still open are marked as seen
-    /// until the end when `ended_open` (the last look was the one after the
-    /// job).
+    /// The cluster's state around the job: the events so far, the
+    /// conditions still open marked as seen until the end when there is a
+    /// look `after` the job (the last one added).
     pub fn finish(
         mut self,
         before: Option<ClusterSnapshot>,
@@ -682,8 +682,8 @@ pub fn parse_scrubbing_pgs(doc: &Value) -> Result<(Vec<String>, Vec<String>), Sh
 
 /// One look at the cluster: `status`, then `pg dump pgs_brief` when it
 /// counts scrubbing PGs, and `osd dump` when the osdmap epoch is not
-/// `known_epoch` (then the OSDs down and out are named; else they are
-/// carried from `prev`).
+/// `prev`'s (then the OSDs down and out are named; else they are carried
+/// from `prev`).
 pub fn look(
     rados: &Rados,
     t_s: f64,
@@ -694,11 +694,13 @@ pub fn look(
     if s.scrubbing + s.deep_scrubbing > 0 {
         let pgs = rados
             .mgr_command(r#"{"prefix":"pg dump","dumpcontents":["pgs_brief"],"format":"json"}"#);
-        if let Ok(pgs) = pgs {
-            if let Ok((a, b)) = parse_scrubbing_pgs(&json(&pgs.out, "pg dump pgs_brief")?) {
-                s.scrubbing_pgs = a;
-                s.deep_scrubbing_pgs = b;
-            }
+        // Without the mgr's answer the scrubs are counted, not named.
+        let named = pgs
+            .ok()
+            .and_then(|p| parse_scrubbing_pgs(&json(&p.out, "pg dump pgs_brief").ok()?).ok());
+        if let Some((a, b)) = named {
+            s.scrubbing_pgs = a;
+            s.deep_scrubbing_pgs = b;
         }
     }
     match prev {
