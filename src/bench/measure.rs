@@ -192,11 +192,11 @@ fn read_cache(
             let kept = cluster::onodes_kept(rados, &osds);
             if !kept.is_empty() {
                 warnings.push(format!(
-                    "--drop-caches: after `cache drop` {} still held onodes in cache (BlueStore \
-                     keeps pinned ones, e.g. of objects whose small writes are still deferred): \
-                     the reads of those objects were not cold",
+                    "--drop-caches: after `cache drop` {} in cache (BlueStore keeps pinned \
+                     ones, e.g. of objects whose small writes are still deferred): the reads \
+                     of those objects were not cold",
                     kept.iter()
-                        .map(|(o, n)| format!("osd.{o} {n}"))
+                        .map(|(o, n)| format!("osd.{o} still held {n} onodes"))
                         .collect::<Vec<_>>()
                         .join(", ")
                 ));

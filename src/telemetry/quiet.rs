@@ -6,9 +6,9 @@
 //! to the job's start; [`ClusterState::not_quiet`] is the one line the
 //! reports print when the cluster was not quiet.
 //!
-//! Cost per poll: one `status` (mon); `pg dump pgs_brief` (mgr) only while
-//! `status` counts scrubbing PGs, `osd dump` (mon) only when the osdmap
-//! epoch moved. Each command is bounded by the connection's op timeout.
+//! Cost per poll: one `status` (mon); `pg dump pgs_brief` (mgr) on clusters
+//! of up to [`SCRUB_LIST_LIMIT`] PGs, on larger ones only while `status`
+//! counts scrubbing PGs; `osd dump` (mon) only when the osdmap epoch moved. Each command is bounded by the connection's op timeout.
 #![forbid(unsafe_code)]
 
 use std::collections::BTreeMap;
@@ -35,6 +35,11 @@ pub const MAX_EVENTS: usize = 256;
 
 /// At most this many PG ids are kept per scrub event (the count is exact).
 pub const MAX_PG_IDS: usize = 32;
+
+/// Clusters of up to this many PGs have their scrubs read from `pg dump
+/// pgs_brief` at every look (current to the second); larger ones only
+/// while `status` (the mgr's digest, a few seconds late) counts a scrub.
+pub const SCRUB_LIST_LIMIT: u32 = 4096;
 
 /// `HEALTH_OK`.
 pub const HEALTH_OK: &str = "HEALTH_OK";
@@ -651,9 +656,13 @@ fn without_scrub(state: &str) -> String {
         .join("+")
 }
 
+/// The PGs scrubbing (not deep) and deep-scrubbing (sorted, at most
+/// [`MAX_PG_IDS`] each) and how many of each, from [`parse_scrubbing_pgs`].
+pub type ScrubbingPgs = (Vec<String>, Vec<String>, u32, u32);
+
 /// The PGs scrubbing (not deep) and deep-scrubbing, from `pg dump
-/// pgs_brief` (sorted, at most [`MAX_PG_IDS`] each). Pure.
-pub fn parse_scrubbing_pgs(doc: &Value) -> Result<(Vec<String>, Vec<String>), ShapeError> {
+/// pgs_brief`. Pure.
+pub fn parse_scrubbing_pgs(doc: &Value) -> Result<ScrubbingPgs, ShapeError> {
     const W: &str = "pg dump pgs_brief";
     let list = doc
         .as_array()
@@ -673,11 +682,12 @@ pub fn parse_scrubbing_pgs(doc: &Value) -> Result<(Vec<String>, Vec<String>), Sh
             None => {}
         }
     }
+    let (n, nd) = (shallow.len() as u32, deep.len() as u32);
     for v in [&mut shallow, &mut deep] {
         v.sort();
         v.truncate(MAX_PG_IDS);
     }
-    Ok((shallow, deep))
+    Ok((shallow, deep, n, nd))
 }
 
 /// One look at the cluster: `status`, then `pg dump pgs_brief` when it
@@ -691,16 +701,20 @@ pub fn look(
 ) -> Result<ClusterSnapshot, ProbeError> {
     let out = rados.mon_command(r#"{"prefix":"status","format":"json"}"#)?;
     let mut s = parse_status(&json(&out.out, "status")?, t_s)?;
-    if s.scrubbing + s.deep_scrubbing > 0 {
+    // `status` has the mgr's digest, seconds behind `pg dump`: on a cluster
+    // of up to SCRUB_LIST_LIMIT PGs the scrubs are always read from the mgr.
+    if s.scrubbing + s.deep_scrubbing > 0 || s.pgs <= SCRUB_LIST_LIMIT {
         let pgs = rados
             .mgr_command(r#"{"prefix":"pg dump","dumpcontents":["pgs_brief"],"format":"json"}"#);
         // Without the mgr's answer the scrubs are counted, not named.
         let named = pgs
             .ok()
             .and_then(|p| parse_scrubbing_pgs(&json(&p.out, "pg dump pgs_brief").ok()?).ok());
-        if let Some((a, b)) = named {
+        if let Some((a, b, n, nd)) = named {
             s.scrubbing_pgs = a;
             s.deep_scrubbing_pgs = b;
+            s.scrubbing = n;
+            s.deep_scrubbing = nd;
         }
     }
     match prev {
@@ -951,10 +965,11 @@ mod tests {
 
     #[test]
     fn which_pgs_scrub() {
-        let (shallow, deep) =
+        let (shallow, deep, n, nd) =
             parse_scrubbing_pgs(&fixture("pg_dump_pgs_brief_deep_scrub.json")).unwrap();
         assert!(shallow.is_empty());
         assert_eq!(deep, vec!["2.0".to_string()]);
+        assert_eq!((n, nd), (0, 1));
         assert!(parse_scrubbing_pgs(&serde_json::json!({"x": 1})).is_err());
     }
 
