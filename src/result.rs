@@ -59,6 +59,35 @@ pub struct BenchResult {
     /// into the figures above, one row each.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clients: Option<GroupReport>,
+    /// Whether the cluster was quiet: health, PGs, scrubs, recovery and the
+    /// osdmap looked at before, during and after the job (null: not looked
+    /// at).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster_state: Option<crate::telemetry::quiet::ClusterState>,
+    /// Reads only: `cold` when the OSDs' caches were dropped just before the
+    /// job (`--drop-caches`), `warm` when not (null: no read job).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_cache: Option<ReadCache>,
+}
+
+/// Whether a read job found the OSDs' caches empty.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReadCache {
+    /// Every OSD of the pool dropped its caches (`cache drop`) just before the job.
+    Cold,
+    /// The caches were left as they were.
+    Warm,
+}
+
+impl ReadCache {
+    /// `cold` or `warm`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReadCache::Cold => "cold",
+            ReadCache::Warm => "warm",
+        }
+    }
 }
 
 /// What went wrong with a run's data: failed ops, short reads and
@@ -964,6 +993,8 @@ pub(crate) fn test_result(pool: &str, jobs: Vec<JobReport>) -> BenchResult {
         findings: Vec::new(),
         pool: None,
         clients: None,
+        cluster_state: None,
+        read_cache: None,
     }
 }
 

@@ -478,3 +478,23 @@ fn version_names_the_loaded_libraries() {
         assert!(lines[2].ends_with("/librbd.so.1"), "{text}");
     }
 }
+
+#[test]
+fn drop_caches_on_a_job_without_reads_is_refused_before_connecting() {
+    let t = Instant::now();
+    for args in [
+        &["rados", "write", "-p", "x"][..],
+        &["rbd", "-p", "x", "--size", "1G", "--rw", "randwrite"][..],
+        &["sweep", "rados", "write", "-p", "x"][..],
+    ] {
+        let out = cephbench()
+            .args(["-m", "127.0.0.1:1", "--drop-caches"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let e = one_line_error(&out);
+        assert!(e.contains("--drop-caches is for jobs that read"), "{e}");
+    }
+    assert!(t.elapsed() < Duration::from_secs(5));
+}

@@ -325,6 +325,8 @@ fn fixture() -> BenchResult {
         ],
         pool: None,
         clients: None,
+        cluster_state: None,
+        read_cache: None,
     }
 }
 
@@ -470,9 +472,81 @@ fn a_result_from_before_the_split_still_renders() {
     assert!(!render(Format::Markdown, &fixture()).contains("| replication |"));
     let csv = render(Format::Csv, &old);
     let row = csv.lines().nth(1).unwrap();
-    assert!(row.ends_with(",,,2.000,4.081,16.0,16"), "{row}");
+    assert!(row.ends_with(",,,2.000,4.081,16.0,16,,,"), "{row}");
     let html = render(Format::Html, &old);
     assert!(html.contains("<th>replication ms</th>"));
+}
+
+/// The fixture run on a cluster with `noout` set throughout and a deep
+/// scrub on 3 PGs from 2 to 6 s, its reads cold.
+fn not_quiet_fixture() -> BenchResult {
+    use cephbench::telemetry::quiet::EventTracker;
+    let look = |t_s: f64, deep: &[&str]| common::cluster_look(t_s, true, deep);
+    let looks = [
+        look(-0.02, &[]),
+        look(2.0, &["2.1", "2.4"]),
+        look(4.0, &["2.4", "2.9"]),
+        look(6.0, &["2.9"]),
+        look(8.1, &[]),
+    ];
+    let mut t = EventTracker::new();
+    for l in &looks {
+        t.add(l);
+    }
+    let mut r = fixture();
+    r.cluster_state = Some(t.finish(
+        Some(looks[0].clone()),
+        Some(looks[4].clone()),
+        std::time::Duration::from_secs(2),
+    ));
+    r.read_cache = Some(cephbench::result::ReadCache::Cold);
+    r
+}
+
+/// A cluster that was not quiet: one line in every format, marks on the
+/// HTML timelines, the JSON valid against the schema; a quiet one: no line.
+#[test]
+fn a_cluster_not_quiet_is_one_line_in_every_format() {
+    let r = not_quiet_fixture();
+    let line = "not quiet: HEALTH_WARN (OSDMAP_FLAGS: noout flag(s) set); deep scrub on 3 PGs during 2–6 s";
+    let text = render(Format::Text, &r);
+    assert_eq!(text.matches(line).count(), 1, "{text}");
+    assert!(text.contains("reads ran cold"), "{text}");
+    insta::assert_snapshot!(text);
+    let md = render(Format::Markdown, &r);
+    assert!(md.contains(&format!("> **Cluster {line}**")), "{md}");
+    let csv = render(Format::Csv, &r);
+    let row = csv.lines().nth(1).unwrap();
+    assert!(row.ends_with(&format!(",false,{line},cold")), "{row}");
+    let html = render(Format::Html, &r);
+    assert!(html.contains(&format!("Cluster {line}")), "{html}");
+    // One mark per event on each timeline of the job (IOPS, mean, p50/p99).
+    assert_eq!(html.matches("deep scrub, 3 PGs, during 2–6 s").count(), 3);
+    assert_eq!(html.matches("OSDMAP_FLAGS, throughout the run").count(), 3);
+    let v: serde_json::Value = serde_json::from_str(&render(Format::Json, &r)).unwrap();
+    common::validate(&v);
+    assert_eq!(v["read_cache"], "cold");
+    assert_eq!(v["cluster_state"]["quiet"], false);
+    assert_eq!(
+        v["cluster_state"]["events"][1]["pg_ids"],
+        serde_json::json!(["2.1", "2.4", "2.9"])
+    );
+    let back: BenchResult = serde_json::from_value(v).unwrap();
+    assert_eq!(back, r);
+
+    // The same looks all HEALTH_OK and without a scrub: quiet, no line.
+    let mut quiet = r.clone();
+    let st = quiet.cluster_state.as_mut().unwrap();
+    for s in [st.before.as_mut().unwrap(), st.after.as_mut().unwrap()] {
+        s.health = "HEALTH_OK".into();
+        s.checks.clear();
+    }
+    st.events.clear();
+    st.quiet = true;
+    for f in [Format::Text, Format::Markdown, Format::Csv, Format::Html] {
+        assert!(!render(f, &quiet).contains("not quiet"));
+    }
+    common::validate(&serde_json::to_value(&quiet).unwrap());
 }
 
 #[test]
@@ -1077,6 +1151,9 @@ fn job_tables_show_in_flight_where_the_client_fell_short() {
         .lines()
         .next()
         .unwrap()
-        .ends_with(",mean_in_flight,asked_in_flight"));
-    assert!(csv.lines().nth(1).unwrap().ends_with(",11.8,16"), "{csv}");
+        .contains(",mean_in_flight,asked_in_flight,"));
+    assert!(
+        csv.lines().nth(1).unwrap().ends_with(",11.8,16,,,"),
+        "{csv}"
+    );
 }

@@ -117,6 +117,8 @@ fn result(jobs: Vec<JobReport>, rw: &str, bs: u64, qd: u64, fsync: Option<u64>) 
         network: None,
         tail: Vec::new(),
         clients: None,
+        cluster_state: None,
+        read_cache: None,
         interrupted: false,
         warnings: vec![],
         findings: Vec::new(),
@@ -485,6 +487,7 @@ fn builtins_are_the_methods() {
         counter_interval: std::time::Duration::ZERO,
         interval: std::time::Duration::from_secs(1),
         op_history: None,
+        drop_caches: false,
         progress: false,
         group: None,
         namespace: None,
@@ -1268,4 +1271,52 @@ fn suite_tables_show_in_flight_where_the_client_fell_short() {
         .find(|l| l.contains(",4k randread QD32,"))
         .unwrap();
     assert!(row.ends_with(",22.0,32"), "{row}");
+}
+
+/// A run on a cluster that was not quiet is named under the suite's table
+/// (text, Markdown, HTML) with the reason; the quiet runs are not.
+#[test]
+fn suites_mark_the_runs_that_were_not_quiet() {
+    use cephbench::telemetry::quiet::EventTracker;
+    let look = |t_s: f64, warn: bool| common::cluster_look(t_s, warn, &[]);
+    let state = |warn: bool| {
+        let mut t = EventTracker::new();
+        let (a, b) = (look(-0.01, warn), look(30.0, warn));
+        t.add(&a);
+        t.add(&b);
+        t.finish(Some(a), Some(b), std::time::Duration::from_secs(5))
+    };
+    let mut doc = fixture();
+    for r in &mut doc.runs {
+        let warn = r.job == "4k randwrite QD32" && r.run == 2;
+        r.result.cluster_state = Some(state(warn));
+    }
+    let line =
+        "job '4k randwrite QD32' run 2 not quiet: HEALTH_WARN (OSDMAP_FLAGS: noout flag(s) set)";
+    assert_eq!(
+        cephbench::suite::not_quiet_runs(&doc),
+        vec![line.to_string()]
+    );
+    let text = render(vec![doc.clone()], cephbench::report::Format::Text, false);
+    assert_eq!(text.matches("not quiet").count(), 1, "{text}");
+    assert!(text.contains(line), "{text}");
+    let md = render(
+        vec![doc.clone()],
+        cephbench::report::Format::Markdown,
+        false,
+    );
+    assert!(md.contains(&format!("- {line}")), "{md}");
+    let html = render(vec![doc.clone()], cephbench::report::Format::Html, false);
+    assert!(
+        html.contains(&format!(
+            "<p class=\"warn\">{}</p>",
+            line.replace('\'', "&#39;")
+        )),
+        "{html}"
+    );
+    // All quiet: no line.
+    for r in &mut doc.runs {
+        r.result.cluster_state = Some(state(false));
+    }
+    assert!(!render(vec![doc], cephbench::report::Format::Text, false).contains("not quiet"));
 }

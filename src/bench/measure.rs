@@ -19,7 +19,9 @@ use crate::progress::{Counters, Sample, Sampler, Schedule, KINDS};
 
 /// Each op kind's samples, by the engine's `OpKind` index.
 pub type Timelines = [Vec<Sample>; KINDS];
+use crate::result::ReadCache;
 use crate::result::{BenchResult, ClusterInfo, JobReport, PoolSettings, Workload, SCHEMA_VERSION};
+use crate::telemetry::quiet::{QuietWatch, QUIET_POLL};
 use crate::telemetry::{cluster, Probes};
 
 /// The part of a run that differs between commands: the measured ops, their
@@ -87,6 +89,9 @@ pub(super) struct Setup<'a> {
     pub counter_interval: Duration,
     /// `--op-history N`: per-op evidence from the OSDs' raised op history.
     pub op_history: Option<u32>,
+    /// For a job that reads: whether the OSDs drop their caches just before
+    /// it (`--drop-caches`); `None`: the job does not read.
+    pub drop_caches: Option<bool>,
     /// An open loop (`--rate`).
     pub open_loop: bool,
     /// `--steady`, if asked.
@@ -115,6 +120,12 @@ pub(super) async fn measure<J: Job>(setup: Setup<'_>, mut job: J) -> Result<Outc
     let mut probes = Probes::before(rados, pool, setup.telemetry, &mut warnings);
     probes.sample_counters(rados, setup.counter_interval);
     probes.sample_ops(rados, setup.op_history, &mut warnings);
+    let read_cache = setup
+        .drop_caches
+        .map(|drop| read_cache(rados, drop, probes.slots.as_deref(), &mut warnings));
+    let quiet = setup
+        .telemetry
+        .then(|| QuietWatch::start(rados, QUIET_POLL));
     let (outcome, timeline, measured_start, ramp) = match job.run(probes.slots.as_deref()).await? {
         Some(r) => {
             if let (Some(v), Some(cfg)) = (r.steady, setup.steady.as_ref()) {
@@ -126,6 +137,8 @@ pub(super) async fn measure<J: Job>(setup: Setup<'_>, mut job: J) -> Result<Outc
         }
         None => (None, Timelines::default(), None, Duration::ZERO),
     };
+    let (cluster_state, note) = quiet.map_or((None, None), QuietWatch::finish);
+    warnings.extend(note);
     let ramp_end = measured_start.map(|t| t + ramp);
     let osds = probes.after(rados, outcome.as_ref(), ramp_end, &mut warnings);
     if let Some(p) = pool_settings.as_mut() {
@@ -159,6 +172,8 @@ pub(super) async fn measure<J: Job>(setup: Setup<'_>, mut job: J) -> Result<Outc
         findings: Vec::new(),
         pool: pool_settings,
         clients: None,
+        cluster_state,
+        read_cache,
     };
     crate::attribution::attribute(&mut result);
     Ok(Outcome {
@@ -168,6 +183,56 @@ pub(super) async fn measure<J: Job>(setup: Setup<'_>, mut job: J) -> Result<Outc
         leftovers: cleanup.leftovers,
         measured_start,
     })
+}
+
+/// Drops the caches of the OSDs serving the pool (those of `slots`, else
+/// every OSD up) when `drop`: `cold` when every one did, else `warm` with a
+/// warning naming what failed.
+fn read_cache(
+    rados: &Rados,
+    drop: bool,
+    slots: Option<&OsdSlots>,
+    warnings: &mut Vec<String>,
+) -> ReadCache {
+    if !drop {
+        return ReadCache::Warm;
+    }
+    let rados = rados.telemetry();
+    let osds = match slots {
+        Some(s) => s.osds().to_vec(),
+        None => cluster::osd_states(rados)
+            .map(|v| v.into_iter().filter(|o| o.1).map(|o| o.0).collect())
+            .unwrap_or_default(),
+    };
+    match cluster::drop_caches(rados, &osds) {
+        Ok(()) if !osds.is_empty() => {
+            let kept = cluster::onodes_kept(rados, &osds);
+            if !kept.is_empty() {
+                warnings.push(format!(
+                    "--drop-caches: after `cache drop` {} in cache (BlueStore keeps pinned \
+                     ones, e.g. of objects whose small writes are still deferred): the reads \
+                     of those objects were not cold",
+                    kept.iter()
+                        .map(|(o, n)| format!("osd.{o} still held {n} onodes"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+            ReadCache::Cold
+        }
+        Ok(()) => {
+            warnings.push(
+                "--drop-caches: no OSD to drop the caches of (the OSD list could not be read); \
+                 the reads ran warm"
+                    .into(),
+            );
+            ReadCache::Warm
+        }
+        Err(e) => {
+            warnings.push(format!("{e}; the reads ran warm"));
+            ReadCache::Warm
+        }
+    }
 }
 
 /// Waits until `at` (runs coordinated across clients start their measured

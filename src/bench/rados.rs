@@ -78,6 +78,10 @@ pub struct RadosConfig {
     /// take per-op evidence from it (`None`: the OSDs are left alone).
     #[serde(default)]
     pub op_history: Option<u32>,
+    /// `--drop-caches`: every OSD of the pool drops its caches (`cache drop`)
+    /// just before a job that reads.
+    #[serde(default)]
+    pub drop_caches: bool,
     /// `--create-pool`: create the pool if it does not exist (and remove it
     /// afterwards, when it was created by this run and cleanup is on).
     pub create_pool: Option<PoolSpec>,
@@ -319,6 +323,7 @@ pub async fn run_rados(
         telemetry: cfg.telemetry,
         counter_interval: cfg.counter_interval,
         op_history: cfg.op_history,
+        drop_caches: (!cfg.mode.is_write()).then_some(cfg.drop_caches),
         open_loop: cfg.rate.is_some(),
         steady: cfg.steady.clone(),
         pool_settings,

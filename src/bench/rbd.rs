@@ -111,6 +111,10 @@ pub struct RbdConfig {
     /// take per-op evidence from it (`None`: the OSDs are left alone).
     #[serde(default)]
     pub op_history: Option<u32>,
+    /// `--drop-caches`: every OSD of the pool drops its caches (`cache drop`)
+    /// just before a job that reads.
+    #[serde(default)]
+    pub drop_caches: bool,
     /// Start the measured jobs at this time (after creating and
     /// preconditioning the image), for runs coordinated across clients.
     #[serde(default)]
@@ -459,6 +463,7 @@ async fn run_on_image(
         telemetry: cfg.telemetry && !skip_run,
         counter_interval: cfg.counter_interval,
         op_history: cfg.op_history,
+        drop_caches: cfg.mode.reads(cfg.rwmix_read).then_some(cfg.drop_caches),
         open_loop: cfg.rate.is_some(),
         steady: cfg.steady.clone(),
         pool_settings,

@@ -133,6 +133,14 @@ pub struct Cli {
         help_heading = TELEMETRY
     )]
     pub op_history: Option<u32>,
+    /// Refuse to start unless the cluster is quiet: HEALTH_OK, every PG
+    /// active+clean, no scrub, no recovery (exit 1, the reason named).
+    #[arg(long, global = true, help_heading = TELEMETRY)]
+    pub require_quiet: bool,
+    /// Cold reads: before each job that reads, every OSD of the pool drops
+    /// its caches (`ceph tell osd.N cache drop`; needs osd 'allow *').
+    #[arg(long, global = true, help_heading = TELEMETRY)]
+    pub drop_caches: bool,
     /// Per-second progress line on stderr: auto = when stderr is a terminal.
     #[arg(long, value_enum, default_value_t = Progress::Auto, global = true, help_heading = OUTPUT)]
     pub progress: Progress,
@@ -164,6 +172,10 @@ pub struct Globals {
     pub interval: Duration,
     /// `--op-history`.
     pub op_history: Option<u32>,
+    /// `--require-quiet`.
+    pub require_quiet: bool,
+    /// `--drop-caches`.
+    pub drop_caches: bool,
 }
 
 impl Cli {
@@ -183,6 +195,8 @@ impl Cli {
             counter_interval: self.counter_interval,
             interval: self.interval,
             op_history: self.op_history,
+            require_quiet: self.require_quiet,
+            drop_caches: self.drop_caches,
         }
     }
 }

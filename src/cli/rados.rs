@@ -238,6 +238,7 @@ impl RadosArgs {
             interval: cephbench::progress::DEFAULT_INTERVAL,
             steady,
             op_history: None,
+            drop_caches: false,
             create_pool: self.create_pool.then_some(cephbench::bench::PoolSpec {
                 size: self.pool_size,
                 pg_num: self.pg_num,

@@ -235,6 +235,7 @@ impl RbdArgs {
             interval: cephbench::progress::DEFAULT_INTERVAL,
             steady,
             op_history: None,
+            drop_caches: false,
             start_at: None,
             rate: rate_spec(self.rate, self.arrival),
         })

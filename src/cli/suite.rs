@@ -123,6 +123,7 @@ impl SuiteArgs {
                 counter_interval,
                 interval: cephbench::progress::DEFAULT_INTERVAL,
                 op_history: None,
+                drop_caches: false,
                 progress,
                 group: group.clone(),
                 namespace: self.namespace.clone(),

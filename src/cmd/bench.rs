@@ -10,7 +10,7 @@ use cephbench::group::{GroupConfig, JobSpec};
 use cephbench::report::{Format, View};
 use tokio::sync::watch;
 
-use crate::cli::{ConnArgs, Globals, RadosArgs, RbdArgs};
+use crate::cli::{ConnArgs, Globals, RadosArgs, RbdArgs, UsageError};
 use crate::cmd::{connect, exit, signals};
 
 /// `cephbench rados MODE`.
@@ -21,9 +21,12 @@ pub fn rados(conn: &ConnArgs, args: &RadosArgs, g: &Globals) -> anyhow::Result<E
     cfg.interval = g.interval;
     steady_at_interval(cfg.steady.as_ref(), g)?;
     cfg.op_history = g.op_history;
+    cfg.drop_caches = g.drop_caches;
+    drop_caches_usage(g, !cfg.mode.is_write(), "a write job")?;
     let group = args.group.config(&args.pool, &args.namespace)?;
     no_op_history_in_groups(group.is_some(), g)?;
     let s = connect::connect(conn, Vec::new())?;
+    preflight(&s.rados, g)?;
     s.rt.block_on(async {
         let stop = signals::install(bench::cleanup_hint(
             &args.pool,
@@ -45,9 +48,12 @@ pub fn rbd(conn: &ConnArgs, args: &RbdArgs, g: &Globals) -> anyhow::Result<ExitC
     cfg.interval = g.interval;
     steady_at_interval(cfg.steady.as_ref(), g)?;
     cfg.op_history = g.op_history;
+    cfg.drop_caches = g.drop_caches;
+    drop_caches_usage(g, cfg.mode.reads(cfg.rwmix_read), "a write job")?;
     let group = args.group.config(&args.pool, "")?;
     no_op_history_in_groups(group.is_some(), g)?;
     let s = connect::connect(conn, bench::rbd_cache_overrides(cfg.rbd_cache))?;
+    preflight(&s.rados, g)?;
     s.rt.block_on(async {
         let hint = match &cfg.image {
             bench::ImageChoice::Create { name, .. } => {
@@ -62,6 +68,30 @@ pub fn rbd(conn: &ConnArgs, args: &RbdArgs, g: &Globals) -> anyhow::Result<ExitC
         }
         finish(bench::run_rbd(&s.rados, &cfg, stop).await?, g)
     })
+}
+
+/// `--drop-caches` on a command whose job does not read (`reads`) is bad input.
+pub fn drop_caches_usage(g: &Globals, reads: bool, what: &str) -> Result<(), UsageError> {
+    if g.drop_caches && !reads {
+        return Err(UsageError(format!(
+            "--drop-caches is for jobs that read (rados seq/rand, rbd read/randread/rw/randrw, \
+             suites): drop it for {what}"
+        )));
+    }
+    Ok(())
+}
+
+/// Before anything is written: `--require-quiet` refuses a cluster that is
+/// not quiet, `--drop-caches` checks that an OSD drops its caches for this
+/// identity.
+pub fn preflight(rados: &Rados, g: &Globals) -> anyhow::Result<()> {
+    if g.require_quiet {
+        cephbench::telemetry::quiet::require_quiet(rados).map_err(anyhow::Error::msg)?;
+    }
+    if g.drop_caches {
+        cephbench::telemetry::cluster::check_drop_caches(rados).map_err(anyhow::Error::msg)?;
+    }
+    Ok(())
 }
 
 /// Runs `job` as a group with its agents (`--group`) and prints the merged

@@ -16,6 +16,7 @@ pub fn suite(conn: &ConnArgs, args: &SuiteArgs, g: &Globals) -> anyhow::Result<E
         o.interval = g.interval;
         super::bench::no_op_history_in_groups(o.group.is_some(), g)?;
         o.op_history = g.op_history;
+        o.drop_caches = g.drop_caches;
     }
     let (suite, opts) = (&suite, &opts[..]);
     let (format, view) = (g.format, args.view.view(g));
@@ -23,6 +24,7 @@ pub fn suite(conn: &ConnArgs, args: &SuiteArgs, g: &Globals) -> anyhow::Result<E
     // A suite measures what the OSDs acknowledge: librbd's cache stays off.
     let connect::Session { rt, rados } =
         connect::connect(conn, vec![("rbd_cache".into(), "false".into())])?;
+    crate::cmd::bench::preflight(&rados, g)?;
     if g.announce {
         let per_pool = suite.expected();
         eprintln!(
@@ -84,6 +86,7 @@ pub fn suite(conn: &ConnArgs, args: &SuiteArgs, g: &Globals) -> anyhow::Result<E
 
 /// `cephbench sweep`: runs the points on each pool, prints the curves.
 pub fn sweep(conn: &ConnArgs, args: &SweepArgs, g: &Globals) -> anyhow::Result<ExitCode> {
+    crate::cmd::bench::drop_caches_usage(g, false, "a sweep (its points share the caches)")?;
     let (mut job, opts) = args.plan(g.telemetry, g.counter_interval, g.announce)?;
     super::bench::no_op_history_in_groups(opts.group.is_some(), g)?;
     match &mut job {
@@ -110,6 +113,7 @@ pub fn sweep(conn: &ConnArgs, args: &SweepArgs, g: &Globals) -> anyhow::Result<E
         _ => Vec::new(),
     };
     let connect::Session { rt, rados } = connect::connect(conn, overrides)?;
+    crate::cmd::bench::preflight(&rados, g)?;
     if opts.progress {
         eprintln!("{}", cephbench::sweep::announce(job, opts));
     }

@@ -446,6 +446,8 @@ pub fn merge_results(results: &[(&str, &BenchResult)]) -> Result<BenchResult, Gr
         warnings,
         findings: Vec::new(),
         clients: None,
+        cluster_state: first.cluster_state.clone(),
+        read_cache: first.read_cache,
     };
     // The split on the merged figures: every client ran in the same window,
     // and each OSD's counters count every client's ops.

@@ -108,6 +108,12 @@ fn result_section(h: &mut String, i: usize, several: bool, name: &str, r: &Bench
     for w in &r.warnings {
         h.push_str(&format!("<p class=\"warn\">Warning: {}</p>", esc(w)));
     }
+    if let Some(line) = super::not_quiet(r) {
+        h.push_str(&format!("<p class=\"warn\">Cluster {}</p>", esc(&line)));
+    }
+    if let Some(c) = super::read_cache_line(r, true) {
+        h.push_str(&format!("<p>{}</p>", esc(&c)));
+    }
     for f in &r.findings {
         h.push_str(&format!("<p><b>Finding:</b> {}</p>", esc(f)));
     }
@@ -121,6 +127,7 @@ fn result_section(h: &mut String, i: usize, several: bool, name: &str, r: &Bench
         let (curve, from_hist) = percentile_curve(j);
         h.push_str(&percentile_chart(j, &curve, from_hist));
         let t = timelines(j);
+        let marks = event_marks(r, t.iops.last().map_or(0.0, |p| p.0));
         let shade = t.ramp.map(|t| (0.0, t, "ramp (excluded)".to_string()));
         let chart = |title: &str, y_label: &str, series: Vec<Series>| LineChart {
             title: title.into(),
@@ -130,7 +137,7 @@ fn result_section(h: &mut String, i: usize, several: bool, name: &str, r: &Bench
             x_ticks: None,
             shade: shade.clone(),
             y_cap: None,
-            marks: Vec::new(),
+            marks: marks.clone(),
         };
         let series = |name: &str, points: Points| Series {
             name: name.into(),
@@ -557,6 +564,19 @@ fn counter_timeline(h: &mut String, r: &BenchResult) {
         "</div><p class=\"note\">One point per interval, at its end: the OSD's \
          Δsum / Δcount over that interval (intervals with no ops or a counter reset left out).</p>\n",
     );
+}
+
+/// Marks on a job's timelines for what was not quiet in the cluster
+/// ([`crate::telemetry::quiet::ClusterState`]): one at each event's start
+/// (within `0..=end`), labelled with what and when.
+fn event_marks(r: &BenchResult, end: f64) -> Vec<(f64, String)> {
+    let Some(c) = &r.cluster_state else {
+        return Vec::new();
+    };
+    c.events
+        .iter()
+        .map(|e| (e.from_s.clamp(0.0, end.max(0.0)), c.label(e)))
+        .collect()
 }
 
 #[cfg(test)]

@@ -45,6 +45,12 @@ impl Reporter for Markdown {
         for w in &r.warnings {
             writeln!(out, "\n> **Warning:** {w}")?;
         }
+        if let Some(line) = super::not_quiet(r) {
+            writeln!(out, "\n> **Cluster {line}**")?;
+        }
+        if let Some(c) = super::read_cache_line(r, true) {
+            writeln!(out, "\n{c}")?;
+        }
         for f in &r.findings {
             writeln!(out, "\n> **Finding:** {f}")?;
         }

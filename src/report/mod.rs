@@ -281,6 +281,29 @@ pub fn wrap(text: &str, width: usize) -> String {
     out
 }
 
+/// The one line every format prints when the cluster was not quiet during
+/// the run (`not quiet: HEALTH_WARN (...); deep scrub on 3 PGs during
+/// 12–40 s`); nothing when it was, or was not looked at.
+pub fn not_quiet(r: &BenchResult) -> Option<String> {
+    r.cluster_state.as_ref()?.not_quiet()
+}
+
+/// Whether the reads ran cold (the OSDs dropped their caches before the
+/// job) or warm; a warm read is said only with `verbose`.
+pub fn read_cache_line(r: &BenchResult, verbose: bool) -> Option<String> {
+    match r.read_cache? {
+        crate::result::ReadCache::Cold => Some(
+            "reads ran cold: every OSD of the pool dropped its caches (`cache drop`) just before the job"
+                .into(),
+        ),
+        crate::result::ReadCache::Warm if verbose => Some(
+            "reads ran warm: the OSDs' caches were left as the run found them (--drop-caches for cold reads)"
+                .into(),
+        ),
+        crate::result::ReadCache::Warm => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::wrap;

@@ -175,6 +175,9 @@ fn suite_section(h: &mut String, d: &SuiteDoc) {
             esc(super::IN_FLIGHT_NOTE)
         ));
     }
+    for line in crate::suite::not_quiet_runs(d) {
+        h.push_str(&format!("<p class=\"warn\">{}</p>", esc(&line)));
+    }
     h.push_str(&format!(
         "<p class=\"note\">{}</p>",
         esc(&super::tables::cost_line(d))

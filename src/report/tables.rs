@@ -413,6 +413,16 @@ fn suite_notes(docs: &[SuiteDoc], markdown: bool, out: &mut dyn io::Write) -> io
     };
     let b = if markdown { "- " } else { "" };
     let fit = |s: String| if markdown { s } else { wrap(&s, TEXT_WIDTH) };
+    for d in docs {
+        for line in crate::suite::not_quiet_runs(d) {
+            let pool = if docs.len() > 1 {
+                format!("pool '{}', ", d.pool)
+            } else {
+                String::new()
+            };
+            writeln!(out, "{}", fit(format!("{b}{pool}{line}")))?;
+        }
+    }
     if docs
         .iter()
         .any(|d| d.summary.rows.iter().any(|r| r.op == "flush"))

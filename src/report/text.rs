@@ -140,6 +140,12 @@ impl Text {
         for w in &r.warnings {
             writeln!(out, "warning: {w}")?;
         }
+        if let Some(line) = super::not_quiet(r) {
+            writeln!(out, "{line}")?;
+        }
+        if let Some(c) = super::read_cache_line(r, self.verbose) {
+            writeln!(out, "{c}")?;
+        }
         for f in &r.findings {
             writeln!(out, "finding: {f}")?;
         }

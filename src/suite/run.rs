@@ -42,6 +42,8 @@ pub struct SuiteOptions {
     pub interval: Duration,
     /// `--op-history N` for every run (see `RadosConfig::op_history`).
     pub op_history: Option<u32>,
+    /// `--drop-caches`: the OSDs drop their caches before each read job.
+    pub drop_caches: bool,
     /// Progress lines on stderr.
     pub progress: bool,
     /// `--group/--clients`: every job runs on the group's agents at a
@@ -484,6 +486,7 @@ impl PoolSession {
                         interval: opts.interval,
                         steady: None,
                         op_history: opts.op_history,
+                        drop_caches: opts.drop_caches,
                         start_at: None,
                         rate: None,
                     };
@@ -538,6 +541,7 @@ impl PoolSession {
                         interval: opts.interval,
                         steady: None,
                         op_history: opts.op_history,
+                        drop_caches: opts.drop_caches,
                         start_at: None,
                         rate: None,
                         create_pool: None,

@@ -280,6 +280,19 @@ fn shortest_client(reps: &[&JobReport]) -> Option<crate::result::ClientLoad> {
         .min_by(|a, b| a.share().total_cmp(&b.share()))
 }
 
+/// The runs of `doc` on a cluster that was not quiet: `job 'J' run N
+/// not quiet: ...` ([`crate::telemetry::quiet::ClusterState::not_quiet`]),
+/// in the order they ran.
+pub fn not_quiet_runs(doc: &SuiteDoc) -> Vec<String> {
+    doc.runs
+        .iter()
+        .filter_map(|r| {
+            let line = r.result.cluster_state.as_ref()?.not_quiet()?;
+            Some(format!("job '{}' run {} {line}", r.job, r.run))
+        })
+        .collect()
+}
+
 /// The client of a summary row: over the row's runs, the one that kept
 /// the least of its asked ops in flight (`None` where none recorded it).
 pub fn row_client(doc: &SuiteDoc, row: &SummaryRow) -> Option<crate::result::ClientLoad> {
@@ -451,6 +464,8 @@ pub fn as_bench_result(doc: &SuiteDoc) -> Option<BenchResult> {
         network: None,
         interrupted: doc.interrupted,
         pool: doc.pool_settings.clone(),
+        // Each run has its own (the suite's notes name the runs not quiet).
+        cluster_state: None,
         ..template
     })
 }

@@ -11,6 +11,8 @@
 //!   RTT probe, the slowest ops joined to the client's, the OSDs' RAM);
 //! * [`sampler`]: the pollers that run beside a job (placement watcher,
 //!   counter sampler);
+//! * [`quiet`]: was the cluster quiet (health, PGs, scrubs, recovery, the
+//!   osdmap) before, during and after a job;
 //! * [`probes`]: [`Probes`], what all of them saw around one job;
 //! * `stop`: the pollers' stop signal (they sleep until their turn or it).
 #![forbid(unsafe_code)]
@@ -23,6 +25,7 @@ pub mod ophistory;
 pub mod osdmem;
 pub mod parse;
 pub mod probes;
+pub mod quiet;
 pub mod sampler;
 pub mod shape;
 mod stop;

@@ -19,7 +19,7 @@ use crate::placement;
 /// into the past. The signal is looked at before every poll, so a poll
 /// slower than the period (a mon command waiting out the op timeout while
 /// the mons are away) delays the stop by one poll, not forever.
-fn wait_turn(stop: &StopSignal, next: &mut Instant, period: Duration) -> bool {
+pub(super) fn wait_turn(stop: &StopSignal, next: &mut Instant, period: Duration) -> bool {
     if stop.wait_until(*next) {
         return false;
     }

@@ -403,3 +403,41 @@ pub fn pool_of_three(rss: Option<u64>) -> cephbench::result::PoolSettings {
             .then(|| "no OSD of this pool runs on this host (bench01)".into()),
     }
 }
+
+/// A look at a cluster of 3 OSDs and 32 PGs (osdmap epoch 40) at `t_s`:
+/// HEALTH_OK, or with `noout` HEALTH_WARN (OSDMAP_FLAGS); `deep` the PGs
+/// deep-scrubbing.
+pub fn cluster_look(
+    t_s: f64,
+    noout: bool,
+    deep: &[&str],
+) -> cephbench::telemetry::quiet::ClusterSnapshot {
+    use cephbench::telemetry::quiet::{ClusterSnapshot, HealthCheck};
+    ClusterSnapshot {
+        t_s,
+        health: if noout { "HEALTH_WARN" } else { "HEALTH_OK" }.into(),
+        checks: if noout {
+            vec![HealthCheck {
+                name: "OSDMAP_FLAGS".into(),
+                severity: "HEALTH_WARN".into(),
+                message: "noout flag(s) set".into(),
+            }]
+        } else {
+            Vec::new()
+        },
+        pgs: 32,
+        pgs_not_clean: Default::default(),
+        scrubbing: 0,
+        deep_scrubbing: deep.len() as u32,
+        scrubbing_pgs: Vec::new(),
+        deep_scrubbing_pgs: deep.iter().map(|s| s.to_string()).collect(),
+        recovering_objects_per_sec: 0.0,
+        recovering_bytes_per_sec: 0.0,
+        osdmap_epoch: 40,
+        osds: 3,
+        osds_up: 3,
+        osds_in: 3,
+        osds_down: Vec::new(),
+        osds_out: Vec::new(),
+    }
+}
