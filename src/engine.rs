@@ -1160,9 +1160,11 @@ mod tests {
         // Uniform schedule: ops 0..199 fall due in [0, 1 s).
         // On a loaded machine the runtime may wake a few ms late at the very
         // end, so the op due at 995 ms can still be waiting when the second
-        // ends: at most one op of backlog, one or two late, never a queue.
-        assert_eq!(r.scheduled, 200, "{r:?}");
-        assert!(o.issued >= 199, "{r:?}");
+        // ends: at most one op of backlog, one or two late, never a queue;
+        // a wake more than 5 ms late leaves the op due at 995 ms unscheduled
+        // when the second ends (seen once in CI under load).
+        assert!((199..=200).contains(&r.scheduled), "{r:?}");
+        assert!(o.issued + 1 >= r.scheduled, "{r:?}");
         assert!(r.late_ops <= 2, "{r:?}");
         assert!(r.final_backlog <= 1, "{r:?}");
         assert!(

@@ -21,7 +21,7 @@ use crate::progress::{Counters, Sample, Sampler, Schedule, KINDS};
 pub type Timelines = [Vec<Sample>; KINDS];
 use crate::result::ReadCache;
 use crate::result::{BenchResult, ClusterInfo, JobReport, PoolSettings, Workload, SCHEMA_VERSION};
-use crate::telemetry::quiet::{QuietWatch, QUIET_POLL};
+use crate::telemetry::quiet::{QuietEnding, QuietWatch, QUIET_POLL};
 use crate::telemetry::{cluster, Probes};
 
 /// The part of a run that differs between commands: the measured ops, their
@@ -137,10 +137,12 @@ pub(super) async fn measure<J: Job>(setup: Setup<'_>, mut job: J) -> Result<Outc
         }
         None => (None, Timelines::default(), None, Duration::ZERO),
     };
-    let (cluster_state, note) = quiet.map_or((None, None), QuietWatch::finish);
-    warnings.extend(note);
+    // The look after the job runs beside the probes' own reads.
+    let quiet = quiet.map(QuietWatch::end);
     let ramp_end = measured_start.map(|t| t + ramp);
     let osds = probes.after(rados, outcome.as_ref(), ramp_end, &mut warnings);
+    let (cluster_state, note) = quiet.map_or((None, None), QuietEnding::collect);
+    warnings.extend(note);
     if let Some(p) = pool_settings.as_mut() {
         cluster::measure_osd_ram(rados, p);
     }

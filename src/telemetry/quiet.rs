@@ -823,51 +823,118 @@ impl QuietWatch {
         }
     }
 
-    /// Stops polling, looks once more (unless the mons failed the last
-    /// look) and returns what was seen, with a note when a look failed.
-    pub fn finish(mut self) -> (Option<ClusterState>, Option<String>) {
+    /// Stops the poller: waits for it at most [`POLLER_GRACE`]; one still
+    /// inside a look (the mons gone: it waits out the op timeout) is left
+    /// to end on its own, and the mons are taken as away.
+    fn stop_poller(&mut self) {
         self.stop.raise();
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
+        let Some(t) = self.thread.take() else {
+            return;
+        };
+        let deadline = Instant::now() + POLLER_GRACE;
+        while !t.is_finished() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
         }
+        if t.is_finished() {
+            let _ = t.join();
+        } else {
+            self.failing.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Stops polling and starts the look after the job on a thread of its
+    /// own (unless the mons failed the last look), so that it overlaps
+    /// whatever the run does next; [`QuietEnding::collect`] takes it.
+    pub fn end(mut self) -> QuietEnding {
+        self.stop_poller();
         let note = self.note.take();
+        let entity = self.rados.entity().to_string();
         let Some(before) = self.before.take() else {
-            return (None, note);
+            return QuietEnding {
+                seen: None,
+                after: None,
+                note,
+                entity,
+            };
         };
         let mut g = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        let (mut tracker, last) = (std::mem::take(&mut g.0), g.1.take());
+        let (tracker, last) = (std::mem::take(&mut g.0), g.1.take());
         drop(g);
-        let mut note = note;
-        let after = if self.failing.load(Ordering::Relaxed) {
-            None
-        } else {
+        let after = (!self.failing.load(Ordering::Relaxed)).then(|| {
             let t = Instant::now().duration_since(self.t0).as_secs_f64();
-            match look(&self.rados, t, last.as_ref()) {
-                Ok(s) => {
-                    tracker.add(&s);
-                    Some(s)
-                }
-                Err(_) => None,
-            }
-        };
-        if after.is_none() {
-            note = Some(format!(
-                "whether the cluster stayed quiet to the end is not known: `status` as {} failed after the run",
-                self.rados.entity()
-            ));
+            let (tx, rx) = std::sync::mpsc::channel();
+            let r = self.rados.clone();
+            let _ = std::thread::Builder::new()
+                .name("quiet-after".into())
+                .spawn(move || {
+                    let _ = tx.send(look(&r, t, last.as_ref()));
+                });
+            (rx, Instant::now() + AFTER_LOOK_LIMIT)
+        });
+        QuietEnding {
+            seen: Some((tracker, before, self.poll)),
+            after,
+            note,
+            entity,
         }
-        (Some(tracker.finish(Some(before), after, self.poll)), note)
+    }
+
+    /// [`QuietWatch::end`], then [`QuietEnding::collect`] at once.
+    pub fn finish(self) -> (Option<ClusterState>, Option<String>) {
+        self.end().collect()
+    }
+}
+
+/// A [`QuietWatch`] stopped, its look after the job under way.
+pub struct QuietEnding {
+    seen: Option<(EventTracker, ClusterSnapshot, Duration)>,
+    after: Option<(
+        std::sync::mpsc::Receiver<Result<ClusterSnapshot, ProbeError>>,
+        Instant,
+    )>,
+    note: Option<String>,
+    entity: String,
+}
+
+impl QuietEnding {
+    /// What was seen around the job, with a note when a look failed; waits
+    /// for the look after the job until [`AFTER_LOOK_LIMIT`] from its start
+    /// (mons gone since the last poll would hold it for the op timeout).
+    pub fn collect(self) -> (Option<ClusterState>, Option<String>) {
+        let Some((mut tracker, before, poll)) = self.seen else {
+            return (None, self.note);
+        };
+        let after = self.after.and_then(|(rx, deadline)| {
+            let wait = deadline.saturating_duration_since(Instant::now());
+            rx.recv_timeout(wait).ok()?.ok()
+        });
+        let mut note = self.note;
+        match &after {
+            Some(s) => tracker.add(s),
+            None => {
+                note = Some(format!(
+                    "whether the cluster stayed quiet to the end is not known: `status` as {} \
+                     failed after the run",
+                    self.entity
+                ));
+            }
+        }
+        (Some(tracker.finish(Some(before), after, poll)), note)
     }
 }
 
 impl Drop for QuietWatch {
     fn drop(&mut self) {
-        self.stop.raise();
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
+        self.stop_poller();
     }
 }
+
+/// How long [`QuietWatch::finish`] waits for a poller still inside a look.
+const POLLER_GRACE: Duration = Duration::from_millis(300);
+
+/// The longest the look after the job may take (a quiet cluster answers in
+/// milliseconds; mons gone would hold it for the whole op timeout).
+const AFTER_LOOK_LIMIT: Duration = Duration::from_secs(3);
 
 /// `--require-quiet`: one look; `Err` with the reason in one line when the
 /// cluster is not quiet or the look failed.
