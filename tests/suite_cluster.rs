@@ -547,6 +547,7 @@ fn size_1_vs_size_3_writes_differ_significantly_with_pools_alternated() {
         .iter()
         .find(|r| r["job"] == "4k write QD16/write" && r["figure"] == "IOPS")
         .unwrap_or_else(|| panic!("{rows:#?}"));
+    eprintln!("size 1 vs size 3: {iops}");
     let diff = iops["diff_pct"][1].as_f64().unwrap();
     assert!(diff < 0.0, "size 3 writes slower: {iops}");
     assert_eq!(iops["significant"][1], true, "{iops}");
