@@ -816,6 +816,7 @@ mod tests {
         let secs = iops_per_sec.len() as f64;
         JobReport {
             client: None,
+            changes: None,
             per_second: None,
             end_flush: None,
             name: "write".into(),

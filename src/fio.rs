@@ -178,6 +178,7 @@ pub fn import(v: &Value) -> Result<Source, FioError> {
                 per_second: None,
                 end_flush: None,
                 client: None,
+                changes: None,
             });
         }
     }

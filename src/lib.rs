@@ -13,6 +13,7 @@ pub mod attribution;
 pub mod bench;
 #[allow(unsafe_code)]
 pub mod ceph;
+pub mod changes;
 pub mod compare;
 pub mod device;
 pub mod engine;

@@ -724,6 +724,11 @@ pub struct JobReport {
     /// (the whole job's, all op kinds).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client: Option<ClientLoad>,
+    /// The lasting changes of the per-interval figures, with the OSD
+    /// counters and cluster events that moved with them
+    /// ([`crate::changes`]); empty: none; absent: too few intervals to tell.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changes: Option<Vec<crate::changes::Change>>,
 }
 
 /// How fully a closed-loop job kept its ops in flight. A client short of

@@ -126,6 +126,19 @@ pub fn fmt_utc(unix: u64) -> String {
     )
 }
 
+/// A whole number with thousands separators, e.g. `1,480`.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

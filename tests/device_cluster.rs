@@ -145,21 +145,32 @@ fn osd_bench(args: &[&str]) -> (Vec<(i64, f64, f64)>, Vec<String>) {
     (rows, findings)
 }
 
-#[test]
-#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
-fn a_slow_flushing_drive_shows_in_its_pool_and_its_osd_only() {
-    let root = common::is_root();
-    if !root {
+/// The drive rig, up with its two pools (`fast` on osd.0, class plp;
+/// `slow` on osd.1, class consumer, its flush delay at 0), for one test at
+/// a time (they share its directory); `None` (said) without root.
+fn rig() -> Option<(common::Down, std::sync::MutexGuard<'static, ()>)> {
+    if !common::is_root() {
         eprintln!("SKIPPED: the drive rig needs root (network namespace, daemons)");
-        return;
+        return None;
     }
-    let _down = common::up_slow_flush_rig(
+    let turn = common::serial();
+    let down = common::up_slow_flush_rig(
         DIR,
         NAME,
         SUBNET,
         "0",
         [("fast", "plp"), ("slow", "consumer")],
     );
+    // The rig goes down (the first field) before the turn is given up.
+    Some((down, turn))
+}
+
+#[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
+fn a_slow_flushing_drive_shows_in_its_pool_and_its_osd_only() {
+    let Some(_rig) = rig() else {
+        return;
+    };
     // Warm both paths, then the baseline without a delay.
     qd1("fast");
     qd1("slow");
@@ -371,4 +382,128 @@ fn a_slow_flushing_drive_shows_in_its_pool_and_its_osd_only() {
     );
     ok(cluster(&["down"]), "cluster.sh down");
     assert!(!Path::new(DIR).exists(), "{DIR} left after down");
+}
+
+/// 4 KiB QD4 writes on the size-1 pool of osd.1 for 40 s (the counters
+/// sampled every 2 s, the default); when `switch_at` is given, osd.1's flush delay
+/// goes from 0 to 3 ms once the live line (stderr, the run's own clock)
+/// reaches that second. The JSON result, and the run-clock second the
+/// switch was made at.
+fn changed_run(tag: &str, switch_at: Option<u64>) -> (Value, Option<f64>) {
+    use std::io::{BufRead, BufReader, Read};
+    let mut child = Command::new(CEPHBENCH)
+        .args(["-c", &format!("{DIR}/ceph.conf"), "--progress", "always"])
+        .args(["--format", "json"])
+        .args(["rados", "write", "-p", "slow", "-b", "4K", "-t", "4"])
+        .args(["-d", "40", "--ramp", "2s", "--run-name", tag])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        stdout.read_to_string(&mut s).map(|_| s)
+    });
+    let mut switched = None;
+    let mut err = String::new();
+    for line in BufReader::new(child.stderr.take().unwrap()).lines() {
+        let line = line.unwrap();
+        let sec = line
+            .split_whitespace()
+            .next()
+            .and_then(|w| w.parse::<u64>().ok());
+        if let (Some(at), Some(sec), None) = (switch_at, sec, switched) {
+            if sec >= at {
+                ok(
+                    cluster(&["slow-flush", "--osd", "1", "--us", "3000"]),
+                    "cluster.sh slow-flush 3000",
+                );
+                switched = Some(sec as f64);
+            }
+        }
+        err.push_str(&line);
+        err.push('\n');
+    }
+    let status = child.wait().unwrap();
+    let out = reader.join().unwrap().unwrap();
+    ok(
+        cluster(&["slow-flush", "--osd", "1", "--us", "0"]),
+        "cluster.sh slow-flush 0",
+    );
+    assert!(status.success(), "{err}");
+    assert!(
+        switch_at.is_none() || switched.is_some(),
+        "no switch: {err}"
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    common::validate(&v);
+    (v, switched)
+}
+
+/// A drive that slows mid-run is found as one lasting change, when it
+/// began, with the slowed OSD's own counter named and the other OSD not;
+/// the same run without the switch reports no change. Twice with the
+/// switch, so that it is not luck.
+#[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
+fn a_drive_slowed_mid_run_is_one_change_naming_its_osd() {
+    let Some(_rig) = rig() else {
+        return;
+    };
+    qd1("slow");
+    for (k, switch_at) in [Some(15), None, Some(15)].into_iter().enumerate() {
+        let (v, switched) = changed_run(&format!("chg{k}"), switch_at);
+        let job = &v["jobs"][0];
+        assert_eq!(job["errors"], 0, "{job}");
+        let changes = job["changes"].as_array().expect("the run was judged");
+        let summary: Vec<String> = changes
+            .iter()
+            .map(|c| {
+                format!(
+                    "{:.0} s: IOPS {:.0} -> {:.0}, osds {}",
+                    c["t_s"], c["before"]["iops"], c["after"]["iops"], c["osds"]
+                )
+            })
+            .collect();
+        eprintln!("run {k}: switch {switched:?}: changes {summary:#?}");
+        let Some(at) = switched else {
+            assert!(changes.is_empty(), "a steady run reported {summary:#?}");
+            continue;
+        };
+        assert_eq!(changes.len(), 1, "{summary:#?}");
+        let c = &changes[0];
+        let t = c["t_s"].as_f64().unwrap();
+        assert!((t - at).abs() <= 3.0, "change at {t} s, switch at {at} s");
+        let (before, after) = (
+            c["before"]["iops"].as_f64().unwrap(),
+            c["after"]["iops"].as_f64().unwrap(),
+        );
+        assert!(after <= 0.5 * before, "IOPS {before:.0} -> {after:.0}");
+        let named: Vec<(i64, &str)> = c["osds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| (m["osd"].as_i64().unwrap(), m["counter"].as_str().unwrap()))
+            .collect();
+        assert!(
+            named.contains(&(1, "kv_sync_lat")),
+            "osd.1's kv sync round not named: {named:?}"
+        );
+        assert!(named.iter().all(|m| m.0 == 1), "{named:?}");
+        // The text report says it in one line, naming osd.1's drive.
+        let text = common::render_text(&v);
+        let line: String = text
+            .lines()
+            .skip_while(|l| !l.starts_with("  Change:"))
+            .enumerate()
+            .take_while(|(i, l)| *i == 0 || l.starts_with("    "))
+            .map(|(_, l)| l.trim())
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(
+            line.contains("osd.1 (class consumer") && line.contains("kv sync round"),
+            "{text}"
+        );
+    }
 }

@@ -150,6 +150,7 @@ fn fixture() -> BenchResult {
                 },
             }),
             end_flush: None,
+            changes: None,
         }],
         osds: vec![OsdReport {
             osd: 0,
@@ -472,7 +473,7 @@ fn a_result_from_before_the_split_still_renders() {
     assert!(!render(Format::Markdown, &fixture()).contains("| replication |"));
     let csv = render(Format::Csv, &old);
     let row = csv.lines().nth(1).unwrap();
-    assert!(row.ends_with(",,,2.000,4.081,16.0,16,,,"), "{row}");
+    assert!(row.ends_with(",,,2.000,4.081,16.0,16,,,,,"), "{row}");
     let html = render(Format::Html, &old);
     assert!(html.contains("<th>replication ms</th>"));
 }
@@ -517,7 +518,7 @@ fn a_cluster_not_quiet_is_one_line_in_every_format() {
     assert!(md.contains(&format!("> **Cluster {line}**")), "{md}");
     let csv = render(Format::Csv, &r);
     let row = csv.lines().nth(1).unwrap();
-    assert!(row.ends_with(&format!(",false,{line},cold")), "{row}");
+    assert!(row.ends_with(&format!(",false,{line},cold,,")), "{row}");
     let html = render(Format::Html, &r);
     assert!(html.contains(&format!("Cluster {line}")), "{html}");
     // One mark per event on each timeline of the job (IOPS, mean, p50/p99).
@@ -1153,7 +1154,97 @@ fn job_tables_show_in_flight_where_the_client_fell_short() {
         .unwrap()
         .contains(",mean_in_flight,asked_in_flight,"));
     assert!(
-        csv.lines().nth(1).unwrap().ends_with(",11.8,16,,,"),
+        csv.lines().nth(1).unwrap().ends_with(",11.8,16,,,,,"),
         "{csv}"
+    );
+}
+
+/// A job whose IOPS fell from 17 s on while osd.0's kv sync round slowed:
+/// [`cephbench::changes::annotate`] finds the one change, and every format
+/// carries it (text and Markdown one line each, CSV two columns, HTML a
+/// line and a mark on each timeline, JSON valid against the schema).
+#[test]
+fn a_change_during_the_run_is_in_every_format() {
+    let mut r = not_quiet_fixture();
+    let timeline: Vec<Sample> = (1..=32)
+        .map(|t| {
+            let iops: u64 = if t <= 17 { 1480 } else { 610 } + (t * 7 % 23);
+            let mean = 4e9 / iops as f64;
+            Sample {
+                t_s: t as f64,
+                ramp: t <= 2,
+                ops: iops,
+                bytes: iops * 4096,
+                mean_latency_ns: mean,
+                in_flight: 4,
+                errors: 0,
+                p50_latency_ns: Some(mean as u64),
+                p99_latency_ns: Some(3 * mean as u64),
+                max_latency_ns: Some(5 * mean as u64),
+            }
+        })
+        .collect();
+    r.jobs[0].timeline = timeline;
+    let kv = |ms: f64| AvgDelta {
+        count: 200,
+        mean_ns: Some(ms * 1e6),
+    };
+    let template = r.osds[0].timeline[0].counters.clone();
+    r.osds[0].timeline = (1..=16)
+        .map(|k| {
+            let t_s = 2.0 * k as f64;
+            CounterSample {
+                t_s,
+                interval_s: 2.0,
+                counters: OsdCounters {
+                    kv_sync_lat: Some(kv(if t_s <= 16.0 { 0.6 } else { 9.1 })),
+                    ..template.clone()
+                },
+            }
+        })
+        .collect();
+    cephbench::changes::annotate(&mut r);
+    let changes = r.jobs[0].changes.as_ref().expect("judged");
+    assert_eq!(changes.len(), 1, "{changes:#?}");
+    assert_eq!(changes[0].t_s, 17.0);
+    let text = render(Format::Text, &r);
+    assert_eq!(text.matches("Change:").count(), 1, "{text}");
+    // The line as wrapped to the report's width (continuations indented).
+    let wrapped: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("  Change:"))
+        .enumerate()
+        .take_while(|(i, l)| *i == 0 || l.starts_with("    "))
+        .map(|(_, l)| l)
+        .collect();
+    insta::assert_snapshot!(wrapped.join("\n"));
+    let lines = [wrapped
+        .iter()
+        .map(|l| l.trim())
+        .collect::<Vec<_>>()
+        .join(" ")];
+    assert!(
+        lines[0].contains(
+            "osd.0 (class consumer, model Samsung SSD 870 QVO 1TB) kv sync round 0.600 → 9.10 ms"
+        ) && lines[0].ends_with("; no cluster event"),
+        "{}",
+        lines[0]
+    );
+    let md = render(Format::Markdown, &r);
+    assert!(md.contains("\n- from 17 s: IOPS 1,4"), "{md}");
+    let csv = render(Format::Csv, &r);
+    let row = csv.lines().nth(1).unwrap();
+    assert!(
+        row.contains(",cold,1,\"from 17 s: IOPS 1,492 → 621"),
+        "{row}"
+    );
+    let html = render(Format::Html, &r);
+    assert_eq!(html.matches("change at 17 s: IOPS −").count(), 3, "{html}");
+    assert!(html.contains("<b>Change:</b> from 17 s"));
+    let v: serde_json::Value = serde_json::from_str(&render(Format::Json, &r)).unwrap();
+    common::validate(&v);
+    assert_eq!(
+        v["jobs"][0]["changes"][0]["osds"][0]["counter"],
+        "kv_sync_lat"
     );
 }

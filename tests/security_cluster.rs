@@ -124,10 +124,23 @@ fn data_path_caps_suffice_and_missing_caps_are_named() {
     assert_eq!(v["warnings"], serde_json::json!([]), "{}", v["warnings"]);
     assert!(v["osds"][0]["counters"].is_object(), "{}", v["osds"]);
     assert!(v["jobs"][0]["attribution"].is_object());
-    // Without it, the same data identity names what the report lacks.
+    // Without it, the same data identity names what the report lacks: the
+    // placement (mon 'allow r') and the round trips give the per-OSD view
+    // and the public network, nothing of the OSD's part.
     let out = run_as("cbt-data", &k, &write);
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert!(v["jobs"][0]["attribution"].is_null());
+    let w = v["warnings"].to_string();
+    assert!(
+        w.contains("no OSD counters") && w.contains("osd 'allow *'"),
+        "{w}"
+    );
+    let a = &v["jobs"][0]["attribution"];
+    for part in ["osd_queue", "osd_local", "device_flush", "replica"] {
+        assert!(
+            !a["shares"].to_string().contains(part),
+            "{part} attributed without the OSDs' counters: {a}"
+        );
+    }
 
     // Less than the data path: one line naming the cap to add, and no
     // `ceph auth caps` command that would drop the caps the key has (it

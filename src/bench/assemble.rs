@@ -122,6 +122,7 @@ pub fn job_report(
         service_latency_ns: k.service.as_ref().map(|s| s.summary()),
         rate: out.rate.as_ref().map(|r| rate_report(r, rate(k.ops))),
         client: client_load(out),
+        changes: None,
     }
 }
 

@@ -140,7 +140,10 @@ pub(super) async fn measure<J: Job>(setup: Setup<'_>, mut job: J) -> Result<Outc
     // The look after the job runs beside the probes' own reads.
     let quiet = quiet.map(QuietWatch::end);
     let ramp_end = measured_start.map(|t| t + ramp);
-    let osds = probes.after(rados, outcome.as_ref(), ramp_end, &mut warnings);
+    let mut osds = probes.after(rados, outcome.as_ref(), ramp_end, &mut warnings);
+    if let Some(start) = measured_start {
+        probes.to_run_clock(&mut osds, start);
+    }
     let (cluster_state, note) = quiet.map_or((None, None), QuietEnding::collect);
     warnings.extend(note);
     if let Some(p) = pool_settings.as_mut() {
@@ -177,6 +180,7 @@ pub(super) async fn measure<J: Job>(setup: Setup<'_>, mut job: J) -> Result<Outc
         cluster_state,
         read_cache,
     };
+    crate::changes::annotate(&mut result);
     crate::attribution::attribute(&mut result);
     Ok(Outcome {
         result,

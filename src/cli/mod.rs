@@ -98,11 +98,11 @@ pub struct Cli {
     #[arg(long, global = true, help_heading = TELEMETRY)]
     pub no_telemetry: bool,
     /// Read the OSDs' counters this often during a run, for the counter
-    /// timelines (0: only before and after).
+    /// timelines and the OSDs named with a change (0: only before and after).
     #[arg(
         long,
         global = true,
-        default_value = "5s",
+        default_value = "2s",
         value_parser = dur,
         value_name = "DURATION",
         help_heading = TELEMETRY

@@ -253,6 +253,7 @@ fn merge_job(jobs: &[(&str, &JobReport)]) -> Result<JobReport, GroupError> {
         service_latency_ns: merge_service(jobs),
         rate: merge_rate(jobs),
         client: merge_client(jobs),
+        changes: None,
     })
 }
 
@@ -487,6 +488,7 @@ mod tests {
             attribution: None,
             service_latency_ns: None,
             rate: None,
+            changes: None,
         }
     }
 

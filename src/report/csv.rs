@@ -21,11 +21,13 @@ pub struct Csv;
 /// on average and the ops asked (closed loop; empty where not recorded):
 /// below 90 % the client set the pace. `cluster_quiet`: `true`/`false`
 /// (empty: not looked at), `not_quiet` the reports' one line,
-/// `read_cache` `cold`/`warm` for reads.
+/// `read_cache` `cold`/`warm` for reads. `changes`: the lasting changes of
+/// the job's per-interval figures (empty: too few intervals to tell), and
+/// `change_lines` the reports' line of each, joined by ` | `.
 pub const HEADER: &str = "workload,pool,job,op,ops,errors,elapsed_s,iops,mib_per_s,\
 lat_min_ms,lat_mean_ms,lat_stddev_ms,lat_p50_ms,lat_p90_ms,lat_p99_ms,lat_p99_9_ms,lat_max_ms,stop_reason,\
 public_network_ms,osd_queue_ms,osd_local_ms,device_flush_ms,cluster_network_ms,replica_ms,replication_ms,\
-unattributed_ms,mean_in_flight,asked_in_flight,cluster_quiet,not_quiet,read_cache";
+unattributed_ms,mean_in_flight,asked_in_flight,cluster_quiet,not_quiet,read_cache,changes,change_lines";
 
 /// Quotes a field if it needs it (RFC 4180).
 pub(super) fn field(s: &str) -> String {
@@ -153,7 +155,7 @@ fn rows(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
         let shares = shares.join(",");
         writeln!(
             out,
-            "{},{},{},{},{},{},{:.3},{:.1},{:.3},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{:.3},{:.1},{:.3},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             field(&workload),
             field(&pool),
             field(&j.name),
@@ -179,6 +181,10 @@ fn rows(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
                 .map_or(String::new(), |c| c.quiet.to_string()),
             field(&super::not_quiet(r).unwrap_or_default()),
             r.read_cache.map_or("", |c| c.as_str()),
+            j.changes
+                .as_ref()
+                .map_or(String::new(), |c| c.len().to_string()),
+            field(&super::change_lines(r, j).join(" | ")),
         )?;
     }
     Ok(())

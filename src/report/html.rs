@@ -127,7 +127,8 @@ fn result_section(h: &mut String, i: usize, several: bool, name: &str, r: &Bench
         let (curve, from_hist) = percentile_curve(j);
         h.push_str(&percentile_chart(j, &curve, from_hist));
         let t = timelines(j);
-        let marks = event_marks(r, t.iops.last().map_or(0.0, |p| p.0));
+        let mut marks = event_marks(r, t.iops.last().map_or(0.0, |p| p.0));
+        marks.extend(change_marks(j));
         let shade = t.ramp.map(|t| (0.0, t, "ramp (excluded)".to_string()));
         let chart = |title: &str, y_label: &str, series: Vec<Series>| LineChart {
             title: title.into(),
@@ -162,6 +163,9 @@ fn result_section(h: &mut String, i: usize, several: bool, name: &str, r: &Bench
             )));
         }
         h.push_str("</div>");
+        for l in super::change_lines(r, j) {
+            h.push_str(&format!("<p><b>Change:</b> {}</p>", esc(&l)));
+        }
         h.push_str(&format!(
             "<p class=\"note\">Percentile curve {}. Timelines: one point per \
              sample, IOPS normalised by the sample's interval, p50 and p99 from each \
@@ -552,7 +556,7 @@ fn counter_timeline(h: &mut String, r: &BenchResult) {
     h.push_str("<h3>OSD counters over time</h3><div class=\"plots\">");
     h.push_str(&svg::line_chart(&LineChart {
         title: format!("Each OSD's own mean {counter} per counter interval"),
-        x_label: "time since the counters' first read, s".into(),
+        x_label: "time since start, s (the job's clock)".into(),
         y_label: format!("{counter} (OSD receive → reply), ms"),
         series,
         x_ticks: None,
@@ -576,6 +580,26 @@ fn event_marks(r: &BenchResult, end: f64) -> Vec<(f64, String)> {
     c.events
         .iter()
         .map(|e| (e.from_s.clamp(0.0, end.max(0.0)), c.label(e)))
+        .collect()
+}
+
+/// Marks on a job's timelines where each lasting change began, labelled
+/// with its IOPS move.
+fn change_marks(j: &JobReport) -> Vec<(f64, String)> {
+    j.changes
+        .iter()
+        .flatten()
+        .map(|c| {
+            let pct = if c.before.iops > 0.0 {
+                (c.after.iops / c.before.iops - 1.0) * 100.0
+            } else {
+                0.0
+            };
+            (
+                c.t_s,
+                format!("change at {:.0} s: IOPS {pct:+.0} %", c.t_s).replace('-', "−"),
+            )
+        })
         .collect()
 }
 
@@ -615,6 +639,7 @@ mod tests {
             attribution: None,
             service_latency_ns: None,
             rate: None,
+            changes: None,
         }
     }
 

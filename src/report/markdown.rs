@@ -99,6 +99,15 @@ impl Reporter for Markdown {
         if in_flight {
             writeln!(out, "\n{}.", super::IN_FLIGHT_NOTE)?;
         }
+        for j in &r.jobs {
+            let lines = super::change_lines(r, j);
+            if !lines.is_empty() {
+                writeln!(out, "\nChanges during `{}`:\n", j.name.replace('`', "'"))?;
+                for l in lines {
+                    writeln!(out, "- {l}")?;
+                }
+            }
+        }
         let attributed: Vec<_> = r
             .jobs
             .iter()

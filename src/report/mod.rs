@@ -288,6 +288,15 @@ pub fn not_quiet(r: &BenchResult) -> Option<String> {
     r.cluster_state.as_ref()?.not_quiet()
 }
 
+/// One line per lasting change of job `j` ([`crate::changes::line`]).
+pub fn change_lines(r: &BenchResult, j: &crate::result::JobReport) -> Vec<String> {
+    j.changes
+        .iter()
+        .flatten()
+        .map(|c| crate::changes::line(c, &r.osds, r.cluster_state.as_ref()))
+        .collect()
+}
+
 /// Whether the reads ran cold (the OSDs dropped their caches before the
 /// job) or warm; a warm read is said only with `verbose`.
 pub fn read_cache_line(r: &BenchResult, verbose: bool) -> Option<String> {

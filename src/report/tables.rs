@@ -10,6 +10,7 @@ use crate::compare::{
     fmt_diff, fmt_value, headlines, job_label, letter, pct_of_diff_cell, Comparison,
 };
 use crate::suite::{Aggregate, CdmCell, CdmDiff, CdmTable, Figure, SuiteDoc, Suites};
+use crate::units::thousands;
 
 /// Renders the comparison as a text or Markdown table.
 pub fn comparison_table(c: &Comparison, markdown: bool, out: &mut dyn io::Write) -> io::Result<()> {
@@ -209,18 +210,6 @@ fn padded(
         writeln!(out, "{}", cells.join("  ").trim_end())?;
     }
     Ok(())
-}
-
-fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// A rate: whole numbers with thousands separators from 100 up.

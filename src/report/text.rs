@@ -155,6 +155,12 @@ impl Text {
         };
         for job in &r.jobs {
             render_job(job, &r.latency_definition, verify, self.verbose, out)?;
+            for c in super::change_lines(r, job) {
+                writeln!(out, "  Change:              {c}")?;
+            }
+            if self.verbose && job.changes.as_ref().is_some_and(Vec::is_empty) {
+                writeln!(out, "  Change:              none lasting")?;
+            }
         }
         render_clients(r, out)?;
         render_osds(r, self.verbose, out)

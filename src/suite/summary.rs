@@ -456,6 +456,7 @@ pub fn as_bench_result(doc: &SuiteDoc) -> Option<BenchResult> {
             rate: None,
             // The repetition that kept the least of its asked ops in flight.
             client: shortest_client(&reps),
+            changes: None,
         });
     }
     Some(BenchResult {

@@ -269,8 +269,9 @@ pub fn delta(osd: i32, before: &Snapshot, after: &Snapshot) -> OsdCounters {
 /// timeline sampled every `--counter-interval`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CounterSample {
-    /// End of the interval, seconds after the counters were first read
-    /// (just before the job started).
+    /// End of the interval, seconds from the run's start: the clock of
+    /// the job's own timeline (the first interval began a little before
+    /// it, when the counters were first read).
     pub t_s: f64,
     /// Length of the interval, seconds.
     pub interval_s: f64,

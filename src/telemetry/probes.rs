@@ -32,6 +32,8 @@ pub struct Probes {
     states: Vec<(i32, bool, bool)>,
     /// When `before` was read.
     t0: Instant,
+    /// The same on the wall clock (the job's start is told on it).
+    t0_wall: std::time::SystemTime,
     sampler: Option<CounterSampler>,
     /// Each OSD's device, read before the run.
     devices: Vec<(i32, crate::device::DeviceInfo)>,
@@ -53,6 +55,7 @@ impl Probes {
                 pool: pool.to_string(),
                 states: Vec::new(),
                 t0: Instant::now(),
+                t0_wall: std::time::SystemTime::now(),
                 sampler: None,
                 devices: Vec::new(),
                 op_history: None,
@@ -82,14 +85,16 @@ impl Probes {
                 None
             }
         };
-        let t0 = Instant::now();
+        let (t0, t0_wall) = (Instant::now(), std::time::SystemTime::now());
         let before = match &slots {
             Some(s) => match cluster::perf_dumps(rados, s.osds()) {
                 Ok(v) => v,
                 Err(e) => {
                     warnings.push(format!(
-                        "no OSD counters and no attribution: `perf dump` as {} failed ({e}); \
-                         it needs osd 'allow *' (or pass --telemetry-id with such an identity)",
+                        "no OSD counters: `perf dump` as {} failed ({e}), so the split names \
+                         the public network only (the OSD's queue, its own time and the \
+                         replication stay unattributed); it needs osd 'allow *' (or pass \
+                         --telemetry-id with such an identity)",
                         rados.entity()
                     ));
                     Vec::new()
@@ -124,6 +129,7 @@ impl Probes {
             pool: pool.to_string(),
             states: cluster::osd_states(rados).unwrap_or_default(),
             t0,
+            t0_wall,
             sampler: None,
             devices,
             op_history: None,
@@ -166,6 +172,19 @@ impl Probes {
             self.t0,
             interval,
         ));
+    }
+
+    /// Puts the counter timelines of `osds` on the run's clock: seconds
+    /// from `start`, where the job's own timeline begins (the first
+    /// interval began just before it, when the counters were first read).
+    pub fn to_run_clock(&self, osds: &mut [OsdReport], start: std::time::SystemTime) {
+        let shift = match start.duration_since(self.t0_wall) {
+            Ok(d) => d.as_secs_f64(),
+            Err(e) => -e.duration().as_secs_f64(),
+        };
+        for s in osds.iter_mut().flat_map(|o| o.timeline.iter_mut()) {
+            s.t_s -= shift;
+        }
     }
 
     /// Stops the RTT probe and reads the OSDs' heartbeat round trips.

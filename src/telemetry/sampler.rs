@@ -112,7 +112,7 @@ impl Drop for PlacementWatcher {
 }
 
 /// The default `--counter-interval`.
-pub const DEFAULT_COUNTER_INTERVAL: Duration = Duration::from_secs(5);
+pub const DEFAULT_COUNTER_INTERVAL: Duration = Duration::from_secs(2);
 
 /// [`DEFAULT_COUNTER_INTERVAL`], for serde.
 pub fn default_counter_interval() -> Duration {
