@@ -97,8 +97,13 @@ pub struct OsdInputs<'a> {
     pub op_bytes: f64,
     /// The client↔OSD path's bandwidth, bytes/s (`None`: not measured).
     pub bandwidth: Option<f64>,
-    /// Copies the pool keeps (1: no replication).
+    /// Copies the pool keeps (1: no replication); an erasure-coded pool's
+    /// shards (k + m).
     pub pool_size: u32,
+    /// Whether the pool is erasure-coded: its shard writes have no per-op
+    /// counter (Ceph's `ECBackend` logs no `subop_w`), so the wait for the
+    /// other shards is not split.
+    pub erasure: bool,
     /// The slowest replica's mean repop time (`subop_w_latency`, receive →
     /// commit on the replica), averaged over this primary's PGs, ns
     /// ([`slowest_replica_ns`]); `None`: not known, the replication wait is
@@ -109,6 +114,11 @@ pub struct OsdInputs<'a> {
     /// [`MIN_EVIDENCE_OPS`] ops.
     pub evidence: Option<&'a OpEvidence>,
 }
+
+/// Why an erasure-coded pool's wait for its shards stays one share.
+pub const EC_NOTE: &str = "erasure-coded pool: the wait for the other shards' writes is not \
+split into cluster network and shards (Ceph counts no per-op latency for EC sub-writes: \
+ECBackend logs no subop_w)";
 
 /// The fewest recorded ops per OSD and kind for the split to take its
 /// OSD-side shares from them rather than from the counters.
@@ -283,12 +293,14 @@ pub fn split_osd(i: &OsdInputs<'_>) -> Attribution {
                             }
                             None => {
                                 push(Part::Replication, Some(repl));
-                                notes.push(
+                                notes.push(if i.erasure {
+                                    EC_NOTE.into()
+                                } else {
                                     "replication not split into cluster network and replica: \
                                      the replicas' subop_w counters were not read (they need \
                                      osd 'allow *' on every replica OSD)"
-                                        .into(),
-                                );
+                                        .into()
+                                });
                             }
                         }
                     }
@@ -724,6 +736,10 @@ fn replication_findings(result: &BenchResult) -> Vec<String> {
         return Vec::new();
     };
     let share = |p: Part| a.shares.iter().find(|s| s.part == p).map(|s| s.ns);
+    let erasure = result.pool.as_ref().is_some_and(|p| p.erasure.is_some());
+    if erasure && share(Part::Replication).is_some_and(|r| r > 0.0) {
+        return vec![format!("pool '{pool}': no replication verdict: {EC_NOTE}")];
+    }
     if share(Part::Replication).is_some_and(|r| r > 0.0) {
         return vec![format!(
             "pool '{pool}': no replication verdict: the wait for the replicas is not split into \
@@ -1078,11 +1094,18 @@ fn attribute_shares(result: &mut BenchResult) {
             0.0
         }
     };
-    // Each OSD's mean repop time as a replica, over the run window.
+    // Each OSD's mean repop time as a replica, over the run window (an
+    // erasure-coded pool's shard writes are not among them: a subop_w mean
+    // there would be another pool's).
+    let erasure = result.pool.as_ref().is_some_and(|p| p.erasure.is_some());
     let subop = |osd: i32| counter_ns(result, osd, |c| c.subop_w_latency);
     let mut per_osd = Vec::new();
     for o in &result.osds {
-        let replica_ns = slowest_replica_ns(&o.replica_sets, subop);
+        let replica_ns = if erasure {
+            None
+        } else {
+            slowest_replica_ns(&o.replica_sets, subop)
+        };
         for (ix, row) in o.client.iter().enumerate() {
             if row.op == "flush" {
                 continue;
@@ -1096,6 +1119,7 @@ fn attribute_shares(result: &mut BenchResult) {
                 op_bytes: op_bytes(&row.op),
                 bandwidth: bandwidth(o.osd),
                 pool_size: size,
+                erasure,
                 replica_ns,
                 evidence: row.evidence.as_ref(),
             });
@@ -1180,6 +1204,7 @@ mod tests {
             op_bytes: 4096.0,
             bandwidth: None,
             pool_size: 3,
+            erasure: false,
             replica_ns,
             evidence: None,
         })
@@ -1283,6 +1308,7 @@ mod tests {
                 op_bytes: 4096.0,
                 bandwidth: None,
                 pool_size: size,
+                erasure: false,
                 replica_ns: None,
                 evidence: None,
             })
@@ -1321,6 +1347,7 @@ mod tests {
             op_bytes: 4096.0,
             bandwidth: None,
             pool_size: 1,
+            erasure: false,
             replica_ns: None,
             evidence: None,
         });
@@ -1339,6 +1366,7 @@ mod tests {
             op_bytes: 4096.0,
             bandwidth: None,
             pool_size: 3,
+            erasure: false,
             replica_ns: None,
             evidence: None,
         });
@@ -1363,6 +1391,7 @@ mod tests {
                 op_bytes: 4096.0,
                 bandwidth: None,
                 pool_size: 3,
+                erasure: false,
                 replica_ns: None,
                 evidence: None,
             });
@@ -1385,6 +1414,7 @@ mod tests {
             op_bytes: 4096.0,
             bandwidth: None,
             pool_size: 2,
+            erasure: false,
             replica_ns: None,
             evidence: None,
         });
@@ -1401,6 +1431,7 @@ mod tests {
             op_bytes: 4096.0,
             bandwidth: None,
             pool_size: 2,
+            erasure: false,
             replica_ns: None,
             evidence: None,
         });
@@ -1421,6 +1452,7 @@ mod tests {
                 op_bytes: 1e6,
                 bandwidth,
                 pool_size: 1,
+                erasure: false,
                 replica_ns: None,
                 evidence: None,
             })
@@ -1922,6 +1954,7 @@ mod tests {
                 op_bytes: 4096.0,
                 bandwidth: None,
                 pool_size: 3,
+                erasure: false,
                 replica_ns: None,
                 evidence: None,
             })

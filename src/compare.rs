@@ -919,6 +919,7 @@ mod tests {
             memory_held_bytes: Some(32 * gib),
             memory_measured_bytes: measured,
             memory_not_measured: None,
+            erasure: None,
         };
         let mut a = result_with(job(&[9000; 4], 1.0));
         a.pool = Some(pool(None));

@@ -188,6 +188,86 @@ pub struct PoolSettings {
     /// every OSD was measured, or no measurement was tried.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_not_measured: Option<String>,
+    /// An erasure-coded pool's layout (null: replicated; `size` is then
+    /// its k + m shards).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub erasure: Option<ErasureLayout>,
+}
+
+/// An erasure-coded pool's layout: its profile as the mons hold it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErasureLayout {
+    /// The erasure-code profile's name.
+    pub profile: String,
+    /// Data chunks.
+    pub k: u32,
+    /// Coding chunks.
+    pub m: u32,
+    /// The plugin, e.g. `jerasure`, `isa`.
+    pub plugin: String,
+    /// The plugin's technique, e.g. `reed_sol_van` (null where it has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub technique: Option<String>,
+    /// Bytes of each data chunk in a stripe (the pool's `stripe_width` / k).
+    pub stripe_unit: u64,
+    /// CRUSH failure domain (`crush-failure-domain`, e.g. `host`, `osd`).
+    pub failure_domain: String,
+    /// Whether partial overwrites are allowed (`allow_ec_overwrites`; RBD
+    /// and CephFS data need it).
+    pub allow_ec_overwrites: bool,
+}
+
+impl PoolSettings {
+    /// Usable over raw capacity: k / (k + m) erasure-coded, 1 / size
+    /// replicated.
+    pub fn usable_fraction(&self) -> f64 {
+        match &self.erasure {
+            Some(e) => f64::from(e.k) / f64::from(e.k + e.m),
+            None => 1.0 / f64::from(self.size.max(1)),
+        }
+    }
+
+    /// The pool in one line: its layout, pg_num, CRUSH rule, the device
+    /// classes and how many OSDs the rule can choose from.
+    pub fn summary(&self) -> String {
+        format!(
+            "{}; {} PGs, rule {} over {} OSDs (class {})",
+            self.layout(),
+            self.pg_num,
+            self.crush_rule,
+            self.osds.len(),
+            if self.device_classes.is_empty() {
+                "-".to_string()
+            } else {
+                self.device_classes.join("+")
+            },
+        )
+    }
+
+    /// The layout in words: `size 3, min_size 2` or `erasure 2+1 (jerasure
+    /// reed_sol_van, failure domain osd, stripe unit 4 KiB, EC overwrites
+    /// off), min_size 2`, with the usable fraction.
+    pub fn layout(&self) -> String {
+        let usable = format!("usable {:.0} %", self.usable_fraction() * 100.0);
+        match &self.erasure {
+            None => format!("size {}, min_size {}, {usable}", self.size, self.min_size),
+            Some(e) => format!(
+                "erasure {}+{} ({}{}, failure domain {}, stripe unit {}, EC overwrites {}), \
+                 min_size {}, {usable}",
+                e.k,
+                e.m,
+                e.plugin,
+                e.technique
+                    .as_ref()
+                    .map(|t| format!(" {t}"))
+                    .unwrap_or_default(),
+                e.failure_domain,
+                crate::units::fmt_bytes(e.stripe_unit),
+                if e.allow_ec_overwrites { "on" } else { "off" },
+                self.min_size
+            ),
+        }
+    }
 }
 
 /// The RAM one OSD of a pool holds (the cost figure: IOPS per GiB of one OSD's RAM): the pool's

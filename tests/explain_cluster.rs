@@ -1166,3 +1166,105 @@ fn the_tail_split_shows_an_injected_dispatch_delay_as_queueing() {
     eprintln!("median queue part of the slowest ops: {q0:.3} ms -> {q1:.3} ms");
     assert!(q1 - q0 >= 3.0, "queue part rose only {:.3} ms", q1 - q0);
 }
+
+/// An erasure-coded pool (k=2, m=1, failure domain osd) is described as it
+/// is, by its profile (checked against `ceph osd erasure-code-profile
+/// get`), not as "size 3"; its split keeps the wait for the other shards
+/// as one share and says why (Ceph counts no per-op latency for EC
+/// sub-writes), never blaming caps the run had; the shares and
+/// unattributed add up to the mean; a `seq` run reads every object back.
+#[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
+fn an_erasure_coded_pool_is_described_and_split_as_it_is() {
+    let _g = serial();
+    let pool = "cbt-ec21";
+    let _ = common::ceph(&[
+        "osd",
+        "erasure-code-profile",
+        "set",
+        "cbt-ec21",
+        "k=2",
+        "m=1",
+        "crush-failure-domain=osd",
+    ]);
+    let _ = common::ceph(&[
+        "osd", "pool", "create", pool, "16", "16", "erasure", "cbt-ec21",
+    ]);
+    common::ceph(&["osd", "pool", "application", "enable", pool, "rados"]);
+    common::wait_clean();
+    // A run left by an earlier, failed attempt.
+    let _ = cephbench()
+        .args(["cleanup", "-p", pool, "--run-name", "ec"])
+        .output();
+    let profile: Value = serde_json::from_str(&common::ceph(&[
+        "osd",
+        "erasure-code-profile",
+        "get",
+        "cbt-ec21",
+        "-f",
+        "json",
+    ]))
+    .unwrap();
+    let v = write_run_with(pool, "3", &["--no-cleanup", "--run-name", "ec"]);
+    let e = &v["pool"]["erasure"];
+    assert_eq!(
+        e["k"].to_string(),
+        format!("{}", profile["k"].as_str().unwrap())
+    );
+    assert_eq!(
+        e["m"].to_string(),
+        format!("{}", profile["m"].as_str().unwrap())
+    );
+    assert_eq!(e["plugin"], profile["plugin"]);
+    assert_eq!(e["failure_domain"], profile["crush-failure-domain"]);
+    assert_eq!(e["allow_ec_overwrites"], false);
+    // The mons' stripe_width over k.
+    let detail: Value = serde_json::from_str(&common::ceph(&[
+        "osd", "pool", "ls", "detail", "-f", "json",
+    ]))
+    .unwrap();
+    let width = detail
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["pool_name"] == pool)
+        .and_then(|p| p["stripe_width"].as_u64())
+        .unwrap();
+    assert_eq!(e["stripe_unit"].as_u64().unwrap(), width / 2);
+    let text = common::render_text(&v);
+    assert!(
+        text.contains("pool: erasure 2+1 (jerasure") && text.contains("usable 67 %"),
+        "{text}"
+    );
+    let job = &v["jobs"][0];
+    let a = &job["attribution"];
+    let notes = a["notes"].to_string();
+    assert!(notes.contains("erasure-coded pool"), "{notes}");
+    assert!(!notes.contains("were not read"), "{notes}");
+    let findings = v["findings"].to_string();
+    assert!(!findings.contains("allow *"), "{findings}");
+    let sum: f64 = a["shares"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["ns"].as_f64().unwrap())
+        .sum();
+    let mean = job["latency_ns"]["mean"].as_f64().unwrap();
+    assert!(
+        (sum - mean).abs() <= 1e-6 * mean + 1.0,
+        "{sum} vs {mean}: {a}"
+    );
+    let seq = common::bench_json(&["rados", "seq", "-p", pool, "--run-name", "ec"]);
+    // Every object the write left (its ramp's too), as `rados ls` lists them.
+    let objects = common::ok(common::rados(&["-p", pool, "ls"]), "rados ls");
+    let written = objects
+        .lines()
+        .filter(|l| l.starts_with("cephbench_data.ec."))
+        .count();
+    assert_eq!(seq["jobs"][0]["ops"].as_u64(), Some(written as u64));
+    assert_eq!(seq["jobs"][0]["errors"], 0);
+    assert_eq!(seq["jobs"][0]["verify_mismatches"], 0);
+    let _ = cephbench()
+        .args(["cleanup", "-p", pool, "--run-name", "ec"])
+        .output();
+}

@@ -91,12 +91,7 @@ fn health_checks() -> (String, Vec<String>) {
     (v["status"].as_str().unwrap_or("").to_string(), checks)
 }
 
-fn run_json(args: &[&str]) -> Value {
-    let out = cephbench().args(["--format", "json"]).args(args).output();
-    let v: Value = serde_json::from_str(&common::ok(out.unwrap(), "cephbench")).unwrap();
-    common::validate(&v);
-    v
-}
+use common::bench_json as run_json;
 
 /// Writes `objects` objects of `bs` of run `run`, kept.
 fn fill(pool: &str, run: &str, objects: u64, bs: &str) {

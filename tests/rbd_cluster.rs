@@ -6,7 +6,7 @@ mod common;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{cephbench, conf, run, serial, validate};
+use common::{cephbench, conf, run, serial};
 use serde_json::Value;
 
 const POOL: &str = "cbt-rbd";
@@ -37,22 +37,7 @@ fn images() -> Vec<String> {
         .collect()
 }
 
-fn ok_json(args: &[&str]) -> Value {
-    let out = cephbench()
-        .arg("--format")
-        .arg("json")
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "cephbench {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
-    validate(&v);
-    v
-}
+use common::bench_json as ok_json;
 
 fn fail(args: &[&str]) -> String {
     let out = cephbench().args(args).output().unwrap();

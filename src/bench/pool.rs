@@ -186,6 +186,7 @@ mod tests {
             memory_held_bytes: (!targets.is_empty()).then(|| targets.iter().sum()),
             memory_measured_bytes: None,
             memory_not_measured: None,
+            erasure: None,
         }
     }
 

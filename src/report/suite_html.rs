@@ -149,19 +149,7 @@ fn suite_section(h: &mut String, d: &SuiteDoc) {
         }
     ));
     if let Some(p) = &d.pool_settings {
-        h.push_str(&format!(
-            "<p>Pool: size {}, min_size {}, pg_num {}, crush rule {} (device class {}, {} OSDs)</p>",
-            p.size,
-            p.min_size,
-            p.pg_num,
-            esc(&p.crush_rule),
-            esc(&if p.device_classes.is_empty() {
-                "-".to_string()
-            } else {
-                p.device_classes.join("+")
-            }),
-            p.osds.len()
-        ));
+        h.push_str(&format!("<p>Pool: {}</p>", esc(&p.summary())));
     }
     let (header, rows) =
         super::tables::suite_lines(d, &|f: &Figure, fmt: fn(f64) -> String| cell(f, fmt));

@@ -265,20 +265,12 @@ fn suite_head(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> io::Re
         writeln!(out, "{head}")?;
     }
     if let Some(p) = &doc.pool_settings {
-        let line = format!(
-            "Pool: size {}, min_size {}, pg_num {}, crush rule {} (device class {}, {} OSDs)",
-            p.size,
-            p.min_size,
-            p.pg_num,
-            p.crush_rule,
-            if p.device_classes.is_empty() {
-                "-".to_string()
-            } else {
-                p.device_classes.join("+")
-            },
-            p.osds.len()
-        );
-        writeln!(out, "{line}{}", if markdown { "  " } else { "" })?;
+        let line = format!("Pool: {}", p.summary());
+        if markdown {
+            writeln!(out, "{line}  ")?;
+        } else {
+            writeln!(out, "{}", wrap(&line, TEXT_WIDTH))?;
+        }
     }
     if markdown {
         writeln!(out)?;

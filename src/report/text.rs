@@ -134,6 +134,15 @@ impl Text {
             r.cluster.client_host,
             r.cluster.entity
         )?;
+        // The pool's layout: always for an erasure-coded pool (whose size
+        // is not its copies), else with -v.
+        if let Some(p) = r
+            .pool
+            .as_ref()
+            .filter(|p| self.verbose || p.erasure.is_some())
+        {
+            writeln!(out, "pool: {}", p.summary())?;
+        }
         if r.interrupted {
             writeln!(out, "INTERRUPTED: partial results")?;
         }

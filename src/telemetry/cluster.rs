@@ -255,6 +255,16 @@ pub fn pool_settings(rados: &Rados, pool: &str) -> Result<PoolSettings, ProbeErr
         .mon_command(r#"{"prefix":"osd crush tree","shadow":"--show-shadow","format":"json"}"#)?;
     let tree = json(&tree.out, "osd crush tree")?;
     let mut s = parse_pool_settings(&get, &rules, &tree)?;
+    if let Some(name) = get.get("erasure_code_profile").and_then(Value::as_str) {
+        let q = serde_json::json!({"prefix": "osd erasure-code-profile get", "name": name, "format": "json"});
+        let profile = json(
+            &rados.mon_command(&q.to_string())?.out,
+            "osd erasure-code-profile get",
+        )?;
+        let dump = rados.mon_command(r#"{"prefix":"osd dump","format":"json"}"#)?;
+        let width = parse::parse_stripe_width(&json(&dump.out, "osd dump")?, s.id)?;
+        s.erasure = parse::parse_erasure(&get, &profile, width)?;
+    }
     let mut mem = Vec::new();
     for &osd in &s.osds {
         match osd_memory_target(rados, osd) {

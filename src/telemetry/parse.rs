@@ -294,7 +294,61 @@ pub fn parse_pool_settings(
         memory_held_bytes: None,
         memory_measured_bytes: None,
         memory_not_measured: None,
+        erasure: None,
     })
+}
+
+/// An erasure-coded pool's layout from `osd pool get POOL all` (`get`:
+/// its `erasure_code_profile`, `allow_ec_overwrites`), `osd
+/// erasure-code-profile get` (`profile`: k, m, plugin, technique, failure
+/// domain; every value a string) and the pool's `stripe_width` from `osd
+/// dump`. `None` for a replicated pool (no profile in `get`).
+pub fn parse_erasure(
+    get: &Value,
+    profile: &Value,
+    stripe_width: u64,
+) -> Result<Option<crate::result::ErasureLayout>, ShapeError> {
+    const W: &str = "osd erasure-code-profile get";
+    let Some(name) = get
+        .get("erasure_code_profile")
+        .and_then(Value::as_str)
+        .filter(|n| !n.is_empty())
+    else {
+        return Ok(None);
+    };
+    let text = |k: &str| profile.get(k).and_then(Value::as_str).map(str::to_string);
+    let num = |k: &str| -> Result<u32, ShapeError> {
+        text(k)
+            .and_then(|v| v.parse().ok())
+            .filter(|v| *v > 0)
+            .ok_or_else(|| shape(W, format!("no number '{k}'")))
+    };
+    let k = num("k")?;
+    Ok(Some(crate::result::ErasureLayout {
+        profile: name.to_string(),
+        k,
+        m: num("m")?,
+        plugin: text("plugin").ok_or_else(|| shape(W, "no 'plugin'"))?,
+        technique: text("technique").filter(|t| !t.is_empty()),
+        stripe_unit: stripe_width / u64::from(k),
+        failure_domain: text("crush-failure-domain").unwrap_or_else(|| "host".into()),
+        allow_ec_overwrites: get
+            .get("allow_ec_overwrites")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+    }))
+}
+
+/// A pool's `stripe_width` from `osd dump` (0 for a replicated pool).
+pub fn parse_stripe_width(dump: &Value, pool_id: i64) -> Result<u64, ShapeError> {
+    dump.get("pools")
+        .and_then(Value::as_array)
+        .and_then(|a| {
+            a.iter()
+                .find(|p| p.get("pool").and_then(Value::as_i64) == Some(pool_id))
+        })
+        .and_then(|p| p.get("stripe_width").and_then(Value::as_u64))
+        .ok_or_else(|| shape("osd dump", format!("no stripe_width of pool {pool_id}")))
 }
 
 #[cfg(test)]
@@ -407,5 +461,28 @@ mod tests {
         assert_eq!(parse_config_u64(b"4294967296\n"), Some(4294967296));
         assert_eq!(parse_config_u64(b"\"8589934592\""), Some(8589934592));
         assert_eq!(parse_config_u64(b"4G"), None);
+    }
+
+    #[test]
+    fn an_erasure_coded_pool_is_described_by_its_profile() {
+        let get = serde_json::json!({"pool":"ec21","pool_id":26,"size":3,"min_size":2,
+            "pg_num":16,"crush_rule":"ec21","allow_ec_overwrites":true,
+            "erasure_code_profile":"cb21"});
+        let profile = serde_json::json!({"crush-device-class":"","crush-failure-domain":"osd",
+            "crush-root":"default","jerasure-per-chunk-alignment":"false","k":"2","m":"1",
+            "plugin":"jerasure","technique":"reed_sol_van","w":"8"});
+        let e = parse_erasure(&get, &profile, 8192).unwrap().unwrap();
+        assert_eq!((e.k, e.m, e.stripe_unit), (2, 1, 4096));
+        assert_eq!(e.plugin, "jerasure");
+        assert_eq!(e.technique.as_deref(), Some("reed_sol_van"));
+        assert_eq!(e.failure_domain, "osd");
+        assert!(e.allow_ec_overwrites);
+        let replicated = serde_json::json!({"pool":"r","size":3});
+        assert_eq!(parse_erasure(&replicated, &profile, 0).unwrap(), None);
+        let bad = serde_json::json!({"k":"two","m":"1","plugin":"isa"});
+        assert!(parse_erasure(&get, &bad, 8192).is_err());
+        let dump = serde_json::json!({"pools":[{"pool":26,"stripe_width":8192}]});
+        assert_eq!(parse_stripe_width(&dump, 26).unwrap(), 8192);
+        assert!(parse_stripe_width(&dump, 27).is_err());
     }
 }

@@ -170,6 +170,17 @@ pub fn cephbench() -> assert_cmd::Command {
     c
 }
 
+/// `cephbench --format json ARGS` against the test cluster, which must
+/// succeed (else the test fails showing its stderr): its result, validated
+/// against the schema.
+pub fn bench_json(args: &[&str]) -> serde_json::Value {
+    let out = cephbench().args(["--format", "json"]).args(args).output();
+    let v = serde_json::from_str(&ok(out.unwrap(), &format!("cephbench {args:?}")))
+        .expect("one JSON document");
+    validate(&v);
+    v
+}
+
 /// Validates a JSON document against `schema/result.schema.json`.
 pub fn validate(doc: &serde_json::Value) {
     let schema: serde_json::Value =
@@ -401,6 +412,7 @@ pub fn pool_of_three(rss: Option<u64>) -> cephbench::result::PoolSettings {
         memory_not_measured: rss
             .is_none()
             .then(|| "no OSD of this pool runs on this host (bench01)".into()),
+        erasure: None,
     }
 }
 
