@@ -15,6 +15,7 @@ pub mod bench;
 pub mod ceph;
 pub mod compare;
 pub mod device;
+pub mod disrupt;
 pub mod engine;
 pub mod fio;
 pub mod group;

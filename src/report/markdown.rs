@@ -99,6 +99,7 @@ impl Reporter for Markdown {
         if in_flight {
             writeln!(out, "\n{}.", super::IN_FLIGHT_NOTE)?;
         }
+        super::render_disruption(r, true, out)?;
         let attributed: Vec<_> = r
             .jobs
             .iter()

@@ -156,6 +156,7 @@ impl Text {
         for job in &r.jobs {
             render_job(job, &r.latency_definition, verify, self.verbose, out)?;
         }
+        super::render_disruption(r, false, out)?;
         render_clients(r, out)?;
         render_osds(r, self.verbose, out)
     }
