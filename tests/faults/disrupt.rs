@@ -119,6 +119,25 @@ fn write_40s(pool: &str, spec: &str, run: &str) -> Running {
     ])
 }
 
+/// The 40 s write with osd.1 out at 2 s (back in at 30 s) on the size-3
+/// pool, once osd.1 is out as `ceph` says.
+fn write_until_out(run: &str) -> (&'static str, Running) {
+    three_osds_up();
+    let p = pool_sized("cbt-disrupt", "rados", 3);
+    wait_clean();
+    let r = write_40s(p, "osd.1:out@2s,in@30s", run);
+    let t = Instant::now();
+    while osd_in() {
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "osd.1 never went out: {}",
+            r.stderr()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    (p, r)
+}
+
 fn phase<'a>(d: &'a Value, name: &str) -> Option<&'a Value> {
     d["phases"]
         .as_array()
@@ -299,19 +318,7 @@ fn disrupt_out_and_in_through_a_write() {
 fn disrupt_sigint_while_out_puts_the_osd_back_in() {
     let _g = serial();
     let _back = BackIn;
-    three_osds_up();
-    let p = pool_sized("cbt-disrupt", "rados", 3);
-    wait_clean();
-    let r = write_40s(p, "osd.1:out@2s,in@30s", "disrupt-int");
-    let t = Instant::now();
-    while osd_in() {
-        assert!(
-            t.elapsed() < Duration::from_secs(30),
-            "osd.1 never went out: {}",
-            r.stderr()
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    let (_, r) = write_until_out("disrupt-int");
     std::thread::sleep(Duration::from_secs(2));
     r.signal("-INT");
     let (code, stdout, stderr, waited) = r.finish(Duration::from_secs(60));
@@ -411,4 +418,32 @@ fn disrupt_refused_without_the_caps_or_the_osd() {
         "{stderr}"
     );
     assert_eq!(ours(p).len(), before, "nothing written");
+}
+
+/// Two SIGINTs while osd.1 is out, the second 300 ms after the first (an
+/// exit at once): osd.1 is in again all the same.
+#[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
+fn disrupt_second_sigint_still_puts_the_osd_back_in() {
+    let _g = serial();
+    let _back = BackIn;
+    let (p, r) = write_until_out("disrupt-int2");
+    r.signal("-INT");
+    std::thread::sleep(Duration::from_millis(300));
+    r.signal("-INT");
+    let (code, _, stderr, waited) = r.finish(Duration::from_secs(60));
+    eprintln!("exit {waited:?} after the second SIGINT");
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(osd_in(), "osd.1 was left out: {stderr}");
+    let out = crate::common::rados(&["-p", p, "ls"]);
+    let left = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.starts_with("cephbench_"))
+        .count();
+    if left > 0 {
+        let _ = crate::common::cephbench()
+            .args(["cleanup", "-p", p, "--run-name", "disrupt-int2"])
+            .output();
+    }
+    wait_clean();
 }
