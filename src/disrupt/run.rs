@@ -297,7 +297,11 @@ impl Disruptor {
         warnings: &mut Vec<String>,
     ) -> Option<Disruption> {
         self.job_ended(true);
-        let g = self.thread.take()?.join().ok()?;
+        let Ok(g) = self.thread.take()?.join() else {
+            // The thread died (a panic) before it could put the OSD back.
+            restore_now();
+            return None;
+        };
         warnings.extend(g.warnings);
         let t0 = g.start?;
         let stalls: Vec<(f64, f64)> = stalls
@@ -334,7 +338,9 @@ impl Drop for Disruptor {
                 m.abandon = true;
             }
             self.shared.1.notify_all();
-            let _ = t.join();
+            if t.join().is_err() {
+                restore_now();
+            }
         }
     }
 }

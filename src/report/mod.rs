@@ -295,7 +295,7 @@ pub fn disruption_lines(d: &crate::disrupt::Disruption) -> Vec<Vec<String>> {
         lines.push(vec![
             p.job.clone(),
             p.phase.as_str().into(),
-            format!("{:.0}–{:.0}", p.from_s, p.to_s),
+            span(p.from_s, p.to_s),
             format!("{:.0}", p.iops),
             if p.ops > 0 { ms(p.mean_ns) } else { "-".into() },
             opt(p.p99_ns),
@@ -305,6 +305,17 @@ pub fn disruption_lines(d: &crate::disrupt::Disruption) -> Vec<Vec<String>> {
         ]);
     }
     lines
+}
+
+/// A phase's span in seconds: whole seconds where they tell it apart
+/// (`6–21`), else tenths (the job's last, partial interval: `12–12.1`).
+fn span(from: f64, to: f64) -> String {
+    let whole = |x: f64| (x - x.round()).abs() < 0.05;
+    if (to.round() - from.round()).abs() >= 1.0 && whole(from) && whole(to) {
+        format!("{from:.0}–{to:.0}")
+    } else {
+        format!("{from:.1}–{to:.1}")
+    }
 }
 
 /// What `--disrupt`'s table's figures are, in one line.
@@ -382,7 +393,14 @@ pub fn read_cache_line(r: &BenchResult, verbose: bool) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::wrap;
+    use super::{span, wrap};
+
+    #[test]
+    fn phase_spans_in_whole_seconds_unless_too_short() {
+        assert_eq!(span(0.0, 6.000_4), "0–6");
+        assert_eq!(span(12.000_3, 12.08), "12.0–12.1");
+        assert_eq!(span(3.0, 7.5), "3.0–7.5");
+    }
 
     #[test]
     fn wraps_long_lines_only() {
