@@ -96,6 +96,11 @@ fn watch(stop: Arc<AtomicBool>) -> (Seen, std::thread::JoinHandle<()>) {
 
 /// 40 s of 4 KiB writes at QD4 on `pool` with `--disrupt spec`, JSON on stdout.
 fn write_40s(pool: &str, spec: &str, run: &str) -> Running {
+    write_for(pool, spec, "40", run)
+}
+
+/// `secs` seconds of 4 KiB writes at QD4 on `pool` with `--disrupt spec`.
+fn write_for(pool: &str, spec: &str, secs: &str, run: &str) -> Running {
     spawn(&[
         "--format",
         "json",
@@ -113,7 +118,7 @@ fn write_40s(pool: &str, spec: &str, run: &str) -> Running {
         "-t",
         "4",
         "-d",
-        "40",
+        secs,
         "--run-name",
         run,
     ])
@@ -446,4 +451,66 @@ fn disrupt_second_sigint_still_puts_the_osd_back_in() {
             .output();
     }
     wait_clean();
+}
+
+/// Every OSD up, from `ceph osd stat`.
+fn all_up() -> bool {
+    let v: Value = serde_json::from_str(&ceph(&["osd", "stat", "-f", "json"])).unwrap();
+    v["num_up_osds"] == v["num_osds"]
+}
+
+/// `down`: osd.2 marked down at 4 s of a 20 s write comes back up by
+/// itself; the client sees a stall and no errors, the phases follow, and
+/// the run reports active+clean (waiting after the job if need be) as the
+/// `ceph` CLI finds it at the end.
+#[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
+fn disrupt_down_through_a_write() {
+    let _g = serial();
+    three_osds_up();
+    let p = pool_sized("cbt-disrupt", "rados", 3);
+    wait_clean();
+    let r = write_for(p, "osd.2:down@4s", "20", "disrupt-down");
+    let (code, stdout, stderr, waited) = r.finish(Duration::from_secs(150));
+    eprintln!("run took {waited:?}");
+    assert_eq!(code, Some(0), "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+    validate(&v);
+    assert_eq!(v["jobs"][0]["errors"], 0);
+    let d = &v["disruption"];
+    let a = &d["actions"][0];
+    assert_eq!(a["action"], "down");
+    let done = a["done_s"].as_f64().unwrap();
+    assert!((4.0..6.0).contains(&done), "{a}");
+    assert_eq!(
+        d["actions"].as_array().unwrap().len(),
+        1,
+        "nothing to put back"
+    );
+    for name in ["before", "degraded"] {
+        assert!(phase(d, name).is_some(), "no {name}: {}", d["phases"]);
+    }
+    let rec = &d["recovery"];
+    eprintln!("recovery {rec}");
+    for p in d["phases"].as_array().unwrap() {
+        eprintln!(
+            "{:>10}: {:.0} IOPS, stall {:.3} s",
+            p["phase"].as_str().unwrap(),
+            p["iops"].as_f64().unwrap(),
+            p["longest_stall_s"].as_f64().unwrap()
+        );
+    }
+    let clean_at = rec["clean_at_s"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("not clean within the wait: {rec}"));
+    assert!(rec["waited_after_job_s"].as_f64().unwrap() <= 60.0 + 2.0);
+    assert_eq!(
+        rec["clean_by_job_end"],
+        clean_at <= rec["job_end_s"].as_f64().unwrap()
+    );
+    // As the `ceph` CLI finds it now: every OSD up, every PG active+clean.
+    assert!(all_up(), "an OSD is still down");
+    let t = Instant::now();
+    wait_clean();
+    assert!(t.elapsed() < Duration::from_secs(5), "not clean at the end");
 }
