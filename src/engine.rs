@@ -365,6 +365,10 @@ pub struct JobOutcome {
     pub errors_by_errno: Vec<(i32, u64)>,
     /// Longest stretch of the measured window without a single completion.
     pub longest_gap: Duration,
+    /// The stretches of the measured window without a completion of at
+    /// least [`STALL_KEPT`], in time order (at most [`MAX_STALLS`]); merged
+    /// jobs keep the times none of them completed an op.
+    pub stalls: Vec<Stall>,
     /// Measured ops slower than [`RunSpec::slow_op`].
     pub slow_ops: u64,
     /// Ops whose data did not match (reads with verification).
@@ -433,6 +437,7 @@ impl JobOutcome {
                 count_errno(&mut acc.errors_by_errno, errno, n);
             }
             acc.longest_gap = acc.longest_gap.max(o.longest_gap);
+            acc.stalls = intersect_stalls(&acc.stalls, &o.stalls);
             acc.slow_ops += o.slow_ops;
             acc.mismatches += o.mismatches;
             acc.short_reads += o.short_reads;
@@ -461,6 +466,44 @@ impl JobOutcome {
         acc.slowest.truncate(SLOWEST_KEPT);
         Some(acc)
     }
+}
+
+/// The shortest stretch without a completion kept in [`JobOutcome::stalls`].
+pub const STALL_KEPT: Duration = Duration::from_millis(100);
+
+/// The most stalls kept per job (the first ones).
+pub const MAX_STALLS: usize = 4096;
+
+/// A stretch without a completion: from one completion to the next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stall {
+    /// The completion before it.
+    pub from: Instant,
+    /// How long until the next one.
+    pub len: Duration,
+}
+
+/// The times in both `a` and `b` (each in time order, not overlapping
+/// within itself), as stalls of at least [`STALL_KEPT`].
+pub fn intersect_stalls(a: &[Stall], b: &[Stall]) -> Vec<Stall> {
+    let (mut i, mut j, mut out) = (0, 0, Vec::new());
+    while i < a.len() && j < b.len() {
+        let (x, y) = (a[i], b[j]);
+        let from = x.from.max(y.from);
+        let to = (x.from + x.len).min(y.from + y.len);
+        if to > from && to - from >= STALL_KEPT {
+            out.push(Stall {
+                from,
+                len: to - from,
+            });
+        }
+        if x.from + x.len <= y.from + y.len {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    out
 }
 
 /// Cooperative stop: a watch channel flipped by the signal handler.
@@ -507,6 +550,7 @@ pub async fn run<T: Target, S: OpSource>(
         first_error: None,
         errors_by_errno: Vec::new(),
         longest_gap: Duration::ZERO,
+        stalls: Vec::new(),
         slow_ops: 0,
         mismatches: 0,
         short_reads: 0,
@@ -756,9 +800,14 @@ pub async fn run<T: Target, S: OpSource>(
                 }
             }
             if measured {
-                out.longest_gap = out
-                    .longest_gap
-                    .max(completed_at.saturating_duration_since(last_completion));
+                let gap = completed_at.saturating_duration_since(last_completion);
+                out.longest_gap = out.longest_gap.max(gap);
+                if gap >= STALL_KEPT && out.stalls.len() < MAX_STALLS {
+                    out.stalls.push(Stall {
+                        from: last_completion,
+                        len: gap,
+                    });
+                }
                 if lat_ns > slow_op_ns {
                     out.slow_ops += 1;
                 }
@@ -1288,5 +1337,24 @@ mod tests {
         for c in counts {
             assert!((9_000..11_000).contains(&c), "{counts:?}");
         }
+    }
+
+    #[test]
+    fn stalls_of_merged_jobs_are_the_times_none_completed() {
+        let t = Instant::now();
+        let st = |from_ms: u64, len_ms: u64| Stall {
+            from: t + Duration::from_millis(from_ms),
+            len: Duration::from_millis(len_ms),
+        };
+        let a = [st(0, 1000), st(2000, 500), st(5000, 300)];
+        let b = [st(400, 2000), st(5100, 150), st(9000, 900)];
+        // 400-1000 overlaps; 2000-2400 overlaps; 5100-5250 overlaps.
+        assert_eq!(
+            intersect_stalls(&a, &b),
+            vec![st(400, 600), st(2000, 400), st(5100, 150)]
+        );
+        // An overlap shorter than STALL_KEPT is dropped.
+        assert!(intersect_stalls(&[st(0, 150)], &[st(100, 500)]).is_empty());
+        assert!(intersect_stalls(&a, &[]).is_empty());
     }
 }

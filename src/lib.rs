@@ -16,6 +16,7 @@ pub mod ceph;
 pub mod changes;
 pub mod compare;
 pub mod device;
+pub mod disrupt;
 pub mod engine;
 pub mod fio;
 pub mod group;

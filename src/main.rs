@@ -64,6 +64,14 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             anyhow::bail!(why);
         }
     }
+    if g.disrupt.is_some() && !matches!(cli.command, Command::Rados(_) | Command::Rbd(_)) {
+        return Err(UsageError(
+            "--disrupt is for rados and rbd runs: drop it (suites, sweeps and osd-bench do not \
+             disrupt)"
+                .into(),
+        )
+        .into());
+    }
     match &cli.command {
         Command::Rados(a) => cmd::bench::rados(conn, a, g),
         Command::Rbd(a) => cmd::bench::rbd(conn, a, g),

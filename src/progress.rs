@@ -159,6 +159,25 @@ impl WorkerProgress {
     }
 }
 
+/// The timeline's zero, shared with what acts on its clock (`--disrupt`):
+/// [`crate::bench::sampled`] marks it when the job's first interval starts.
+#[derive(Clone, Default)]
+pub struct JobClock(Option<Arc<dyn Fn(Instant) + Send + Sync>>);
+
+impl JobClock {
+    /// A clock that calls `on_start` with the job's start.
+    pub fn new(on_start: impl Fn(Instant) + Send + Sync + 'static) -> JobClock {
+        JobClock(Some(Arc::new(on_start)))
+    }
+
+    /// Marks the job's start.
+    pub fn mark(&self, t: Instant) {
+        if let Some(f) = &self.0 {
+            f(t);
+        }
+    }
+}
+
 /// One interval of the run, as the sampler saw it, for one kind of op.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Sample {

@@ -68,6 +68,10 @@ pub struct BenchResult {
     /// job (`--drop-caches`), `warm` when not (null: no read job).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_cache: Option<ReadCache>,
+    /// `--disrupt`: what was done to an OSD during the job, and the
+    /// client's figures phase by phase (null: nothing was).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disruption: Option<crate::disrupt::Disruption>,
 }
 
 /// Whether a read job found the OSDs' caches empty.
@@ -1080,6 +1084,7 @@ pub(crate) fn test_result(pool: &str, jobs: Vec<JobReport>) -> BenchResult {
         clients: None,
         cluster_state: None,
         read_cache: None,
+        disruption: None,
     }
 }
 

@@ -498,3 +498,89 @@ fn drop_caches_on_a_job_without_reads_is_refused_before_connecting() {
     }
     assert!(t.elapsed() < Duration::from_secs(5));
 }
+
+/// `--disrupt`: a spec that does not parse or does not fit the job, no
+/// `--allow-disrupt`, a group or a command that does not run one job: one
+/// line naming the fix, exit 2, before connecting.
+#[test]
+fn bad_disrupt_is_one_line_exit_2_before_connecting() {
+    let t = Instant::now();
+    let write = ["rados", "write", "-p", "x", "-d", "30"];
+    for (pre, args, want) in [
+        (
+            vec!["--disrupt", "osd.1:out@5s,in@20s"],
+            &write[..],
+            "add --allow-disrupt to confirm",
+        ),
+        (
+            vec!["--disrupt", "osd.1:in@5s", "--allow-disrupt"],
+            &write[..],
+            "in@5s: the OSD is not out: `in` undoes an earlier `out`",
+        ),
+        (
+            vec!["--disrupt", "osd.1:out@9s,in@5s", "--allow-disrupt"],
+            &write[..],
+            "in@5s is not after out@9s",
+        ),
+        (
+            vec!["--disrupt", "1:out@5s", "--allow-disrupt"],
+            &write[..],
+            "give osd.N:ACTION@TIME",
+        ),
+        (
+            vec!["--disrupt", "osd.1:kill@5s", "--allow-disrupt"],
+            &write[..],
+            "'kill' is not an action",
+        ),
+        (
+            vec!["--disrupt", "osd.1:out@5s,in@40s", "--allow-disrupt"],
+            &write[..],
+            "in@40s is not before the job's end (30s",
+        ),
+        (
+            vec!["--disrupt", "osd.1:out@5s", "--allow-disrupt"],
+            &[
+                "rados",
+                "write",
+                "-p",
+                "x",
+                "--group",
+                "g",
+                "--clients",
+                "2",
+            ][..],
+            "--disrupt is for one client",
+        ),
+        (
+            vec!["--disrupt", "osd.1:out@5s", "--allow-disrupt"],
+            &["sweep", "rados", "write", "-p", "x"][..],
+            "--disrupt is for rados and rbd runs",
+        ),
+        (
+            vec!["--disrupt", "osd.1:out@5s"],
+            &[
+                "rbd",
+                "-p",
+                "x",
+                "--size",
+                "1G",
+                "--rw",
+                "randwrite",
+                "-d",
+                "10",
+            ][..],
+            "add --allow-disrupt",
+        ),
+    ] {
+        let out = cephbench()
+            .args(["-m", "127.0.0.1:1"])
+            .args(&pre)
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{pre:?} {args:?}");
+        let e = one_line_error(&out);
+        assert!(e.contains(want), "{pre:?} {args:?}: {e}");
+    }
+    assert!(t.elapsed() < Duration::from_secs(10));
+}

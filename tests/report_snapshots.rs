@@ -328,6 +328,7 @@ fn fixture() -> BenchResult {
         clients: None,
         cluster_state: None,
         read_cache: None,
+        disruption: None,
     }
 }
 
@@ -473,7 +474,10 @@ fn a_result_from_before_the_split_still_renders() {
     assert!(!render(Format::Markdown, &fixture()).contains("| replication |"));
     let csv = render(Format::Csv, &old);
     let row = csv.lines().nth(1).unwrap();
-    assert!(row.ends_with(",,,2.000,4.081,16.0,16,,,,,"), "{row}");
+    assert!(
+        row.ends_with(&format!(",,,2.000,4.081,16.0,16,,,{}", ",".repeat(26))),
+        "{row}"
+    );
     let html = render(Format::Html, &old);
     assert!(html.contains("<th>replication ms</th>"));
 }
@@ -518,7 +522,9 @@ fn a_cluster_not_quiet_is_one_line_in_every_format() {
     assert!(md.contains(&format!("> **Cluster {line}**")), "{md}");
     let csv = render(Format::Csv, &r);
     let row = csv.lines().nth(1).unwrap();
-    assert!(row.ends_with(&format!(",false,{line},cold,,")), "{row}");
+    // The change and `--disrupt` cells after them are empty.
+    let tail = format!(",false,{line},cold{}", ",".repeat(26));
+    assert!(row.ends_with(&tail), "{row}");
     let html = render(Format::Html, &r);
     assert!(html.contains(&format!("Cluster {line}")), "{html}");
     // One mark per event on each timeline of the job (IOPS, mean, p50/p99).
@@ -548,6 +554,152 @@ fn a_cluster_not_quiet_is_one_line_in_every_format() {
         assert!(!render(f, &quiet).contains("not quiet"));
     }
     common::validate(&serde_json::to_value(&quiet).unwrap());
+}
+
+/// The fixture with osd.1 out at 3 s and in at 7 s during 12 s of writes:
+/// a stall at 3-4 s, recovery until 9 s.
+fn disruption_fixture() -> BenchResult {
+    use cephbench::disrupt::{phases, Action, ActionDone, Disruption, Look};
+    let mut r = fixture();
+    let job = &mut r.jobs[0];
+    job.timeline = (1..=12)
+        .map(|t| {
+            let (ops, mean, p99, max) = match t {
+                4 => (0, 0.0, None, None),
+                5 => (600, 25e6, Some(900_000_000), Some(1_400_000_000)),
+                8 | 9 => (900, 17e6, Some(60_000_000), Some(95_000_000)),
+                _ => (1200, 13.3e6, Some(40_000_000), Some(50_000_000)),
+            };
+            Sample {
+                t_s: t as f64,
+                ramp: t == 1,
+                ops,
+                bytes: ops * 4096,
+                mean_latency_ns: mean,
+                in_flight: 16,
+                errors: 0,
+                p50_latency_ns: p99.map(|_| 12_000_000),
+                p99_latency_ns: p99,
+                max_latency_ns: max,
+            }
+        })
+        .collect();
+    let act = |action, asked: f64, done: f64| ActionDone {
+        action,
+        asked_s: Some(asked),
+        sent_s: Some(asked + 0.001),
+        done_s: Some(done),
+        on_exit: false,
+        error: None,
+    };
+    let actions = vec![act(Action::Out, 3.0, 3.04), act(Action::In, 7.0, 7.02)];
+    let looks: Vec<Look> = (0..=12)
+        .map(|t| {
+            let (not_clean, recovering, inn) = match t {
+                0..=3 => (0, false, 3),
+                4..=7 => (32, false, 2),
+                8 | 9 => (12, true, 3),
+                _ => (0, false, 3),
+            };
+            Look {
+                t_s: t as f64 + 0.05,
+                pgs: 32,
+                pgs_not_clean: not_clean,
+                recovering,
+                degraded_objects: if not_clean > 0 { 480 } else { 0 },
+                misplaced_objects: 0,
+                recovering_objects_per_sec: if recovering { 150.0 } else { 0.0 },
+                recovering_bytes_per_sec: if recovering { 614_400.0 } else { 0.0 },
+                osds_up: 3,
+                osds_in: inn,
+            }
+        })
+        .collect();
+    let b = phases::bounds(&actions, &looks);
+    let stalls = [(3.05, 1.3)];
+    let ph = phases::phases(&job.name, &job.timeline, &b, &stalls);
+    let recovery = phases::recovery(&b, &actions, &looks, 12.0, 60.0);
+    r.disruption = Some(Disruption {
+        osd: 1,
+        spec: "osd.1:out@3s,in@7s".into(),
+        actions,
+        phases: ph,
+        recovery,
+        looks,
+        looks_left_out: 0,
+        poll_s: 1.0,
+    });
+    r
+}
+
+/// `--disrupt`: the phases' table and the recovery line in text and
+/// Markdown, the cells in CSV, a mark per action on every HTML timeline,
+/// the JSON valid and round-tripping.
+#[test]
+fn a_disruption_in_every_format() {
+    let r = disruption_fixture();
+    let text = render(Format::Text, &r);
+    assert!(text.contains("Disruption: osd.1:out@3s,in@7s"), "{text}");
+    assert!(
+        text.contains("Actions: out@3s at 3.04 s, in@7s at 7.02 s"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Recovery: active+clean 3.0 s after the last action (in);"),
+        "{text}"
+    );
+    assert_eq!(
+        r.disruption.as_ref().unwrap().recovery_line(),
+        "active+clean 3.0 s after the last action (in); up to 480 objects degraded, 0 \
+         misplaced; recovery up to 150 objects/s, 600 KiB/s (mean 150 objects/s, 600 KiB/s)"
+    );
+    assert_fits(&text);
+    insta::assert_snapshot!(text);
+    let md = render(Format::Markdown, &r);
+    assert!(md.contains("| job | phase | time s |"), "{md}");
+    let csv = render(Format::Csv, &r);
+    // RFC 4180 fields (the spec has a comma: quoted).
+    let split = |line: &str| {
+        let (mut cells, mut cur, mut quoted) = (Vec::new(), String::new(), false);
+        for c in line.chars() {
+            match c {
+                '"' => quoted = !quoted,
+                ',' if !quoted => cells.push(std::mem::take(&mut cur)),
+                c => cur.push(c),
+            }
+        }
+        cells.push(cur);
+        cells
+    };
+    let head = split(csv.lines().next().unwrap());
+    let row = split(csv.lines().nth(1).unwrap());
+    assert_eq!(head.len(), row.len(), "{csv}");
+    let cell = |name: &str| row[head.iter().position(|h| h == name).unwrap()].clone();
+    assert_eq!(cell("disrupt"), "osd.1:out@3s,in@7s");
+    assert_eq!(cell("before_iops"), "1200.0");
+    assert_eq!(cell("clean_after_s"), "3.0");
+    let html = render(Format::Html, &r);
+    assert!(
+        html.contains("<h3>Disruption: osd.1:out@3s,in@7s</h3>"),
+        "{html}"
+    );
+    assert_eq!(
+        html.matches("osd.1 out at 3.0 s").count(),
+        3,
+        "one mark per timeline"
+    );
+    assert_eq!(html.matches("osd.1 in at 7.0 s").count(), 3);
+    let v: serde_json::Value = serde_json::from_str(&render(Format::Json, &r)).unwrap();
+    common::validate(&v);
+    let phases: Vec<&str> = v["disruption"]["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["phase"].as_str().unwrap())
+        .collect();
+    assert_eq!(phases, ["before", "degraded", "recovering", "after"]);
+    let back: BenchResult = serde_json::from_value(v).unwrap();
+    assert_eq!(back, r);
 }
 
 #[test]
@@ -1154,7 +1306,10 @@ fn job_tables_show_in_flight_where_the_client_fell_short() {
         .unwrap()
         .contains(",mean_in_flight,asked_in_flight,"));
     assert!(
-        csv.lines().nth(1).unwrap().ends_with(",11.8,16,,,,,"),
+        csv.lines()
+            .nth(1)
+            .unwrap()
+            .ends_with(&format!(",11.8,16,,,{}", ",".repeat(26))),
         "{csv}"
     );
 }

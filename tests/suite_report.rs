@@ -120,6 +120,7 @@ fn result(jobs: Vec<JobReport>, rw: &str, bs: u64, qd: u64, fsync: Option<u64>) 
         clients: None,
         cluster_state: None,
         read_cache: None,
+        disruption: None,
         interrupted: false,
         warnings: vec![],
         findings: Vec::new(),

@@ -15,7 +15,7 @@ use super::error::{diagnose, BenchError};
 use crate::ceph::Rados;
 use crate::engine::{JobOutcome, StopReason};
 use crate::placement::OsdSlots;
-use crate::progress::{Counters, Sample, Sampler, Schedule, KINDS};
+use crate::progress::{Counters, JobClock, Sample, Sampler, Schedule, KINDS};
 
 /// Each op kind's samples, by the engine's `OpKind` index.
 pub type Timelines = [Vec<Sample>; KINDS];
@@ -30,7 +30,12 @@ pub(super) trait Job {
     /// Runs the measured ops, tagging each with its primary OSD when `slots`
     /// (the probes' placement) is known. `None`: nothing was run (rbd, when
     /// preconditioning failed or was interrupted).
-    async fn run(&mut self, slots: Option<&OsdSlots>) -> Result<Option<Ran>, BenchError>;
+    /// `clock` is marked when the measured job (its timeline) starts.
+    async fn run(
+        &mut self,
+        slots: Option<&OsdSlots>,
+        clock: &JobClock,
+    ) -> Result<Option<Ran>, BenchError>;
 
     /// The job reports of `out` (one per op kind).
     /// `timelines` holds each op kind's samples (by [`OpKind::index`](crate::engine::OpKind::index)).
@@ -104,6 +109,10 @@ pub(super) struct Setup<'a> {
     pub interrupted: bool,
     /// What failed before the measured ops (rbd's preconditioning).
     pub error: Option<BenchError>,
+    /// `--disrupt`: the plan carried out beside the job.
+    pub disrupt: Option<crate::disrupt::DisruptPlan>,
+    /// The interrupt (cuts `--disrupt`'s wait for active+clean short).
+    pub stop: Option<crate::engine::StopRx>,
 }
 
 /// The measure step: probes around `job`, its reports, and the result.
@@ -126,7 +135,26 @@ pub(super) async fn measure<J: Job>(setup: Setup<'_>, mut job: J) -> Result<Outc
     let quiet = setup
         .telemetry
         .then(|| QuietWatch::start(rados, QUIET_POLL));
-    let (outcome, timeline, measured_start, ramp) = match job.run(probes.slots.as_deref()).await? {
+    // Dropped on every way out (an error included): it puts the OSD back.
+    let disruptor = setup
+        .disrupt
+        .clone()
+        .map(|plan| crate::disrupt::Disruptor::start(rados, plan, setup.stop.clone()));
+    let clock = disruptor
+        .as_ref()
+        .map_or_else(JobClock::default, crate::disrupt::Disruptor::clock);
+    let ran = job.run(probes.slots.as_deref(), &clock).await?;
+    if let Some(d) = &disruptor {
+        let interrupted = ran
+            .as_ref()
+            .map_or(interrupted, |r| r.out.stop == StopReason::Interrupted);
+        d.job_ended(interrupted);
+    }
+    let stalls = ran
+        .as_ref()
+        .map(|r| r.out.stalls.clone())
+        .unwrap_or_default();
+    let (outcome, timeline, measured_start, ramp) = match ran {
         Some(r) => {
             if let (Some(v), Some(cfg)) = (r.steady, setup.steady.as_ref()) {
                 if !v.attained {
@@ -159,6 +187,14 @@ pub(super) async fn measure<J: Job>(setup: Setup<'_>, mut job: J) -> Result<Outc
         error = out.first_error.take().map(|e| diagnose(rados, pool, e));
         cleanup = job.finish(&out, error.as_ref(), &mut warnings).await;
     }
+    // The wait for active+clean went on beside the probes and the cleanup.
+    let disruption = disruptor.and_then(|d| {
+        let timelines: Vec<(&str, &[Sample])> = jobs
+            .iter()
+            .map(|j| (j.name.as_str(), j.timeline.as_slice()))
+            .collect();
+        d.finish(&timelines, &stalls, &mut warnings)
+    });
     let mut result = BenchResult {
         schema_version: SCHEMA_VERSION,
         tool: tool_info(),
@@ -179,6 +215,7 @@ pub(super) async fn measure<J: Job>(setup: Setup<'_>, mut job: J) -> Result<Outc
         clients: None,
         cluster_state,
         read_cache,
+        disruption,
     };
     crate::changes::annotate(&mut result);
     crate::attribution::attribute(&mut result);
@@ -305,8 +342,10 @@ pub async fn sampled<F: Future>(
     interval: Duration,
     live: bool,
     steady: Option<&crate::steady::SteadyConfig>,
+    clock: &JobClock,
 ) -> (F::Output, Timelines, Option<crate::steady::Verdict>) {
     let start = Instant::now();
+    clock.mark(start);
     let plan = Schedule::new(ramp, interval);
     let mut sampler = Sampler::new(counters, start, plan.ramp_ticks, live);
     if let Some(Ok(c)) = steady.map(|s| s.criterion()) {

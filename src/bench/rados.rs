@@ -92,6 +92,9 @@ pub struct RadosConfig {
     /// Open loop at this rate (`--rate`); `None`: closed loop.
     #[serde(default)]
     pub rate: Option<crate::engine::RateSpec>,
+    /// `--disrupt`: what is done to an OSD during the job.
+    #[serde(default)]
+    pub disrupt: Option<crate::disrupt::DisruptPlan>,
 }
 
 fn cstr(s: &str) -> CString {
@@ -302,6 +305,7 @@ pub async fn run_rados(
         slow_op: SLOW_OP,
         rate: cfg.rate,
     };
+    let stop_rx = stop.clone();
     let job = RadosJob {
         rados,
         cfg,
@@ -330,6 +334,8 @@ pub async fn run_rados(
         warnings,
         interrupted: false,
         error: None,
+        disrupt: cfg.disrupt.clone(),
+        stop: Some(stop_rx),
     };
     measure(setup, job).await
 }
@@ -361,7 +367,11 @@ impl RadosJob<'_> {
 }
 
 impl Job for RadosJob<'_> {
-    async fn run(&mut self, slots: Option<&OsdSlots>) -> Result<Option<Ran>, BenchError> {
+    async fn run(
+        &mut self,
+        slots: Option<&OsdSlots>,
+        clock: &crate::progress::JobClock,
+    ) -> Result<Option<Ran>, BenchError> {
         let (cfg, meta) = (self.cfg, &self.meta);
         let mut source = RadosSource::new(
             cfg.mode,
@@ -399,6 +409,7 @@ impl Job for RadosJob<'_> {
             cfg.interval,
             cfg.live,
             cfg.steady.as_ref(),
+            clock,
         )
         .await;
         Ok(Some(Ran {

@@ -122,6 +122,9 @@ pub struct RbdConfig {
     /// Open loop at this rate (`--rate`); `None`: closed loop.
     #[serde(default)]
     pub rate: Option<crate::engine::RateSpec>,
+    /// `--disrupt`: what is done to an OSD during the job.
+    #[serde(default)]
+    pub disrupt: Option<crate::disrupt::DisruptPlan>,
 }
 
 /// The client settings of `--rbd-cache on|off`. On means write-back from the
@@ -277,6 +280,7 @@ async fn write_test_area(
         crate::progress::DEFAULT_INTERVAL,
         live,
         None,
+        &crate::progress::JobClock::default(),
     )
     .await;
     let error = out.first_error.take().map(|e| diagnose(rados, pool, e));
@@ -440,6 +444,7 @@ async fn run_on_image(
             ..r
         }),
     };
+    let stop_rx = stop.clone();
     let job = RbdJob {
         cfg,
         io,
@@ -470,6 +475,8 @@ async fn run_on_image(
         warnings,
         interrupted,
         error: pre_error,
+        disrupt: cfg.disrupt.clone().filter(|_| !skip_run),
+        stop: Some(stop_rx),
     };
     measure(setup, job).await
 }
@@ -495,7 +502,11 @@ struct RbdJob<'a> {
 }
 
 impl Job for RbdJob<'_> {
-    async fn run(&mut self, slots: Option<&OsdSlots>) -> Result<Option<Ran>, BenchError> {
+    async fn run(
+        &mut self,
+        slots: Option<&OsdSlots>,
+        clock: &crate::progress::JobClock,
+    ) -> Result<Option<Ran>, BenchError> {
         let Some(first) = self.first.take() else {
             return Ok(None);
         };
@@ -557,6 +568,7 @@ impl Job for RbdJob<'_> {
             cfg.interval,
             cfg.live,
             cfg.steady.as_ref(),
+            clock,
         )
         .await;
         drop(targets);

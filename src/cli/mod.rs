@@ -43,6 +43,8 @@ const CONNECTION: &str = "Connection";
 const OUTPUT: &str = "Output";
 /// The `--help` heading of the options of the probes around a run.
 const TELEMETRY: &str = "Telemetry";
+/// The `--help` heading of `--disrupt`.
+const DISRUPTION: &str = "Disruption";
 /// Subcommands that read files only: the cluster's options are accepted but
 /// not shown in their `--help`.
 const OFFLINE: [&str; 2] = ["compare", "report"];
@@ -65,7 +67,10 @@ pub fn command() -> clap::Command {
     let cluster_options: Vec<clap::Arg> = cmd
         .get_arguments()
         .filter(|a| {
-            matches!(a.get_help_heading(), Some(CONNECTION | TELEMETRY)) || a.get_id() == "progress"
+            matches!(
+                a.get_help_heading(),
+                Some(CONNECTION | TELEMETRY | DISRUPTION)
+            ) || a.get_id() == "progress"
         })
         .map(|a| a.clone().global(false).hide(true))
         .collect();
@@ -141,6 +146,22 @@ pub struct Cli {
     /// its caches (`ceph tell osd.N cache drop`; needs osd 'allow *').
     #[arg(long, global = true, help_heading = TELEMETRY)]
     pub drop_caches: bool,
+    /// Take an OSD out (or down, or stop it) during the job and put it back:
+    /// `osd.N:out@20s,in@60s`, times from the job's start; actions out, in,
+    /// down, stop, start (stop/start: a systemd unit ceph-osd@N on this host).
+    /// Each phase (before, degraded, recovering, after) is reported. Needs
+    /// --allow-disrupt and mon 'allow rw'; the OSD is put back on every way out.
+    #[arg(
+        long,
+        global = true,
+        value_name = "SPEC",
+        value_parser = disrupt_arg,
+        help_heading = DISRUPTION
+    )]
+    pub disrupt: Option<cephbench::disrupt::DisruptPlan>,
+    /// Confirm --disrupt: it changes the cluster for everyone using it.
+    #[arg(long, global = true, help_heading = DISRUPTION)]
+    pub allow_disrupt: bool,
     /// Per-second progress line on stderr: auto = when stderr is a terminal.
     #[arg(long, value_enum, default_value_t = Progress::Auto, global = true, help_heading = OUTPUT)]
     pub progress: Progress,
@@ -153,7 +174,7 @@ pub struct Cli {
 }
 
 /// The options every command shares, resolved once.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Globals {
     /// The report's format.
     pub format: Format,
@@ -176,6 +197,10 @@ pub struct Globals {
     pub require_quiet: bool,
     /// `--drop-caches`.
     pub drop_caches: bool,
+    /// `--disrupt`.
+    pub disrupt: Option<cephbench::disrupt::DisruptPlan>,
+    /// `--allow-disrupt`.
+    pub allow_disrupt: bool,
 }
 
 impl Cli {
@@ -197,6 +222,8 @@ impl Cli {
             op_history: self.op_history,
             require_quiet: self.require_quiet,
             drop_caches: self.drop_caches,
+            disrupt: self.disrupt.clone(),
+            allow_disrupt: self.allow_disrupt,
         }
     }
 }
@@ -318,6 +345,10 @@ fn rate_spec(rate: Option<f64>, arrival: ArrivalArg) -> Option<cephbench::engine
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(1, |d| d.as_nanos() as u64),
     })
+}
+
+fn disrupt_arg(s: &str) -> Result<cephbench::disrupt::DisruptPlan, String> {
+    cephbench::disrupt::spec::parse(s)
 }
 
 fn size(s: &str) -> Result<u64, String> {

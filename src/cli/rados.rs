@@ -239,6 +239,7 @@ impl RadosArgs {
             steady,
             op_history: None,
             drop_caches: false,
+            disrupt: None,
             create_pool: self.create_pool.then_some(cephbench::bench::PoolSpec {
                 size: self.pool_size,
                 pg_num: self.pg_num,

@@ -236,6 +236,7 @@ impl RbdArgs {
             steady,
             op_history: None,
             drop_caches: false,
+            disrupt: None,
             start_at: None,
             rate: rate_spec(self.rate, self.arrival),
         })

@@ -25,8 +25,10 @@ pub fn rados(conn: &ConnArgs, args: &RadosArgs, g: &Globals) -> anyhow::Result<E
     drop_caches_usage(g, !cfg.mode.is_write(), "a write job")?;
     let group = args.group.config(&args.pool, &args.namespace)?;
     no_op_history_in_groups(group.is_some(), g)?;
+    cfg.disrupt = disrupt_plan(g, group.is_some(), cfg.duration.map(|d| d + cfg.ramp))?;
     let s = connect::connect(conn, Vec::new())?;
     preflight(&s.rados, g)?;
+    disrupt_preflight(&s.rados, cfg.disrupt.as_ref(), &cfg.pool)?;
     s.rt.block_on(async {
         let stop = signals::install(bench::cleanup_hint(
             &args.pool,
@@ -52,8 +54,10 @@ pub fn rbd(conn: &ConnArgs, args: &RbdArgs, g: &Globals) -> anyhow::Result<ExitC
     drop_caches_usage(g, cfg.mode.reads(cfg.rwmix_read), "a write job")?;
     let group = args.group.config(&args.pool, "")?;
     no_op_history_in_groups(group.is_some(), g)?;
+    cfg.disrupt = disrupt_plan(g, group.is_some(), cfg.duration.map(|d| d + cfg.ramp))?;
     let s = connect::connect(conn, bench::rbd_cache_overrides(cfg.rbd_cache))?;
     preflight(&s.rados, g)?;
+    disrupt_preflight(&s.rados, cfg.disrupt.as_ref(), &cfg.pool)?;
     s.rt.block_on(async {
         let hint = match &cfg.image {
             bench::ImageChoice::Create { name, .. } => {
@@ -92,6 +96,58 @@ pub fn preflight(rados: &Rados, g: &Globals) -> anyhow::Result<()> {
         cephbench::telemetry::cluster::check_drop_caches(rados).map_err(anyhow::Error::msg)?;
     }
     Ok(())
+}
+
+/// `--disrupt` as far as the flags tell: `--allow-disrupt` given, one
+/// client, every action before the job's end (`end`: ramp + duration,
+/// when a duration is given).
+fn disrupt_plan(
+    g: &Globals,
+    group: bool,
+    end: Option<std::time::Duration>,
+) -> Result<Option<cephbench::disrupt::DisruptPlan>, UsageError> {
+    let Some(plan) = &g.disrupt else {
+        return Ok(None);
+    };
+    if !g.allow_disrupt {
+        return Err(UsageError(format!(
+            "--disrupt changes the cluster for everyone on it (osd.{} {}): add --allow-disrupt \
+             to confirm",
+            plan.osd,
+            plan.steps
+                .iter()
+                .map(|s| s.action.as_str())
+                .collect::<Vec<_>>()
+                .join(", then ")
+        )));
+    }
+    if group {
+        return Err(UsageError(
+            "--disrupt is for one client (each agent would act on the same OSD): drop it or \
+             --group/--clients"
+                .into(),
+        ));
+    }
+    if let Some(end) = end {
+        plan.within(end).map_err(UsageError)?;
+    }
+    Ok(Some(plan.clone()))
+}
+
+/// Before anything is written: the OSD, the pool and the caps `--disrupt`
+/// needs (a spec that does not fit the cluster is bad input, exit 2).
+fn disrupt_preflight(
+    rados: &Rados,
+    plan: Option<&cephbench::disrupt::DisruptPlan>,
+    pool: &str,
+) -> anyhow::Result<()> {
+    let Some(plan) = plan else {
+        return Ok(());
+    };
+    cephbench::disrupt::check(rados, plan, Some(pool)).map_err(|e| match e {
+        cephbench::disrupt::CheckError::Usage(m) => anyhow::Error::new(UsageError(m)),
+        cephbench::disrupt::CheckError::Refused(m) => anyhow::Error::msg(m),
+    })
 }
 
 /// Runs `job` as a group with its agents (`--group`) and prints the merged

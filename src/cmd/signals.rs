@@ -73,6 +73,8 @@ async fn watch_signals(
     // `--op-history`: the OSDs' settings go back even now (a few bounded
     // commands; nothing to do without the flag).
     cephbench::telemetry::ophistory::restore_now();
+    // `--disrupt`: the OSD goes back in (and is started) even now.
+    cephbench::disrupt::restore_now();
     std::process::exit(i32::from(INTERRUPTED));
 }
 

@@ -449,6 +449,7 @@ pub fn merge_results(results: &[(&str, &BenchResult)]) -> Result<BenchResult, Gr
         clients: None,
         cluster_state: first.cluster_state.clone(),
         read_cache: first.read_cache,
+        disruption: None,
     };
     // The split on the merged figures: every client ran in the same window,
     // and each OSD's counters count every client's ops.

@@ -24,10 +24,60 @@ pub struct Csv;
 /// `read_cache` `cold`/`warm` for reads. `changes`: the lasting changes of
 /// the job's per-interval figures (empty: too few intervals to tell), and
 /// `change_lines` the reports' line of each, joined by ` | `.
+/// `--disrupt`: `disrupt` the spec,
+/// then per phase (before, degraded, recovering, after) that job's IOPS,
+/// mean, p99 (the highest of the phase's intervals' p99s), max (ms) and
+/// longest stall (s), empty where the phase did not occur; `clean_after_s`
+/// from the last action to active+clean (empty: not reached), the
+/// recovery's highest rates.
 pub const HEADER: &str = "workload,pool,job,op,ops,errors,elapsed_s,iops,mib_per_s,\
 lat_min_ms,lat_mean_ms,lat_stddev_ms,lat_p50_ms,lat_p90_ms,lat_p99_ms,lat_p99_9_ms,lat_max_ms,stop_reason,\
 public_network_ms,osd_queue_ms,osd_local_ms,device_flush_ms,cluster_network_ms,replica_ms,replication_ms,\
-unattributed_ms,mean_in_flight,asked_in_flight,cluster_quiet,not_quiet,read_cache,changes,change_lines";
+unattributed_ms,mean_in_flight,asked_in_flight,cluster_quiet,not_quiet,read_cache,changes,change_lines,disrupt,\
+before_iops,before_mean_ms,before_p99_ms,before_max_ms,before_stall_s,\
+degraded_iops,degraded_mean_ms,degraded_p99_ms,degraded_max_ms,degraded_stall_s,\
+recovering_iops,recovering_mean_ms,recovering_p99_ms,recovering_max_ms,recovering_stall_s,\
+after_iops,after_mean_ms,after_p99_ms,after_max_ms,after_stall_s,\
+clean_after_s,recovery_max_objects_per_s,recovery_max_bytes_per_s";
+
+/// The `--disrupt` cells of job `job`'s line (all empty without it).
+fn disruption_cells(r: &BenchResult, job: &str) -> String {
+    use crate::disrupt::PhaseKind;
+    let Some(d) = &r.disruption else {
+        return ",".repeat(4 * 5 + 3);
+    };
+    let ms = |ns: f64| format!("{:.3}", ns / 1e6);
+    let mut cells = vec![field(&d.spec)];
+    for kind in [
+        PhaseKind::Before,
+        PhaseKind::Degraded,
+        PhaseKind::Recovering,
+        PhaseKind::After,
+    ] {
+        match d.phases.iter().find(|p| p.job == job && p.phase == kind) {
+            Some(p) => cells.extend([
+                format!("{:.1}", p.iops),
+                if p.ops > 0 {
+                    ms(p.mean_ns)
+                } else {
+                    String::new()
+                },
+                p.p99_ns.map_or(String::new(), |n| ms(n as f64)),
+                p.max_ns.map_or(String::new(), |n| ms(n as f64)),
+                format!("{:.3}", p.longest_stall_s),
+            ]),
+            None => cells.extend((0..5).map(|_| String::new())),
+        }
+    }
+    let rec = &d.recovery;
+    cells.push(
+        rec.clean_after_last_action_s
+            .map_or(String::new(), |s| format!("{s:.1}")),
+    );
+    cells.push(format!("{:.0}", rec.max_objects_per_sec));
+    cells.push(format!("{:.0}", rec.max_bytes_per_sec));
+    cells.join(",")
+}
 
 /// Quotes a field if it needs it (RFC 4180).
 pub(super) fn field(s: &str) -> String {
@@ -155,7 +205,7 @@ fn rows(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
         let shares = shares.join(",");
         writeln!(
             out,
-            "{},{},{},{},{},{},{:.3},{:.1},{:.3},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{:.3},{:.1},{:.3},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             field(&workload),
             field(&pool),
             field(&j.name),
@@ -185,6 +235,7 @@ fn rows(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
                 .as_ref()
                 .map_or(String::new(), |c| c.len().to_string()),
             field(&super::change_lines(r, j).join(" | ")),
+            disruption_cells(r, &j.name),
         )?;
     }
     Ok(())

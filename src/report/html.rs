@@ -118,6 +118,7 @@ fn result_section(h: &mut String, i: usize, several: bool, name: &str, r: &Bench
         h.push_str(&format!("<p><b>Finding:</b> {}</p>", esc(f)));
     }
     summary_table(h, r);
+    disruption_table(h, r);
     for j in &r.jobs {
         h.push_str(&format!(
             "<h3>{} ({})</h3><div class=\"plots\">",
@@ -574,13 +575,58 @@ fn counter_timeline(h: &mut String, r: &BenchResult) {
 /// ([`crate::telemetry::quiet::ClusterState`]): one at each event's start
 /// (within `0..=end`), labelled with what and when.
 fn event_marks(r: &BenchResult, end: f64) -> Vec<(f64, String)> {
-    let Some(c) = &r.cluster_state else {
-        return Vec::new();
+    let mut marks: Vec<(f64, String)> = r.cluster_state.as_ref().map_or_else(Vec::new, |c| {
+        c.events
+            .iter()
+            .map(|e| (e.from_s.clamp(0.0, end.max(0.0)), c.label(e)))
+            .collect()
+    });
+    // `--disrupt`: a mark where each action took effect, and at active+clean.
+    if let Some(d) = &r.disruption {
+        for a in &d.actions {
+            if let Some(t) = a.done_s.filter(|t| *t <= end) {
+                let what = if a.on_exit {
+                    format!("osd.{} {} (on exit)", d.osd, a.action)
+                } else {
+                    format!("osd.{} {}", d.osd, a.action)
+                };
+                marks.push((t.max(0.0), format!("{what} at {t:.1} s")));
+            }
+        }
+        if let Some(t) = d.recovery.clean_at_s.filter(|t| *t <= end) {
+            marks.push((t, format!("active+clean at {t:.0} s")));
+        }
+    }
+    marks
+}
+
+/// `--disrupt`: the actions, each job's figures per phase, recovery.
+fn disruption_table(h: &mut String, r: &BenchResult) {
+    let Some(d) = &r.disruption else {
+        return;
     };
-    c.events
-        .iter()
-        .map(|e| (e.from_s.clamp(0.0, end.max(0.0)), c.label(e)))
-        .collect()
+    h.push_str(&format!(
+        "<h3>Disruption: {}</h3><p>Actions: {}</p><table>",
+        esc(&d.spec),
+        esc(&d.actions_line())
+    ));
+    for (k, line) in super::disruption_lines(d).iter().enumerate() {
+        h.push_str("<tr>");
+        for (i, c) in line.iter().enumerate() {
+            let (tag, class) = match (k, i) {
+                (0, _) => ("th", ""),
+                (_, 0..=2) => ("td", ""),
+                _ => ("td", " class=\"n\""),
+            };
+            h.push_str(&format!("<{tag}{class}>{}</{tag}>", esc(c)));
+        }
+        h.push_str("</tr>");
+    }
+    h.push_str(&format!(
+        "</table><p>Recovery: {}</p><p class=\"note\">{}.</p>\n",
+        esc(&d.recovery_line()),
+        esc(super::DISRUPTION_NOTE)
+    ));
 }
 
 /// Marks on a job's timelines where each lasting change began, labelled

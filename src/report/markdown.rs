@@ -108,6 +108,7 @@ impl Reporter for Markdown {
                 }
             }
         }
+        super::render_disruption(r, true, out)?;
         let attributed: Vec<_> = r
             .jobs
             .iter()

@@ -281,6 +281,93 @@ pub fn wrap(text: &str, width: usize) -> String {
     out
 }
 
+/// The header and one row per job and phase of `--disrupt`'s table (text,
+/// Markdown and HTML).
+pub fn disruption_lines(d: &crate::disrupt::Disruption) -> Vec<Vec<String>> {
+    let ms = |ns: f64| format!("{:.2}", ns / 1e6);
+    let opt = |v: Option<u64>| v.map_or_else(|| "-".into(), |n| ms(n as f64));
+    let mut lines = vec![[
+        "job", "phase", "time s", "IOPS", "mean ms", "p99 ms", "max ms", "stall s", "errors",
+    ]
+    .map(String::from)
+    .to_vec()];
+    for p in &d.phases {
+        lines.push(vec![
+            p.job.clone(),
+            p.phase.as_str().into(),
+            span(p.from_s, p.to_s),
+            format!("{:.0}", p.iops),
+            if p.ops > 0 { ms(p.mean_ns) } else { "-".into() },
+            opt(p.p99_ns),
+            opt(p.max_ns),
+            format!("{:.2}", p.longest_stall_s),
+            p.errors.to_string(),
+        ]);
+    }
+    lines
+}
+
+/// A phase's span in seconds: whole seconds where they tell it apart
+/// (`6–21`), else tenths (the job's last, partial interval: `12–12.1`).
+fn span(from: f64, to: f64) -> String {
+    let whole = |x: f64| (x - x.round()).abs() < 0.05;
+    if (to.round() - from.round()).abs() >= 1.0 && whole(from) && whole(to) {
+        format!("{from:.0}–{to:.0}")
+    } else {
+        format!("{from:.1}–{to:.1}")
+    }
+}
+
+/// What `--disrupt`'s table's figures are, in one line.
+pub const DISRUPTION_NOTE: &str = "p99: the highest of the phase's intervals' p99s (at most 1 % of its ops were slower); stall: the longest time without a completion";
+
+/// `--disrupt`'s block for text and Markdown: the OSD and the actions, the
+/// phases' table, recovery.
+pub fn render_disruption(
+    r: &BenchResult,
+    markdown: bool,
+    out: &mut dyn io::Write,
+) -> io::Result<()> {
+    let Some(d) = &r.disruption else {
+        return Ok(());
+    };
+    writeln!(out)?;
+    let (b, q) = if markdown { ("**", "`") } else { ("", "") };
+    writeln!(out, "{b}Disruption{b}: {q}{}{q}", d.spec)?;
+    if markdown {
+        writeln!(out)?;
+    }
+    writeln!(
+        out,
+        "{}Actions: {}",
+        if markdown { "" } else { "  " },
+        d.actions_line()
+    )?;
+    if markdown {
+        writeln!(out)?;
+    }
+    let lines = disruption_lines(d);
+    if lines.len() > 1 {
+        if !markdown {
+            let mut indented = lines.clone();
+            indented[0][0] = format!("  {}", indented[0][0]);
+            for l in indented.iter_mut().skip(1) {
+                l[0] = format!("  {}", l[0]);
+            }
+            tables::table(&indented, &|i| i < 3, false, out)?;
+        } else {
+            tables::table(&lines, &|i| i < 3, true, out)?;
+            writeln!(out)?;
+        }
+    }
+    let ind = if markdown { "" } else { "  " };
+    writeln!(out, "{ind}Recovery: {}", d.recovery_line())?;
+    if markdown {
+        writeln!(out)?;
+    }
+    writeln!(out, "{ind}({DISRUPTION_NOTE})")
+}
+
 /// The one line every format prints when the cluster was not quiet during
 /// the run (`not quiet: HEALTH_WARN (...); deep scrub on 3 PGs during
 /// 12–40 s`); nothing when it was, or was not looked at.
@@ -315,7 +402,14 @@ pub fn read_cache_line(r: &BenchResult, verbose: bool) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::wrap;
+    use super::{span, wrap};
+
+    #[test]
+    fn phase_spans_in_whole_seconds_unless_too_short() {
+        assert_eq!(span(0.0, 6.000_4), "0–6");
+        assert_eq!(span(12.000_3, 12.08), "12.0–12.1");
+        assert_eq!(span(3.0, 7.5), "3.0–7.5");
+    }
 
     #[test]
     fn wraps_long_lines_only() {

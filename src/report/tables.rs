@@ -151,7 +151,7 @@ fn render_evidence(c: &Comparison, markdown: bool, out: &mut dyn io::Write) -> i
 
 /// A table whose first line is the header: Markdown, or text with padded
 /// columns, the columns `left` says left-aligned, the others right-aligned.
-fn table(
+pub(super) fn table(
     lines: &[Vec<String>],
     left: &dyn Fn(usize) -> bool,
     markdown: bool,

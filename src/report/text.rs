@@ -171,6 +171,7 @@ impl Text {
                 writeln!(out, "  Change:              none lasting")?;
             }
         }
+        super::render_disruption(r, false, out)?;
         render_clients(r, out)?;
         render_osds(r, self.verbose, out)
     }

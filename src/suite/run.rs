@@ -487,6 +487,7 @@ impl PoolSession {
                         steady: None,
                         op_history: opts.op_history,
                         drop_caches: opts.drop_caches,
+                        disrupt: None,
                         start_at: None,
                         rate: None,
                     };
@@ -542,6 +543,7 @@ impl PoolSession {
                         steady: None,
                         op_history: opts.op_history,
                         drop_caches: opts.drop_caches,
+                        disrupt: None,
                         start_at: None,
                         rate: None,
                         create_pool: None,

@@ -467,6 +467,7 @@ pub fn as_bench_result(doc: &SuiteDoc) -> Option<BenchResult> {
         pool: doc.pool_settings.clone(),
         // Each run has its own (the suite's notes name the runs not quiet).
         cluster_state: None,
+        disruption: None,
         ..template
     })
 }

@@ -648,7 +648,7 @@ fn scrub_kind(state: &str) -> Option<bool> {
 }
 
 /// A PG state without its scrub flags (`active+clean+scrubbing+deep` → `active+clean`).
-fn without_scrub(state: &str) -> String {
+pub(crate) fn without_scrub(state: &str) -> String {
     state
         .split('+')
         .filter(|p| !matches!(*p, "scrubbing" | "deep"))

@@ -111,10 +111,13 @@ pub(crate) fn ours(pool: &str) -> Vec<String> {
         .collect()
 }
 
-/// A running cephbench whose stderr is collected line by line.
+/// A running cephbench whose stderr is collected line by line, and its
+/// stdout as it comes (a report larger than the pipe's buffer would
+/// otherwise hold the process before its exit).
 pub(crate) struct Running {
     child: Child,
     stderr: Arc<Mutex<String>>,
+    stdout: std::thread::JoinHandle<String>,
 }
 
 pub(crate) fn spawn(args: &[&str]) -> Running {
@@ -127,6 +130,12 @@ pub(crate) fn spawn(args: &[&str]) -> Running {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let stdout = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut out, &mut s);
+        s
+    });
     let stderr = Arc::new(Mutex::new(String::new()));
     let err = child.stderr.take().unwrap();
     let sink = Arc::clone(&stderr);
@@ -137,7 +146,11 @@ pub(crate) fn spawn(args: &[&str]) -> Running {
             s.push('\n');
         }
     });
-    Running { child, stderr }
+    Running {
+        child,
+        stderr,
+        stdout,
+    }
 }
 
 impl Running {
@@ -181,16 +194,9 @@ impl Running {
             std::thread::sleep(Duration::from_millis(20));
         };
         let waited = t.elapsed();
-        let mut stdout = String::new();
-        use std::io::Read;
-        self.child
-            .stdout
-            .take()
-            .unwrap()
-            .read_to_string(&mut stdout)
-            .unwrap();
         // Let the reader thread catch the last lines.
         std::thread::sleep(Duration::from_millis(100));
-        (status.code(), stdout, self.stderr(), waited)
+        let stderr = self.stderr();
+        (status.code(), self.stdout.join().unwrap(), stderr, waited)
     }
 }
