@@ -42,9 +42,9 @@ use crate::telemetry::quiet::{ClusterEvent, ClusterState};
 /// Fewest intervals on each side of a change.
 pub const MIN_SEGMENT: usize = 5;
 /// Least factor between the sides' median IOPS for a change.
-pub const IOPS_FACTOR: f64 = 1.25;
+pub const IOPS_FACTOR: f64 = 1.5;
 /// Least factor between the sides' median p99 for a change.
-pub const P99_FACTOR: f64 = 1.5;
+pub const P99_FACTOR: f64 = 2.0;
 /// Least shift of the sides' medians, in units of the series' noise σ.
 pub const NOISE_SIGMAS: f64 = 3.0;
 /// Most changes reported per job.

@@ -395,7 +395,17 @@ fn changed_run(tag: &str, switch_at: Option<u64>) -> (Value, Option<f64>) {
         .args(["-c", &format!("{DIR}/ceph.conf"), "--progress", "always"])
         .args(["--format", "json"])
         .args(["rados", "write", "-p", "slow", "-b", "4K", "-t", "4"])
-        .args(["-d", "40", "--ramp", "2s", "--run-name", tag])
+        // Kept: removing 100,000 objects a run costs a minute, and the rig
+        // goes down with them.
+        .args([
+            "-d",
+            "40",
+            "--ramp",
+            "2s",
+            "--run-name",
+            tag,
+            "--no-cleanup",
+        ])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
