@@ -271,7 +271,8 @@ pub fn delta(osd: i32, before: &Snapshot, after: &Snapshot) -> OsdCounters {
 pub struct CounterSample {
     /// End of the interval, seconds from the run's start: the clock of
     /// the job's own timeline (the first interval began a little before
-    /// it, when the counters were first read).
+    /// it, when the counters were first read; a group run's first ones end
+    /// before 0, while it waits for its common start).
     pub t_s: f64,
     /// Length of the interval, seconds.
     pub interval_s: f64,
