@@ -78,6 +78,22 @@ pub struct Change {
     pub events: Vec<ClusterEvent>,
 }
 
+impl Change {
+    /// The IOPS move in words, e.g. `−59 %` (empty when there were no
+    /// IOPS before it).
+    pub fn iops_move(&self) -> String {
+        if self.before.iops > 0.0 {
+            format!(
+                "{:+.0} %",
+                (self.after.iops / self.before.iops - 1.0) * 100.0
+            )
+            .replace('-', "−")
+        } else {
+            String::new()
+        }
+    }
+}
+
 /// One side of a change.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Phase {
@@ -516,19 +532,16 @@ pub fn annotate(result: &mut BenchResult) {
 /// 610 (−59 %), p99 3.1 → 41 ms; osd.3 (class ssd, model X) kv sync round
 /// 0.6 → 9.1 ms: its drive's syncs slowed; no cluster event`.
 pub fn line(c: &Change, osds: &[OsdReport], cluster: Option<&ClusterState>) -> String {
-    let pct = |a: f64, b: f64| {
-        if a > 0.0 {
-            format!(" ({:+.0} %)", (b / a - 1.0) * 100.0).replace('-', "−")
-        } else {
-            String::new()
-        }
+    let pct = match c.iops_move() {
+        m if m.is_empty() => m,
+        m => format!(" ({m})"),
     };
     let mut s = format!(
         "from {:.0} s: IOPS {} → {}{}",
         c.t_s,
         thousands(c.before.iops),
         thousands(c.after.iops),
-        pct(c.before.iops, c.after.iops)
+        pct
     );
     match (c.before.p99_ns, c.after.p99_ns) {
         (Some(b), Some(a)) => s.push_str(&format!(", p99 {} → {} ms", ms(b), ms(a))),

@@ -636,14 +636,9 @@ fn change_marks(j: &JobReport) -> Vec<(f64, String)> {
         .iter()
         .flatten()
         .map(|c| {
-            let pct = if c.before.iops > 0.0 {
-                (c.after.iops / c.before.iops - 1.0) * 100.0
-            } else {
-                0.0
-            };
             (
                 c.t_s,
-                format!("change at {:.0} s: IOPS {pct:+.0} %", c.t_s).replace('-', "−"),
+                format!("change at {:.0} s: IOPS {}", c.t_s, c.iops_move()),
             )
         })
         .collect()
