@@ -36,4 +36,5 @@ pub mod suite;
 pub mod sweep;
 pub mod telemetry;
 pub mod units;
+pub mod whatif;
 pub mod workload;

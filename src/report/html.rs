@@ -167,6 +167,20 @@ fn result_section(h: &mut String, i: usize, several: bool, name: &str, r: &Bench
         for l in super::change_lines(r, j) {
             h.push_str(&format!("<p><b>Change:</b> {}</p>", esc(&l)));
         }
+        for p in j.projections.iter().flatten() {
+            h.push_str(&format!(
+                "<details class=\"whatif\"><summary><b>What if:</b> {}</summary><p class=\"note\">\
+                 From {}. Assuming {}.{}</p></details>\n",
+                esc(&p.line()),
+                esc(&p.reference),
+                esc(&p.assumptions.join("; ")),
+                if p.projected_iops.is_some() {
+                    format!(" IOPS: {}.", esc(&p.iops_basis))
+                } else {
+                    String::new()
+                }
+            ));
+        }
         h.push_str(&format!(
             "<p class=\"note\">Percentile curve {}. Timelines: one point per \
              sample, IOPS normalised by the sample's interval, p50 and p99 from each \
@@ -681,6 +695,7 @@ mod tests {
             service_latency_ns: None,
             rate: None,
             changes: None,
+            projections: None,
         }
     }
 
