@@ -449,7 +449,7 @@ pub fn with_cluster_cable(job: &JobReport, less_ns: f64) -> Option<Projection> {
         return None;
     }
     let mut assumptions = vec![format!(
-        "the primary waits {} ms less for its copies, never below none",
+        "the primary waits {} ms less for its copies (never below 0)",
         ms(less_ns)
     )];
     if part == Part::Replication {

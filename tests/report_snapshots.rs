@@ -1463,7 +1463,8 @@ fn a_projection_is_in_every_format() {
     );
     let html = render(Format::Html, &r);
     assert!(
-        html.contains("<summary><b>What if:</b> no wait for copies: mean 13.3 → 11.3 ms"),
+        html.contains("<h3>What if</h3>")
+            && html.contains("<summary><b>write:</b> no wait for copies: mean 13.3 → 11.3 ms"),
         "{html}"
     );
     let text = render(Format::Json, &r);
