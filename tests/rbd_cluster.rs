@@ -1091,7 +1091,8 @@ fn unfit_data_pools_are_refused_before_anything_is_written() {
     let _g = serial();
     let meta = pool();
     let ec = common::ec_pool("cbt-rbd-ec21", "rbd", true);
-    let no_overwrites = common::ec_pool("cbt-rbd-ec21-ro", "rbd", false);
+    // (The same pool as explain_cluster's: whichever binary runs first makes it.)
+    let no_overwrites = common::ec_pool("cbt-ec21", "rados", false);
     let refused = |args: &[&str]| -> String {
         let before = (
             images(),
