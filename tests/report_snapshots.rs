@@ -1410,7 +1410,7 @@ fn a_change_during_the_run_is_in_every_format() {
 /// `workload.data_pool` existed still loads.
 #[test]
 fn an_image_with_a_data_pool_names_both_pools_in_every_format() {
-    use cephbench::result::{ErasureLayout, RbdWorkload};
+    use cephbench::result::RbdWorkload;
     let mut r = fixture();
     r.workload = Workload::Rbd(RbdWorkload {
         pool: "rbd".into(),
@@ -1438,16 +1438,7 @@ fn an_image_with_a_data_pool_names_both_pools_in_every_format() {
     });
     let mut pool = common::pool_of_three(None);
     pool.name = "ec21".into();
-    pool.erasure = Some(ErasureLayout {
-        profile: "ec21".into(),
-        k: 2,
-        m: 1,
-        plugin: "jerasure".into(),
-        technique: Some("reed_sol_van".into()),
-        stripe_unit: 4096,
-        failure_domain: "osd".into(),
-        allow_ec_overwrites: true,
-    });
+    pool.erasure = Some(common::ec21_layout());
     r.pool = Some(pool);
     // (Long lines wrap, continued with two spaces.)
     let text = render_short(&r).replace("\n  ", " ");

@@ -1339,16 +1339,7 @@ fn three_copies_vs_two_plus_one_show_their_usable_fraction_in_every_format() {
     docs[1].data_pool = Some("ec21".into());
     let ec = docs[1].pool_settings.as_mut().unwrap();
     ec.name = "ec21".into();
-    ec.erasure = Some(ErasureLayout {
-        profile: "ec21".into(),
-        k: 2,
-        m: 1,
-        plugin: "jerasure".into(),
-        technique: Some("reed_sol_van".into()),
-        stripe_unit: 4096,
-        failure_domain: "osd".into(),
-        allow_ec_overwrites: true,
-    });
+    ec.erasure = Some(common::ec21_layout());
     let ec = ec.clone();
     for e in &mut docs[1].runs {
         e.result.pool = Some(ec.clone());

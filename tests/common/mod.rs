@@ -521,6 +521,21 @@ pub fn pool_of_three(rss: Option<u64>) -> cephbench::result::PoolSettings {
     }
 }
 
+/// A k=2 m=1 layout (jerasure reed_sol_van, failure domain osd, 4 KiB
+/// stripe unit, overwrites on): 2+1, usable 67 %.
+pub fn ec21_layout() -> cephbench::result::ErasureLayout {
+    cephbench::result::ErasureLayout {
+        profile: "ec21".into(),
+        k: 2,
+        m: 1,
+        plugin: "jerasure".into(),
+        technique: Some("reed_sol_van".into()),
+        stripe_unit: 4096,
+        failure_domain: "osd".into(),
+        allow_ec_overwrites: true,
+    }
+}
+
 /// A look at a cluster of 3 OSDs and 32 PGs (osdmap epoch 40) at `t_s`:
 /// HEALTH_OK, or with `noout` HEALTH_WARN (OSDMAP_FLAGS); `deep` the PGs
 /// deep-scrubbing.
