@@ -13,7 +13,7 @@
 
 use serde::Serialize;
 
-use crate::result::{workload_label, BenchResult, JobReport, Part};
+use crate::result::{workload_label, BenchResult, JobReport, Part, PoolSettings};
 
 /// One figure of one job across the files.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -229,6 +229,9 @@ pub struct Source {
     /// The OSDs' back-interface heartbeats during it, ms (see
     /// [`crate::attribution::back_heartbeat_ms`]).
     pub back_heartbeat_ms: Option<f64>,
+    /// The usable fraction of its pool's raw capacity (1/size, or k/(k+m)
+    /// erasure-coded); `None` where the pool's settings are unknown.
+    pub usable: Option<f64>,
 }
 
 impl From<&BenchResult> for Source {
@@ -245,11 +248,15 @@ impl From<&BenchResult> for Source {
                 .as_ref()
                 .and_then(|p| p.ram_per_osd())
                 .map(|m| m.per_osd),
+            // The pool the data went to (an image's data pool).
             name: match &r.workload {
                 crate::result::Workload::Rados(w) => w.pool.clone(),
-                crate::result::Workload::Rbd(w) => w.pool.clone(),
+                crate::result::Workload::Rbd(w) => {
+                    w.data_pool.clone().unwrap_or_else(|| w.pool.clone())
+                }
             },
             back_heartbeat_ms: crate::attribution::back_heartbeat_ms([r]),
+            usable: r.pool.as_ref().map(PoolSettings::usable_fraction),
         }
     }
 }
@@ -285,6 +292,43 @@ fn source_names(sources: &[Source]) -> Vec<String> {
 
 /// The comparison row of IOPS per GiB of one OSD's RAM.
 pub const IOPS_PER_GIB: &str = "IOPS/GiB";
+
+/// The figure of the comparison's capacity row: each source's usable
+/// fraction of its pool's raw capacity, percent.
+pub const USABLE: &str = "usable %";
+
+/// The row key of the capacity row (a pool's, not a job's).
+pub const USABLE_KEY: &str = "pool";
+
+/// The capacity row: each source's usable fraction of raw (percent) and
+/// its Diff against the first, where some source's pool is known and the
+/// sources are different pools (a pool compared with itself over time
+/// gets none). No verdict: capacity is exact.
+fn usable_row(results: &[Source]) -> Option<Row> {
+    let known = results.iter().any(|s| s.usable.is_some());
+    let differ = results.iter().any(|s| s.name != results[0].name)
+        || results.iter().any(|s| s.usable != results[0].usable);
+    if !known || !differ {
+        return None;
+    }
+    let values: Vec<Option<f64>> = results
+        .iter()
+        .map(|s| s.usable.map(|u| u * 100.0))
+        .collect();
+    Some(Row {
+        job: USABLE_KEY.into(),
+        figure: USABLE,
+        diff_pct: values
+            .iter()
+            .map(|v| match (values[0], v) {
+                (Some(b), Some(v)) if b != 0.0 => Some((v - b) / b * 100.0),
+                _ => None,
+            })
+            .collect(),
+        significant: vec![None; values.len()],
+        values,
+    })
+}
 
 /// The OSDs of `runs` (one result, or a suite's runs) with their drive
 /// evidence, each figure the mean over the runs that have it.
@@ -644,7 +688,7 @@ pub fn compare_sources(results: &[Source]) -> Comparison {
             .find(|j| format!("{}/{}", j.name, j.op) == key)
             .cloned()
     };
-    let mut rows = Vec::new();
+    let mut rows: Vec<Row> = usable_row(results).into_iter().collect();
     for key in &keys {
         let jobs: Vec<Option<JobReport>> = results.iter().map(|r| find(r, key)).collect();
         for (fig, name) in figures(decimal) {
@@ -876,6 +920,15 @@ pub fn regressions(c: &Comparison, pct: f64) -> Vec<String> {
     out
 }
 
+/// Cell `i` of row `r` as the tables print it: the capacity row in whole
+/// percent (`67 %`), the others by [`fmt_value`].
+pub fn fmt_cell(r: &Row, i: usize) -> String {
+    match r.values[i] {
+        Some(v) if r.figure == USABLE => format!("{v:.0} %"),
+        v => fmt_value(v),
+    }
+}
+
 /// A figure as the tables print it (`-` when absent).
 pub fn fmt_value(v: Option<f64>) -> String {
     match v {
@@ -1041,6 +1094,58 @@ mod tests {
         assert_eq!(row.significant, vec![None, None]);
         let c = compare(&[a, result_with(job(&[1000; 4], 1.0))]);
         assert!(c.rows.iter().all(|r| r.figure != IOPS_PER_GIB));
+    }
+
+    /// 3 copies against 2+1: the capacity row first, 33 % and 67 % usable
+    /// (+100 %), no verdict; none for one pool compared with itself.
+    #[test]
+    fn capacity_row_sets_each_pool_usable_fraction_beside_its_figures() {
+        use crate::result::{ErasureLayout, PoolSettings};
+        let pool = |name: &str, size: u32, erasure: Option<(u32, u32)>| PoolSettings {
+            name: name.into(),
+            id: 1,
+            size,
+            min_size: 2,
+            pg_num: 32,
+            crush_rule: "r".into(),
+            device_classes: vec![],
+            osds: vec![0, 1, 2],
+            osd_memory_target: vec![],
+            memory_held_bytes: None,
+            memory_measured_bytes: None,
+            memory_not_measured: None,
+            erasure: erasure.map(|(k, m)| ErasureLayout {
+                profile: "p".into(),
+                k,
+                m,
+                plugin: "jerasure".into(),
+                technique: None,
+                stripe_unit: 4096,
+                failure_domain: "osd".into(),
+                allow_ec_overwrites: true,
+            }),
+        };
+        let mut a = crate::result::test_result("rep3", vec![job(&[1000; 4], 1.0)]);
+        a.pool = Some(pool("rep3", 3, None));
+        let mut b = crate::result::test_result("ec21", vec![job(&[800; 4], 1.2)]);
+        b.pool = Some(pool("ec21", 3, Some((2, 1))));
+        let c = compare(&[a.clone(), b]);
+        let row = &c.rows[0];
+        assert_eq!((row.job.as_str(), row.figure), (USABLE_KEY, USABLE));
+        assert!((row.values[0].unwrap() - 100.0 / 3.0).abs() < 1e-9);
+        assert!((row.values[1].unwrap() - 200.0 / 3.0).abs() < 1e-9);
+        assert!((row.diff_pct[1].unwrap() - 100.0).abs() < 1e-9);
+        assert_eq!(row.significant, vec![None, None]);
+        assert_eq!(
+            (fmt_cell(row, 0), fmt_cell(row, 1)),
+            ("33 %".into(), "67 %".into())
+        );
+        // Not a regression, whatever the threshold.
+        assert!(regressions(&c, 0.0).iter().all(|l| !l.contains(USABLE)));
+        assert!(compare(&[a.clone(), a])
+            .rows
+            .iter()
+            .all(|r| r.figure != USABLE));
     }
 
     #[test]

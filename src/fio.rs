@@ -213,6 +213,7 @@ pub fn import(v: &Value) -> Result<Source, FioError> {
         osds: Vec::new(),
         per_run: Vec::new(),
         ram_per_osd_bytes: None,
+        usable: None,
         name: String::new(),
         back_heartbeat_ms: None,
     })

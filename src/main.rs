@@ -43,7 +43,10 @@ fn main() -> ExitCode {
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("cephbench: error: {e:#}");
-            if e.downcast_ref::<UsageError>().is_some() {
+            let bad_pool = e
+                .downcast_ref::<cephbench::bench::BenchError>()
+                .is_some_and(cephbench::bench::BenchError::is_bad_input);
+            if e.downcast_ref::<UsageError>().is_some() || bad_pool {
                 ExitCode::from(cmd::exit::USAGE)
             } else {
                 ExitCode::from(cmd::exit::FAILURE)

@@ -22,16 +22,25 @@ pub fn hostname() -> String {
         .unwrap_or_else(|_| "unknown".into())
 }
 
-/// A new, unique image name: `cephbench_img.<host>.<pid>.<unix time>`.
+/// A new, unique image name: `cephbench_img.<host>.<pid>.<unix time>`, and
+/// `.<n>` for the n-th after the first of this process (a suite comparing
+/// two data pools makes both images in one pool within the same second).
 pub fn new_image_name() -> String {
+    static MADE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    format!(
+    let name = format!(
         "{IMAGE_PREFIX}{}.{}.{now}",
         host_token(&hostname()),
         std::process::id()
-    )
+    );
+    if n == 0 {
+        name
+    } else {
+        format!("{name}.{n}")
+    }
 }
 
 /// Checks a token given as `what` (`--run-name`, `--group`, `--agent-id`):

@@ -243,6 +243,84 @@ pub fn rados_job(c: &crate::bench::RadosConfig) -> Result<(), String> {
     crate::names::validate_namespace(&c.namespace)
 }
 
+/// Checks `--data-pool` (`data_pool` in a suite file) given for `pool`'s
+/// images: a name, and not `pool` itself.
+pub fn data_pool(src: Source, pool: &str, data_pool: &str) -> Result<(), String> {
+    let key = src.name("data-pool");
+    if data_pool.is_empty() {
+        return Err(format!("{key} needs a pool name"));
+    }
+    if data_pool == pool {
+        return Err(format!(
+            "{key} {data_pool} is the image's own pool (-p): drop {key}, or name another pool \
+             for the data"
+        ));
+    }
+    Ok(())
+}
+
+/// The data pool of each of `pools`, from `--data-pool` (`one`, with a
+/// single pool) or `--data-pools` (`paired`, one per pool in order; `-` or
+/// empty for none). Refuses a count that does not match and two entries
+/// whose data would land in the same pool: each side of a comparison
+/// writes to its own pool.
+pub fn data_pools(
+    pools: &[String],
+    one: Option<&str>,
+    paired: Option<&[String]>,
+) -> Result<Vec<Option<String>>, String> {
+    let list = match (one, paired) {
+        (Some(_), Some(_)) => {
+            return Err(
+                "give --data-pool (with -p) or --data-pools (with --pools), not both".into(),
+            )
+        }
+        (Some(d), None) if pools.len() > 1 => {
+            return Err(format!(
+                "--data-pool {d} goes with one -p POOL; with --pools give --data-pools, one per \
+                 pool in order and - for none (e.g. --pools {} --data-pools -,{d})",
+                pools.join(",")
+            ))
+        }
+        (Some(d), None) => vec![Some(d.to_string())],
+        (None, Some(ds)) if pools.len() < 2 => {
+            return Err(format!(
+                "--data-pools goes with --pools A,B; with -p POOL give --data-pool {}",
+                ds.first().map_or("POOL", |d| d.as_str())
+            ))
+        }
+        (None, Some(ds)) if ds.len() != pools.len() => {
+            return Err(format!(
+                "--data-pools has {} entries for the {} pools of --pools {}: give one per pool, \
+                 - for none",
+                ds.len(),
+                pools.len(),
+                pools.join(",")
+            ))
+        }
+        (None, Some(ds)) => ds
+            .iter()
+            .map(|d| (!d.is_empty() && d != "-").then(|| d.clone()))
+            .collect(),
+        (None, None) => vec![None; pools.len()],
+    };
+    let mut seen: Vec<&str> = Vec::new();
+    for (p, d) in pools.iter().zip(&list) {
+        if let Some(d) = d {
+            data_pool(Source::Flags, p, d)?;
+        }
+        let target = d.as_deref().unwrap_or(p);
+        if seen.contains(&target) {
+            return Err(format!(
+                "two entries of --pools/--data-pools put their data in pool '{target}'; each \
+                 side must write to its own pool"
+            ));
+        }
+        seen.push(target);
+    }
+    Ok(list)
+}
+
 /// The rules of an RBD job, over its config (see [`rados_job`]).
 pub fn rbd_job(c: &crate::bench::RbdConfig) -> Result<(), String> {
     let src = Source::Flags;
@@ -250,12 +328,48 @@ pub fn rbd_job(c: &crate::bench::RbdConfig) -> Result<(), String> {
     in_range(src, "iodepth", c.iodepth as u64, 1, MAX_IN_FLIGHT)?;
     in_range(src, "numjobs", c.numjobs as u64, 1, MAX_NUMJOBS)?;
     in_range(src, "rwmix-read", c.rwmix_read, 0, 100)?;
-    rbd_flushes(src, c.mode, c.rwmix_read, c.iodepth as u64, c.fsync_every)
+    rbd_flushes(src, c.mode, c.rwmix_read, c.iodepth as u64, c.fsync_every)?;
+    match &c.data_pool {
+        Some(d) => data_pool(src, &c.pool, d),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn data_pools_pair_with_the_pools() {
+        let v = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            data_pools(&v(&["rep3", "rbd"]), None, Some(&v(&["-", "ec21"]))),
+            Ok(vec![None, Some("ec21".into())])
+        );
+        assert_eq!(
+            data_pools(&v(&["rep3", "rbd"]), None, Some(&v(&["", "ec21"]))),
+            Ok(vec![None, Some("ec21".into())])
+        );
+        assert_eq!(
+            data_pools(&v(&["rbd"]), Some("ec21"), None),
+            Ok(vec![Some("ec21".into())])
+        );
+        assert_eq!(
+            data_pools(&v(&["a", "b"]), None, None),
+            Ok(vec![None, None])
+        );
+        let e = data_pools(&v(&["a", "b"]), Some("ec"), None).unwrap_err();
+        assert!(e.contains("--data-pools -,ec"), "{e}");
+        let e = data_pools(&v(&["a", "b"]), None, Some(&v(&["ec"]))).unwrap_err();
+        assert!(e.contains("1 entries for the 2 pools"), "{e}");
+        let e = data_pools(&v(&["a"]), None, Some(&v(&["ec"]))).unwrap_err();
+        assert!(e.contains("--data-pool ec"), "{e}");
+        let e = data_pools(&v(&["a", "b"]), None, Some(&v(&["-", "a"]))).unwrap_err();
+        assert!(e.contains("pool 'a'"), "{e}");
+        let e = data_pools(&v(&["rbd"]), Some("rbd"), None).unwrap_err();
+        assert!(e.contains("the image's own pool"), "{e}");
+        assert!(data_pools(&v(&["a"]), Some("x"), Some(&v(&["x"]))).is_err());
+    }
 
     #[test]
     fn messages_spell_the_option_as_given() {

@@ -637,8 +637,14 @@ pub enum Workload {
 /// Parameters of an RBD job (fio's names where fio has one).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RbdWorkload {
-    /// The pool.
+    /// The pool (with a data pool: the image's metadata only).
     pub pool: String,
+    /// The pool holding the image's data objects (`--data-pool`, or an
+    /// existing image's), where its I/O and capacity go: `pool` above then
+    /// holds its metadata only, and the result's `pool` settings, placement
+    /// and per-OSD rows are the data pool's. Null: the data is in `pool`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_pool: Option<String>,
     /// The image.
     pub image: String,
     /// Whether cephbench created (and removed) the image.
@@ -1036,8 +1042,20 @@ pub fn workload_label(r: &BenchResult) -> (String, String) {
                     .map(|n| format!(" fsync={n}"))
                     .unwrap_or_default()
             ),
-            format!("{}/{}", w.pool, w.image),
+            match &w.data_pool {
+                Some(d) => format!("{}/{} (data in {d})", w.pool, w.image),
+                None => format!("{}/{}", w.pool, w.image),
+            },
         ),
+    }
+}
+
+/// Where a run's I/O went, in words: `pool rbd`, or `pool rbd, data in pool
+/// ec21` for an RBD image with a data pool.
+pub fn where_ran(pool: &str, data_pool: Option<&str>) -> String {
+    match data_pool {
+        Some(d) => format!("pool {pool}, data in pool {d}"),
+        None => format!("pool {pool}"),
     }
 }
 

@@ -168,6 +168,54 @@ fn image_lifecycle() {
     assert_eq!(e.errno(), Some(libc::ENOENT));
 }
 
+/// An image with its data objects in another pool (`rbd_create4` with the
+/// data-pool option, as `rbd create --data-pool`): it reports that pool's id,
+/// the id resolves to the name, a write lands there and not in the image's
+/// pool; an unknown data pool fails with ENOENT, an unknown pool id is
+/// `NoSuchPool`. Under valgrind (tests/valgrind.sh): the options handle is
+/// freed.
+#[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
+fn image_with_a_data_pool() {
+    let _g = serial();
+    let meta = pool_for("cbt-rbd", "rbd");
+    let data = pool("cbt-layer");
+    let rados = connect();
+    let io = rados.ioctx(meta).unwrap();
+    let name = "cbt-layer-data-pool";
+    let _ = ceph::remove_image(&io, name);
+    let layering = ceph::rbd::FEATURES[0].1;
+    ceph::create_image_in(&io, name, 8 << 20, Some(layering), Some(data)).unwrap();
+    {
+        let img = Image::open(&io, name).unwrap();
+        let id = img.data_pool_id();
+        assert_eq!(id, rados.pool_id(data).unwrap());
+        assert_ne!(id, io.pool_id());
+        assert_eq!(rados.pool_name(id).unwrap(), data);
+        let info = img.info().unwrap();
+        assert_eq!(info.features & layering, layering);
+        rt().block_on(async {
+            let w = img.write(0, vec![0x5A; 4096]).unwrap().await.unwrap();
+            assert!(w.ret >= 0, "write failed: {}", w.ret);
+        });
+        let in_pool = |p: &str| {
+            rados
+                .ioctx(p)
+                .unwrap()
+                .list_prefix(&info.block_name_prefix)
+                .unwrap()
+                .len()
+        };
+        assert_eq!((in_pool(data), in_pool(meta)), (1, 0));
+    }
+    ceph::remove_image(&io, name).unwrap();
+    let e = ceph::create_image_in(&io, name, 8 << 20, None, Some("cbt-no-such-pool"))
+        .expect_err("no such data pool");
+    assert_eq!(e.errno(), Some(libc::ENOENT), "{e}");
+    let e = rados.pool_name(1 << 40).expect_err("no such pool id");
+    assert!(matches!(e, ceph::CephError::NoSuchPool(_)), "{e}");
+}
+
 /// Connection settings come from $CEPH_CONF and $CEPH_ARGS as with the ceph CLI.
 #[test]
 #[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]

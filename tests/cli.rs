@@ -25,6 +25,18 @@ fn one_line_error(out: &std::process::Output) -> String {
     err
 }
 
+/// `args` against an unreachable mon: bad input found before connecting,
+/// exit 2 and one line; the line.
+fn usage_error(args: &[&str]) -> String {
+    let out = cephbench()
+        .args(["-m", "127.0.0.1:1"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    one_line_error(&out)
+}
+
 #[test]
 fn unknown_flag_is_one_line_exit_2() {
     let out = cephbench()
@@ -273,13 +285,9 @@ fn image_sizes_without_blocks_or_out_of_proportion_are_refused() {
         ),
     ] {
         let t = Instant::now();
-        let out = cephbench()
-            .args(["-m", "127.0.0.1:1", "rbd", "-p", "x", "--rw", "randwrite"])
-            .args(args)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        let e = one_line_error(&out);
+        let mut all = vec!["rbd", "-p", "x", "--rw", "randwrite"];
+        all.extend_from_slice(args);
+        let e = usage_error(&all);
         assert!(e.contains(want), "{args:?}: {e}");
         assert!(t.elapsed() < Duration::from_secs(5));
     }
@@ -583,4 +591,75 @@ fn bad_disrupt_is_one_line_exit_2_before_connecting() {
         assert!(e.contains(want), "{pre:?} {args:?}: {e}");
     }
     assert!(t.elapsed() < Duration::from_secs(10));
+}
+
+/// `--data-pool` / `--data-pools` that cannot be right whatever the
+/// cluster holds: one line naming the fix, exit 2, before connecting.
+#[test]
+fn bad_data_pools_are_refused_before_connecting() {
+    let t = Instant::now();
+    for (args, want) in [
+        (
+            &["rbd", "-p", "rbd", "--data-pool", "rbd", "--size", "1G"][..],
+            "the image's own pool",
+        ),
+        // An existing image keeps its own data pool.
+        (
+            &["rbd", "-p", "rbd", "--data-pool", "ec", "--image", "vm"][..],
+            "--size",
+        ),
+        (
+            &["suite", "lab", "--pools", "a,b", "--data-pool", "ec"][..],
+            "--data-pools -,ec",
+        ),
+        (
+            &["suite", "lab", "--pools", "a,b", "--data-pools", "ec"][..],
+            "1 entries for the 2 pools",
+        ),
+        (
+            &["suite", "lab", "-p", "a", "--data-pools", "ec"][..],
+            "give --data-pool ec",
+        ),
+        (
+            &["suite", "lab", "--pools", "a,b", "--data-pools", "-,a"][..],
+            "pool 'a'",
+        ),
+        (
+            &["suite", "rados", "-p", "a", "--data-pool", "ec"][..],
+            "no rbd jobs",
+        ),
+        (
+            &[
+                "sweep",
+                "rados",
+                "write",
+                "--pools",
+                "a,b",
+                "--data-pools",
+                "-,ec",
+                "--rates",
+                "1,2",
+            ][..],
+            "drop --data-pools",
+        ),
+        (
+            &[
+                "sweep",
+                "rbd",
+                "--pools",
+                "a,b",
+                "--data-pool",
+                "ec",
+                "--size",
+                "1G",
+                "--rates",
+                "1,2",
+            ][..],
+            "--data-pools",
+        ),
+    ] {
+        let e = usage_error(args);
+        assert!(e.contains(want), "{args:?}: {e}");
+    }
+    assert!(t.elapsed() < Duration::from_secs(5));
 }

@@ -1181,34 +1181,12 @@ fn the_tail_split_shows_an_injected_dispatch_delay_as_queueing() {
 #[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn an_erasure_coded_pool_is_described_and_split_as_it_is() {
     let _g = serial();
-    let pool = "cbt-ec21";
-    let _ = common::ceph(&[
-        "osd",
-        "erasure-code-profile",
-        "set",
-        "cbt-ec21",
-        "k=2",
-        "m=1",
-        "crush-failure-domain=osd",
-    ]);
-    let _ = common::ceph(&[
-        "osd", "pool", "create", pool, "16", "16", "erasure", "cbt-ec21",
-    ]);
-    common::ceph(&["osd", "pool", "application", "enable", pool, "rados"]);
-    common::wait_clean();
+    let pool = common::ec_pool("cbt-ec21", "rados", false);
     // A run left by an earlier, failed attempt.
     let _ = cephbench()
         .args(["cleanup", "-p", pool, "--run-name", "ec"])
         .output();
-    let profile: Value = serde_json::from_str(&common::ceph(&[
-        "osd",
-        "erasure-code-profile",
-        "get",
-        "cbt-ec21",
-        "-f",
-        "json",
-    ]))
-    .unwrap();
+    let profile = common::ec_profile();
     let v = write_run_with(pool, "3", &["--no-cleanup", "--run-name", "ec"]);
     let e = &v["pool"]["erasure"];
     assert_eq!(
@@ -1223,17 +1201,7 @@ fn an_erasure_coded_pool_is_described_and_split_as_it_is() {
     assert_eq!(e["failure_domain"], profile["crush-failure-domain"]);
     assert_eq!(e["allow_ec_overwrites"], false);
     // The mons' stripe_width over k.
-    let detail: Value = serde_json::from_str(&common::ceph(&[
-        "osd", "pool", "ls", "detail", "-f", "json",
-    ]))
-    .unwrap();
-    let width = detail
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["pool_name"] == pool)
-        .and_then(|p| p["stripe_width"].as_u64())
-        .unwrap();
+    let width = common::pool_detail(pool)["stripe_width"].as_u64().unwrap();
     assert_eq!(e["stripe_unit"].as_u64().unwrap(), width / 2);
     let text = common::render_text(&v);
     assert!(
@@ -1268,6 +1236,15 @@ fn an_erasure_coded_pool_is_described_and_split_as_it_is() {
     assert_eq!(seq["jobs"][0]["ops"].as_u64(), Some(written as u64));
     assert_eq!(seq["jobs"][0]["errors"], 0);
     assert_eq!(seq["jobs"][0]["verify_mismatches"], 0);
+    // Random reads of the same objects: each read placed on the primary
+    // the pool's map gives, as each OSD's own op_r counts them.
+    let rand = common::bench_json(&["rados", "rand", "-p", pool, "--run-name", "ec", "-d", "2s"]);
+    let job = &rand["jobs"][0];
+    assert_eq!(job["errors"], 0);
+    assert_eq!(job["verify_mismatches"], 0);
+    let ops = job["ops"].as_u64().unwrap();
+    assert!(ops > 0);
+    assert_eq!(common::osd_counted_reads(&rand), ops);
     let _ = cephbench()
         .args(["cleanup", "-p", pool, "--run-name", "ec"])
         .output();

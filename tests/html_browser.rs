@@ -303,6 +303,7 @@ fn suite_pools_doc() -> serde_json::Value {
             suite: "rados".into(),
             source: "built-in".into(),
             pool: pool.into(),
+            data_pool: None,
             settings: SuiteSettings {
                 runs: 2,
                 runtime_s: 10.0,

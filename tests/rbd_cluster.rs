@@ -940,3 +940,207 @@ fn end_flush_rate_matches_rbd_bench_through_its_final_flush() {
         "created images removed"
     );
 }
+
+/// The objects of `pool` whose names start with `prefix` (`rados ls`).
+fn objects_with(pool: &str, prefix: &str) -> usize {
+    common::ok(common::rados(&["-p", pool, "ls"]), "rados ls")
+        .lines()
+        .filter(|l| l.starts_with(prefix))
+        .count()
+}
+
+/// `rbd --data-pool`: metadata in the replicated pool, data objects in a
+/// k=2 m=1 erasure-coded pool (failure domain osd, overwrites on). The data
+/// objects are where `rbd info` and `rados ls` say; the settings, the
+/// placement (pool id, pg_num) and the per-OSD rows are the data pool's (each
+/// OSD's own op_w / op_r count matches the ops the client placed on it);
+/// the run's writes and bytes match the OSDs' counters read with `ceph
+/// tell` around it; the read job finds the data pool from the image; the
+/// cleanup removes the data objects too.
+#[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
+fn data_pool_puts_the_image_data_in_an_erasure_coded_pool() {
+    let _g = serial();
+    let meta = pool();
+    let ec = common::ec_pool("cbt-rbd-ec21", "rbd", true);
+    let before = common::osd_op_totals();
+    // librbd's default I/O scheduler (rbd_io_scheduler=simple) merges a
+    // queued write with an adjacent one to the same object into one OSD op
+    // (0 to 3 of ~2,000 here): off, each client write is one OSD write.
+    let out = cephbench()
+        .env("CEPH_ARGS", "--rbd_io_scheduler=none")
+        .args(["--format", "json", "rbd", "-p", meta, "--data-pool", ec])
+        .args([
+            "--size",
+            "64M",
+            "--test-area",
+            "16M",
+            "--keep",
+            "--rw",
+            "randwrite",
+        ])
+        .args(["--bs", "4K", "--iodepth", "16", "-d", "3s"])
+        .output()
+        .unwrap();
+    let w: Value = serde_json::from_str(&common::ok(out, "rbd --data-pool")).unwrap();
+    common::validate(&w);
+    let after = common::osd_op_totals();
+    let image = w["workload"]["image"].as_str().unwrap().to_string();
+    assert_eq!(w["workload"]["pool"], meta);
+    assert_eq!(w["workload"]["data_pool"], ec);
+    assert_eq!(w["pool"]["name"], ec, "the settings are the data pool's");
+    assert_eq!(w["pool"]["erasure"]["k"], 2);
+    assert_eq!(w["pool"]["erasure"]["m"], 1);
+    assert_eq!(w["pool"]["erasure"]["allow_ec_overwrites"], true);
+    let detail = common::pool_detail(ec);
+    let (id, pg_num) = (
+        detail["pool_id"].as_i64().unwrap(),
+        detail["pg_num"].as_u64().unwrap(),
+    );
+    assert_ne!(pg_num, 0);
+    assert_eq!(w["placement"]["pool_id"].as_i64(), Some(id));
+    assert_eq!(w["placement"]["pg_num"].as_u64(), Some(pg_num));
+    let job = &w["jobs"][0];
+    assert_eq!(job["errors"], 0);
+    let ops = job["ops"].as_u64().unwrap();
+    assert!(ops > 0);
+    // Every OSD counted exactly the writes placed on it by the data pool's map.
+    assert_eq!(common::osd_counted_writes(&w), ops);
+    // From outside: the OSDs' writes and bytes over the whole command (the
+    // 16 MiB preconditioning, the job, and librbd's few metadata ops).
+    let pre = &w["workload"]["precondition"];
+    let pre_bytes = pre["bytes"].as_u64().unwrap();
+    let pre_ops = pre_bytes / pre["block_size"].as_u64().unwrap();
+    let ours_ops = pre_ops + ops;
+    let ours_bytes = pre_bytes + job["bytes"].as_u64().unwrap();
+    let (osd_ops, osd_bytes) = (after.0 - before.0, after.2 - before.2);
+    eprintln!(
+        "rbd --data-pool randwrite: {ops} ops ({:.0} IOPS), with preconditioning {ours_ops} ops / \
+         {ours_bytes} B; the OSDs counted {osd_ops} op_w / {osd_bytes} B",
+        job["iops"].as_f64().unwrap()
+    );
+    assert!(
+        osd_ops >= ours_ops && osd_ops <= ours_ops + 40,
+        "ours {ours_ops}, OSDs {osd_ops}"
+    );
+    assert!(
+        osd_bytes >= ours_bytes && osd_bytes <= ours_bytes + (256 << 10),
+        "ours {ours_bytes}, OSDs {osd_bytes}"
+    );
+    let text = common::render_text(&w);
+    assert!(
+        text.contains(&format!("image '{meta}/{image}'"))
+            && text.contains(&format!("data in pool '{ec}'"))
+            && text.contains(&format!("data pool '{ec}': erasure 2+1"))
+            && text.contains("usable 67 %"),
+        "{text}"
+    );
+    // The data objects are in the erasure-coded pool, none in the image's pool.
+    let info: Value =
+        serde_json::from_slice(&rbd(&["info", "-p", meta, &image, "--format", "json"]).stdout)
+            .expect("rbd info json");
+    assert_eq!(info["data_pool"], ec, "{info}");
+    let prefix = info["block_name_prefix"].as_str().unwrap().to_string();
+    // 16 MiB written in 4 MiB objects.
+    assert_eq!(objects_with(ec, &prefix), 4);
+    assert_eq!(objects_with(meta, &prefix), 0);
+    // Read back: the existing image's data pool is found from the image.
+    let r = ok_json(&[
+        "rbd",
+        "-p",
+        meta,
+        "--image",
+        &image,
+        "--test-area",
+        "16M",
+        "--rw",
+        "randread",
+        "--bs",
+        "4K",
+        "--iodepth",
+        "16",
+        "-d",
+        "2s",
+    ]);
+    assert_eq!(r["workload"]["data_pool"], ec);
+    assert_eq!(r["placement"]["pool_id"].as_i64(), Some(id));
+    let reads = r["jobs"][0]["ops"].as_u64().unwrap();
+    assert!(reads > 0 && r["jobs"][0]["errors"] == 0, "{}", r["jobs"][0]);
+    assert_eq!(common::osd_counted_reads(&r), reads);
+    eprintln!(
+        "rbd --data-pool randread: {reads} ops ({:.0} IOPS), each OSD's op_r matched",
+        r["jobs"][0]["iops"].as_f64().unwrap()
+    );
+    // The cleanup removes the image and its data objects.
+    common::ok(
+        cephbench()
+            .args(["cleanup", "-p", meta, "--image", &image])
+            .output()
+            .unwrap(),
+        "cleanup",
+    );
+    assert!(!images().contains(&image));
+    assert_eq!(objects_with(ec, &prefix), 0);
+}
+
+/// Pools that cannot hold the image are refused before anything is
+/// written, in one line naming the fix, exit 2.
+#[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
+fn unfit_data_pools_are_refused_before_anything_is_written() {
+    let _g = serial();
+    let meta = pool();
+    let ec = common::ec_pool("cbt-rbd-ec21", "rbd", true);
+    // (The same pool as explain_cluster's: whichever binary runs first makes it.)
+    let no_overwrites = common::ec_pool("cbt-ec21", "rados", false);
+    let refused = |args: &[&str]| -> String {
+        let before = (
+            images(),
+            objects_with(ec, ""),
+            objects_with(no_overwrites, ""),
+        );
+        let out = cephbench().args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+        assert!(out.stdout.is_empty());
+        let after = (
+            images(),
+            objects_with(ec, ""),
+            objects_with(no_overwrites, ""),
+        );
+        assert_eq!(before, after, "{args:?} wrote something");
+        err
+    };
+    let run = |data: &'static str| {
+        refused(&[
+            "rbd",
+            "-p",
+            meta,
+            "--data-pool",
+            data,
+            "--size",
+            "16M",
+            "-d",
+            "1s",
+        ])
+    };
+    let e = run("no-such-pool");
+    assert!(
+        e.contains("data pool 'no-such-pool' does not exist") && e.contains("ceph osd pool ls"),
+        "{e}"
+    );
+    let e = run(no_overwrites);
+    assert!(
+        e.contains(&format!(
+            "ceph osd pool set {no_overwrites} allow_ec_overwrites true"
+        )),
+        "{e}"
+    );
+    // The erasure-coded pool as the image's own: its metadata cannot go there.
+    let e = refused(&["rbd", "-p", ec, "--size", "16M", "-d", "1s"]);
+    assert!(
+        e.contains(&format!("pool '{ec}' is erasure-coded")) && e.contains("--data-pool"),
+        "{e}"
+    );
+}

@@ -1525,3 +1525,74 @@ fn report_adds_the_projections_asked_for() {
         );
     }
 }
+
+/// The fixture as an RBD run whose image keeps its data in a k=2 m=1 pool:
+/// every format names both pools and describes the data pool (its layout
+/// and usable fraction); JSON validates; a result saved before
+/// `workload.data_pool` existed still loads.
+#[test]
+fn an_image_with_a_data_pool_names_both_pools_in_every_format() {
+    use cephbench::result::RbdWorkload;
+    let mut r = fixture();
+    r.workload = Workload::Rbd(RbdWorkload {
+        pool: "rbd".into(),
+        data_pool: Some("ec21".into()),
+        image: "cephbench_img.h.1.2".into(),
+        image_created: true,
+        image_size: 1 << 30,
+        object_size: 4 << 20,
+        features: 61,
+        test_area: 1 << 30,
+        rw: "randwrite".into(),
+        rwmix_read: 50,
+        bs: 4096,
+        iodepth: 16,
+        numjobs: 1,
+        duration_s: Some(10.0),
+        io_total: None,
+        ramp_s: 0.0,
+        fsync_every: None,
+        rbd_cache: false,
+        random_map: Some(true),
+        end_flush: false,
+        preconditioned: true,
+        precondition: None,
+    });
+    let mut pool = common::pool_of_three(None);
+    pool.name = "ec21".into();
+    pool.erasure = Some(common::ec21_layout());
+    r.pool = Some(pool);
+    // (Long lines wrap, continued with two spaces.)
+    let text = render_short(&r).replace("\n  ", " ");
+    assert!(
+        text.contains(
+            "image 'rbd/cephbench_img.h.1.2' (1 GiB, created for this run, data in pool 'ec21')"
+        ) && text.contains("data pool 'ec21': erasure 2+1 (jerasure reed_sol_van")
+            && text.contains("usable 67 %"),
+        "{text}"
+    );
+    let md = render(Format::Markdown, &r);
+    assert!(
+        md.contains("on `rbd/cephbench_img.h.1.2 (data in ec21)`")
+            && md.contains("data pool 'ec21': erasure 2+1"),
+        "{md}"
+    );
+    let html = render(Format::Html, &r);
+    assert!(
+        html.contains("rbd/cephbench_img.h.1.2 (data in ec21)") && html.contains("usable 67 %"),
+        "html"
+    );
+    let csv = render(Format::Csv, &r);
+    assert!(
+        csv.contains("rbd/cephbench_img.h.1.2 (data in ec21)"),
+        "{csv}"
+    );
+    let mut v: serde_json::Value = serde_json::from_str(&render(Format::Json, &r)).unwrap();
+    assert_eq!(v["workload"]["data_pool"], "ec21");
+    common::validate(&v);
+    // Saved before the field existed: the data in the image's pool.
+    v["workload"].as_object_mut().unwrap().remove("data_pool");
+    common::validate(&v);
+    let old: BenchResult = serde_json::from_value(v).unwrap();
+    assert!(matches!(&old.workload, Workload::Rbd(w) if w.data_pool.is_none()));
+}

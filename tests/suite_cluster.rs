@@ -641,3 +641,114 @@ fn suite_honours_counter_interval_telemetry_identity_and_namespace() {
         common::ceph(&["auth", "rm", &format!("client.{id}")]);
     }
 }
+
+/// 3 copies against 2+1 as one table: `--pools S3,S3 --data-pools -,EC`
+/// runs a suite file's rbd write and read on an image of the size-3 pool and
+/// on one whose data objects are in a k=2 m=1 pool (its metadata in the
+/// size-3 pool), and its rados write on each side's data pool. The
+/// comparison's capacity row holds each side's usable fraction (1/size and
+/// k/(k+m) from the `ceph` CLI) beside its IOPS; the text shows both, the
+/// second side's data pool named; nothing is left behind.
+#[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
+fn three_copies_vs_two_plus_one_show_their_usable_capacity() {
+    let _g = common::serial();
+    let s3 = common::pool_sized("cb_suite_s3", "rbd", 3);
+    let ec = common::ec_pool("cb_suite_ec21", "rbd", true);
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("ec.toml");
+    std::fs::write(
+        &f,
+        "name = \"ec\"\nruns = 1\nduration = \"1s\"\nramp = \"200ms\"\nimage-size = \"16M\"\n\
+         [[job]]\nname = \"4k randwrite QD16\"\ncommand = \"rbd\"\nrw = \"randwrite\"\niodepth = 16\n\
+         [[job]]\nname = \"4k randread QD16\"\ncommand = \"rbd\"\nrw = \"randread\"\niodepth = 16\n\
+         [[job]]\nname = \"rados 4k write QD16\"\ncommand = \"rados\"\nmode = \"write\"\n\
+         block-size = \"4K\"\nobject-size = \"4K\"\nconcurrent-ios = 16\n",
+    )
+    .unwrap();
+    let (v, _) = run_suite(&[
+        f.to_str().unwrap(),
+        "--pools",
+        &format!("{s3},{s3}"),
+        "--data-pools",
+        &format!("-,{ec}"),
+        "--no-telemetry",
+    ]);
+    let suites = v["suites"].as_array().expect("one document per pool");
+    assert_eq!(suites.len(), 2);
+    for s in suites {
+        common::validate_suite(s);
+    }
+    assert_eq!(suites[0]["pool"], s3);
+    assert!(suites[0].get("data_pool").is_none());
+    assert_eq!(suites[1]["pool"], s3);
+    assert_eq!(suites[1]["data_pool"], ec);
+    assert_eq!(suites[1]["pool_settings"]["name"], ec);
+    assert_eq!(suites[1]["pool_settings"]["erasure"]["k"], 2);
+    for r in suites[1]["runs"].as_array().unwrap() {
+        let w = &r["result"]["workload"];
+        match w["kind"].as_str() {
+            Some("rbd") => assert_eq!(w["data_pool"], ec, "{w}"),
+            _ => assert_eq!(w["pool"], ec, "the rados job runs on the data pool: {w}"),
+        }
+        assert_eq!(r["result"]["pool"]["name"], ec);
+    }
+    // The usable fractions, from the CLI: 1/size and k/(k+m).
+    let size: f64 = common::ceph(&["osd", "pool", "get", s3, "size", "-f", "json"])
+        .parse::<Value>()
+        .unwrap()["size"]
+        .as_f64()
+        .unwrap();
+    let profile = common::ec_profile();
+    let num = |k: &str| profile[k].as_str().unwrap().parse::<f64>().unwrap();
+    let want = [100.0 / size, 100.0 * num("k") / (num("k") + num("m"))];
+    let rows = v["comparison"]["rows"].as_array().unwrap();
+    let usable = rows
+        .iter()
+        .find(|r| r["figure"] == "usable %")
+        .unwrap_or_else(|| panic!("no capacity row: {rows:#?}"));
+    for (i, w) in want.iter().enumerate() {
+        let got = usable["values"][i].as_f64().unwrap();
+        assert!((got - w).abs() < 1e-9, "{usable}");
+    }
+    let iops = rows
+        .iter()
+        .find(|r| r["job"] == "4k randwrite QD16/write" && r["figure"] == "IOPS")
+        .unwrap();
+    eprintln!(
+        "3 copies vs 2+1: usable {:.0} % vs {:.0} %, 4k randwrite QD16 {:.0} vs {:.0} IOPS",
+        want[0],
+        want[1],
+        iops["values"][0].as_f64().unwrap(),
+        iops["values"][1].as_f64().unwrap()
+    );
+    // The text table, from the saved document.
+    let saved = dir.path().join("pools.json");
+    std::fs::write(&saved, v.to_string()).unwrap();
+    let text = common::ok(
+        common::cephbench()
+            .arg("report")
+            .arg(&saved)
+            .output()
+            .unwrap(),
+        "report",
+    );
+    let line = text
+        .lines()
+        .find(|l| l.contains("usable %"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(line.contains("33 %") && line.contains("67 %"), "{line}");
+    assert!(
+        text.contains(&format!("on pool {s3}, data in pool {ec}"))
+            && text.contains("Data pool: erasure 2+1"),
+        "{text}"
+    );
+    no_images_left(s3);
+    let left = common::ok(common::rados(&["-p", ec, "ls"]), "rados ls");
+    assert!(
+        !left
+            .lines()
+            .any(|l| l.starts_with("rbd_data.") || l.starts_with("cephbench_")),
+        "left in {ec}: {left}"
+    );
+}

@@ -86,6 +86,7 @@ fn result(jobs: Vec<JobReport>, rw: &str, bs: u64, qd: u64, fsync: Option<u64>) 
         started_unix: 1_700_000_000,
         workload: Workload::Rbd(RbdWorkload {
             pool: "rbd-vm".into(),
+            data_pool: None,
             image: "cephbench_img.bench01.1.1700000000".into(),
             image_created: false,
             image_size: 8 << 30,
@@ -192,6 +193,7 @@ fn fixture() -> SuiteDoc {
         suite: "lab".into(),
         source: "built-in".into(),
         pool: "rbd-vm".into(),
+        data_pool: None,
         settings: SuiteSettings {
             runs: 2,
             runtime_s: 4.0,
@@ -481,6 +483,7 @@ fn builtins_are_the_methods() {
     // --runtime/--ramp override every job; expected time = runs x jobs x (runtime + ramp).
     let o = suite::SuiteOptions {
         pool: "p".into(),
+        data_pool: None,
         runs: Some(3),
         runtime: Some(std::time::Duration::from_secs(2)),
         ramp: Some(std::time::Duration::from_secs(1)),
@@ -1273,7 +1276,8 @@ fn suite_tables_show_in_flight_where_the_client_fell_short() {
         .lines()
         .find(|l| l.contains(",4k randread QD32,"))
         .unwrap();
-    assert!(row.ends_with(",22.0,32"), "{row}");
+    // (then the data pool, none, and the usable percentage)
+    assert!(row.ends_with(",22.0,32,,33.3"), "{row}");
 }
 
 /// A run on a cluster that was not quiet is named under the suite's table
@@ -1322,4 +1326,69 @@ fn suites_mark_the_runs_that_were_not_quiet() {
         r.result.cluster_state = Some(state(false));
     }
     assert!(!render(vec![doc], cephbench::report::Format::Text, false).contains("not quiet"));
+}
+
+/// `suite cdm --pools plp,plp --data-pools -,ec21`: 3 copies against 2+1.
+/// Every format sets each side's usable fraction beside its figures
+/// (CrystalDiskMark's table, the comparison, the CSV, the JSON) and names
+/// the second side's data pool with its layout.
+#[test]
+fn three_copies_vs_two_plus_one_show_their_usable_fraction_in_every_format() {
+    use cephbench::report::Format;
+    let mut docs = cdm_pools();
+    docs[1].pool = "consumer".into();
+    docs[1].data_pool = Some("ec21".into());
+    let ec = docs[1].pool_settings.as_mut().unwrap();
+    ec.name = "ec21".into();
+    ec.erasure = Some(common::ec21_layout());
+    let ec = ec.clone();
+    for e in &mut docs[1].runs {
+        e.result.pool = Some(ec.clone());
+    }
+    let capacity_line = |text: &str| -> String {
+        text.lines()
+            .find(|l| l.starts_with("usable/raw") || l.starts_with("| usable/raw"))
+            .unwrap_or_else(|| panic!("no capacity row:\n{text}"))
+            .to_string()
+    };
+    for format in [Format::Text, Format::Markdown] {
+        let text = render(docs.clone(), format, false);
+        let l = capacity_line(&text);
+        assert!(
+            l.contains("33 %") && l.contains("67 %") && l.contains("+100%"),
+            "{l}"
+        );
+        assert!(
+            text.contains("Suite cdm on pool consumer, data in pool ec21")
+                && text.contains("Data pool: erasure 2+1 (jerasure reed_sol_van"),
+            "{text}"
+        );
+        // The CrystalDiskMark columns are named by the pools the data went to.
+        assert!(text.contains("ec21"), "{text}");
+        let long = render(docs.clone(), format, true);
+        let row = long
+            .lines()
+            .find(|l| l.contains("usable %"))
+            .unwrap_or_else(|| panic!("{long}"));
+        assert!(
+            row.contains("33 %") && row.contains("67 %") && row.contains("+100.0%"),
+            "{row}"
+        );
+    }
+    let html = render(docs.clone(), Format::Html, false);
+    assert!(
+        html.contains("usable/raw") && html.contains("67 %") && html.contains("data in pool ec21"),
+        "html"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&render(docs.clone(), Format::Json, false)).unwrap();
+    let row = &json["comparison"]["rows"][0];
+    assert_eq!(row["figure"], "usable %", "{row}");
+    assert!((row["values"][1].as_f64().unwrap() - 200.0 / 3.0).abs() < 1e-9);
+    assert_eq!(json["suites"][1]["data_pool"], "ec21");
+    common::validate_suite(&json["suites"][1]);
+    let csv = render(docs, Format::Csv, false);
+    let last = csv.lines().last().unwrap();
+    assert!(last.ends_with(",ec21,66.7"), "{last}");
+    assert!(csv.lines().nth(1).unwrap().ends_with(",,33.3"), "{csv}");
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A short subset of the FFI tests (tests/ceph_layer.rs: object ops, drop
-# discipline of the ioctx with ops in flight, image lifecycle, zero-copy writes
+# discipline of the ioctx with ops in flight, image lifecycle (and with a data pool), zero-copy writes
 # from Ceph-refcounted buffers) under valgrind
 # memcheck, against the cluster named by CEPHBENCH_TEST_CONF. Fails on any
 # invalid read/write, use of uninitialised memory, bad free, or a definite
@@ -25,5 +25,5 @@ valgrind --tool=memcheck --error-exitcode=1 --errors-for-leak-kinds=definite \
     "$bin" --test-threads=1 --include-ignored --exact \
     object_ops_round_trip dropping_an_ioctx_waits_for_ops_in_flight image_lifecycle \
     completion_queue_round_trip_and_drop_in_flight completion_queue_on_an_image \
-    shared_payload_writes_without_copy
+    shared_payload_writes_without_copy image_with_a_data_pool
 echo "valgrind.sh: no memcheck errors, no definite leaks ($(($(date +%s) - start)) s)" >&2

@@ -114,6 +114,12 @@ pub enum BenchError {
         /// Pool.
         pool: String,
     },
+    /// A pool cannot hold what an RBD image would put there (an
+    /// erasure-coded pool for the metadata, a data pool that does not exist
+    /// or is erasure-coded without overwrites): found before anything is
+    /// written; bad input ([`BenchError::is_bad_input`]).
+    #[error("{0}")]
+    UnfitPool(String),
     /// Writes failed because the pool reached its quota (EDQUOT) or the
     /// cluster is full (ENOSPC).
     #[error("pool '{pool}' is full: {detail}; writes stopped")]
@@ -164,6 +170,14 @@ pub enum BenchError {
         /// What is wrong.
         why: String,
     },
+}
+
+impl BenchError {
+    /// Whether the error is the user's input, found at the cluster before
+    /// anything was written (exit code 2, as a bad flag).
+    pub fn is_bad_input(&self) -> bool {
+        matches!(self, BenchError::UnfitPool(_))
+    }
 }
 
 /// Explains a failed op of a run on `pool`: a full pool (naming the quota),

@@ -18,7 +18,9 @@ pub use assemble::{
 };
 pub use error::{access_fix, diagnose, no_access, BenchError};
 pub use measure::{sampled, Outcome};
-pub use pool::{cache_fit_warning, create_pool, pool_settings, remove_created_pool, PoolSpec};
+pub use pool::{
+    cache_fit_warning, check_rbd_pools, create_pool, pool_settings, remove_created_pool, PoolSpec,
+};
 pub use rados::{
     cephbench_objects_elsewhere, cleanup, cleanup_all_namespaces, cleanup_hint, read_meta,
     remove_objects, remove_run, run_rados, CleanupReport, RadosConfig,

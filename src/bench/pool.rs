@@ -90,6 +90,48 @@ pub fn remove_created_pool(rados: &Rados, io: &IoCtx, pool: &str) -> Option<Stri
     }
 }
 
+/// Whether an RBD image can be created in `pool` with its data in
+/// `data_pool` (`--data-pool`), before anything is written: the data pool
+/// exists and, if erasure-coded, allows overwrites (else librbd fails on
+/// its first partial write), and `pool`, which keeps the image's metadata
+/// (omap), is not erasure-coded. A pool whose kind cannot be read (mon
+/// 'allow r' missing) is let through: librbd then says what is wrong.
+pub fn check_rbd_pools(
+    rados: &Rados,
+    pool: &str,
+    data_pool: Option<&str>,
+) -> Result<(), crate::bench::BenchError> {
+    use crate::bench::BenchError::UnfitPool;
+    let kind = |p: &str| cluster::pool_kind(rados.telemetry(), p).ok();
+    if let Some(d) = data_pool {
+        match rados.pool_id(d) {
+            Err(CephError::NoSuchPool(_)) => {
+                return Err(UnfitPool(format!(
+                "data pool '{d}' does not exist (list pools with `ceph osd pool ls`); create it \
+                     (erasure-coded: `ceph osd pool create {d} erasure PROFILE` and `ceph osd pool \
+                     set {d} allow_ec_overwrites true`) or name another --data-pool"
+            )))
+            }
+            Err(e) => return Err(e.into()),
+            Ok(_) => {}
+        }
+        if kind(d).is_some_and(|k| k.erasure && !k.ec_overwrites) {
+            return Err(UnfitPool(format!(
+                "data pool '{d}' is erasure-coded without overwrites, so librbd cannot write into \
+                 its objects; allow them with `ceph osd pool set {d} allow_ec_overwrites true`"
+            )));
+        }
+    }
+    if kind(pool).is_some_and(|k| k.erasure) {
+        let data = data_pool.unwrap_or(pool);
+        return Err(UnfitPool(format!(
+            "pool '{pool}' is erasure-coded: an RBD image keeps its metadata (omap) in a \
+             replicated pool; give a replicated -p POOL and --data-pool {data}"
+        )));
+    }
+    Ok(())
+}
+
 /// The lab method's cache pitfall on the OSD side: the warning for reads of `area`
 /// bytes when that fits in the memory the pool's OSDs may use
 /// (`osd_memory_target` summed; BlueStore's cache autotunes within it, and

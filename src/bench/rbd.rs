@@ -11,7 +11,7 @@ use futures_util::future::join_all;
 use super::assemble::{cluster_info, job_report, now_unix, SLOW_OP};
 use super::error::{check_quota_room, diagnose, first_op_error, BenchError};
 use super::measure::{measure, sampled, start_at, Cleanup, Job, Outcome, Ran, Setup, Timelines};
-use super::pool::{cache_fit_warning, pool_settings};
+use super::pool::{cache_fit_warning, check_rbd_pools, pool_settings};
 use crate::ceph::{self, Image, ImageInfo, IoCtx, Rados};
 use crate::engine::{self, JobOutcome, OpKind, RunSpec, StopReason, StopRx};
 use crate::placement::OsdSlots;
@@ -53,8 +53,13 @@ pub enum ImageChoice {
 /// it to the agents).
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct RbdConfig {
-    /// Pool.
+    /// Pool (of the image; with `data_pool`, of its metadata only).
     pub pool: String,
+    /// `--data-pool`: a created image's data objects go to this pool (as
+    /// `rbd create --data-pool`). An existing image's data pool is read
+    /// from the image instead.
+    #[serde(default)]
+    pub data_pool: Option<String>,
     /// Image to use.
     pub image: ImageChoice,
     /// `--rw`.
@@ -146,6 +151,10 @@ pub fn rbd_cache_overrides(on: bool) -> Vec<(String, String)> {
 /// Runs a `cephbench rbd` benchmark.
 pub async fn run_rbd(rados: &Rados, cfg: &RbdConfig, stop: StopRx) -> Result<Outcome, BenchError> {
     let cluster = cluster_info(rados)?;
+    if matches!(cfg.image, ImageChoice::Create { .. }) {
+        // Before anything is written: the pools can hold the image.
+        check_rbd_pools(rados, &cfg.pool, cfg.data_pool.as_deref())?;
+    }
     let mut io = rados.ioctx(&cfg.pool)?;
     // A full pool (quota reached, or an OSD at its full ratio) fails writes
     // at once with EDQUOT/ENOSPC instead of pausing them until the op
@@ -179,13 +188,15 @@ pub async fn run_rbd(rados: &Rados, cfg: &RbdConfig, stop: StopRx) -> Result<Out
             io.create_if_missing(RBD_TRASH)
                 .map_err(|e| first_op_error(rados, &cfg.pool, e))?;
             // The preconditioning writes the whole test area: refuse it now
-            // if the pool's quota has no room for it (a timed write job may
-            // not reach the quota; its EDQUOT is reported when it does).
+            // if the quota of the pool the data goes to has no room for it
+            // (a timed write job may not reach the quota; its EDQUOT is
+            // reported when it does).
             if cfg.precondition {
                 let area = cfg.test_area.unwrap_or(*size).min(*size);
-                check_quota_room(rados, &cfg.pool, area, RBD_OBJECT_SIZE)?;
+                let data = cfg.data_pool.as_deref().unwrap_or(&cfg.pool);
+                check_quota_room(rados, data, area, RBD_OBJECT_SIZE)?;
             }
-            ceph::create_image(&io, name, *size, *features)
+            ceph::create_image_in(&io, name, *size, *features, cfg.data_pool.as_deref())
                 .map_err(|e| first_op_error(rados, &cfg.pool, e))?;
             (name.clone(), true)
         }
@@ -227,6 +238,16 @@ fn open(io: &IoCtx, pool: &str, name: &str) -> Result<Image, BenchError> {
         },
         _ => e.into(),
     })
+}
+
+/// The pool holding `image`'s data objects when it is not `io`'s (an
+/// image made with a data pool), by name.
+fn data_pool_of(rados: &Rados, io: &IoCtx, image: &Image) -> Result<Option<String>, BenchError> {
+    let id = image.data_pool_id();
+    if id < 0 || id == io.pool_id() {
+        return Ok(None);
+    }
+    Ok(Some(rados.pool_name(id)?))
 }
 
 /// 1 MiB (the lab method's fill: `fio --rw=write --bs=1M --iodepth=16`), else
@@ -296,24 +317,29 @@ async fn write_test_area(
     )
 }
 
-/// Creates image `name` (`size` bytes) in `pool` and preconditions its first
-/// `area` bytes (see [`RbdConfig::prior_precondition`]): a group agent's own
-/// image for the rbd jobs of a suite. On failure or interruption the image
-/// is removed again.
+/// Creates image `name` (`size` bytes) in `pool`, its data in `data_pool`
+/// if given, and preconditions its first `area` bytes (see
+/// [`RbdConfig::prior_precondition`]): a group agent's own image for the rbd
+/// jobs of a suite. On failure or interruption the image is removed again.
+#[allow(clippy::too_many_arguments)]
 pub async fn prepare_image(
     rados: &Rados,
     pool: &str,
+    data_pool: Option<&str>,
     name: &str,
     size: u64,
     area: u64,
     bs: u64,
     stop: StopRx,
 ) -> Result<Precondition, BenchError> {
+    check_rbd_pools(rados, pool, data_pool)?;
     let io = rados.ioctx(pool)?;
-    ceph::create_image(&io, name, size, None).map_err(|e| first_op_error(rados, pool, e))?;
+    ceph::create_image_in(&io, name, size, None, data_pool)
+        .map_err(|e| first_op_error(rados, pool, e))?;
+    let data = data_pool.unwrap_or(pool);
     let done = match open(&io, pool, name) {
         Ok(img) => {
-            let r = write_test_area(rados, pool, &img, area.min(size), bs, false, &stop).await;
+            let r = write_test_area(rados, data, &img, area.min(size), bs, false, &stop).await;
             drop(img);
             match r {
                 (_, _, Some(e)) => Err(e),
@@ -349,6 +375,10 @@ async fn run_on_image(
 ) -> Result<Outcome, BenchError> {
     let first = open(io, &cfg.pool, name)?;
     let info = first.info()?;
+    // Where the image's data objects live: its data pool, if it has one.
+    // The I/O, the capacity, the placement and the per-OSD rows are there.
+    let data_pool = data_pool_of(rados, io, &first)?;
+    let io_pool = data_pool.as_deref().unwrap_or(&cfg.pool);
     let area = cfg.test_area.unwrap_or(info.size);
     if area > info.size {
         return Err(BenchError::BadGeometry(format!(
@@ -384,7 +414,7 @@ async fn run_on_image(
             }
         );
     let mut warnings = Vec::new();
-    let pool_settings = pool_settings(rados, &cfg.pool, &mut warnings);
+    let pool_settings = pool_settings(rados, io_pool, &mut warnings);
     let mut precondition = None;
     let mut interrupted = false;
     let mut pre_error = None;
@@ -401,7 +431,7 @@ async fn run_on_image(
         // A failed precondition (e.g. the pool filled up) skips the run but
         // still reports what was written, like an interrupt.
         let (p, stopped, error) =
-            write_test_area(rados, &cfg.pool, &first, area, cfg.bs, cfg.live, &stop).await;
+            write_test_area(rados, io_pool, &first, area, cfg.bs, cfg.live, &stop).await;
         interrupted = stopped;
         pre_error = error;
         precondition = Some(p);
@@ -449,6 +479,7 @@ async fn run_on_image(
         cfg,
         io,
         name,
+        data_pool: data_pool.clone(),
         created,
         first: (!skip_run).then_some(first),
         info,
@@ -462,7 +493,7 @@ async fn run_on_image(
     };
     let setup = Setup {
         rados,
-        pool: &cfg.pool,
+        pool: io_pool,
         cluster,
         started_unix,
         telemetry: cfg.telemetry && !skip_run,
@@ -487,6 +518,8 @@ struct RbdJob<'a> {
     cfg: &'a RbdConfig,
     io: &'a IoCtx,
     name: &'a str,
+    /// The image's data pool, if it has one.
+    data_pool: Option<String>,
     created: bool,
     /// The handle opened first (the first job's); `None`: nothing is run.
     first: Option<Image>,
@@ -654,6 +687,7 @@ impl Job for RbdJob<'_> {
         let cfg = self.cfg;
         Workload::Rbd(RbdWorkload {
             pool: cfg.pool.clone(),
+            data_pool: self.data_pool,
             image: self.name.to_string(),
             image_created: self.created,
             image_size: self.info.size,

@@ -235,6 +235,36 @@ impl Rados {
         }
     }
 
+    /// The name of pool `id`, or [`CephError::NoSuchPool`].
+    pub fn pool_name(&self, id: i64) -> Result<String> {
+        let mut buf = vec![0 as c_char; 256];
+        loop {
+            // SAFETY: buf is writable for its full length, which is passed along.
+            let r = unsafe {
+                sys::rados_pool_reverse_lookup(
+                    self.handle.as_ptr(),
+                    id,
+                    buf.as_mut_ptr(),
+                    buf.len(),
+                )
+            };
+            if r == -libc::ERANGE && buf.len() < 1 << 16 {
+                buf = vec![0 as c_char; buf.len() * 4];
+                continue;
+            }
+            if r == -libc::ENOENT {
+                return Err(CephError::NoSuchPool(format!("#{id}")));
+            }
+            if r < 0 {
+                return Err(CephError::call(format!("look up pool id {id}"), r));
+            }
+            // SAFETY: librados wrote a NUL-terminated name into buf.
+            return Ok(unsafe { CStr::from_ptr(buf.as_ptr()) }
+                .to_string_lossy()
+                .into_owned());
+        }
+    }
+
     /// Sends a JSON command to the monitors.
     pub fn mon_command(&self, json: &str) -> Result<CommandOutput> {
         self.command(Target::Mon, json)

@@ -19,7 +19,7 @@ pub use cluster::{librados_version, CommandOutput, ConnectOptions, Rados};
 pub use completion::{AioDone, AioFuture, CompletionQueue, Reaped};
 pub use error::{CephError, ConnectError, Errno, Result};
 pub use ioctx::{IoCtx, ListEntry, ObjectStat, WriteParts};
-pub use rbd::{create_image, remove_image, Image, ImageInfo};
+pub use rbd::{create_image, create_image_in, remove_image, Image, ImageInfo};
 pub use version::{Libraries, MIN_LIBRBD};
 pub use watch::{
     decode_notify_reply, Notify, NotifyAck, NotifyReply, NotifyTimeout, Watch, WatchEvent,

@@ -49,6 +49,86 @@ pub fn create_image(io: &IoCtx, name: &str, size: u64, features: Option<u64>) ->
     Ok(())
 }
 
+/// librbd's image options (`rbd_image_options_t`), freed on drop: what
+/// `rbd_create4` takes beyond the name and size.
+struct ImageOptions {
+    ptr: NonNull<c_void>,
+}
+
+impl ImageOptions {
+    fn new() -> Result<ImageOptions> {
+        let mut opts: sys::rbd_image_options_t = std::ptr::null_mut();
+        // SAFETY: valid out-pointer; librbd allocates the options.
+        unsafe { sys::rbd_image_options_create(&mut opts) };
+        let ptr = NonNull::new(opts).ok_or(CephError::Lost("rbd_image_options_create"))?;
+        Ok(ImageOptions { ptr })
+    }
+
+    fn set_u64(&mut self, opt: u32, value: u64, what: &str) -> Result<()> {
+        // SAFETY: valid options handle; librbd checks the option's type.
+        let r = unsafe { sys::rbd_image_options_set_uint64(self.ptr.as_ptr(), opt as i32, value) };
+        if r < 0 {
+            return Err(CephError::call(format!("set image option {what}"), r));
+        }
+        Ok(())
+    }
+
+    fn set_string(&mut self, opt: u32, value: &str, what: &str) -> Result<()> {
+        let v = cname(what, value)?;
+        // SAFETY: valid options handle and NUL-terminated value; librbd
+        // copies the string.
+        let r =
+            unsafe { sys::rbd_image_options_set_string(self.ptr.as_ptr(), opt as i32, v.as_ptr()) };
+        if r < 0 {
+            return Err(CephError::call(format!("set image option {what}"), r));
+        }
+        Ok(())
+    }
+}
+
+impl Drop for ImageOptions {
+    fn drop(&mut self) {
+        // SAFETY: created by rbd_image_options_create, destroyed once.
+        unsafe { sys::rbd_image_options_destroy(self.ptr.as_ptr()) };
+    }
+}
+
+/// Creates image `name` of `size` bytes in `io`'s pool with its data
+/// objects in pool `data_pool` (`rbd create --data-pool`): the header,
+/// id and object map stay in `io`'s pool. `features` `None` uses the
+/// cluster's `rbd_default_features`. Without a data pool this is
+/// [`create_image`].
+pub fn create_image_in(
+    io: &IoCtx,
+    name: &str,
+    size: u64,
+    features: Option<u64>,
+    data_pool: Option<&str>,
+) -> Result<()> {
+    let Some(data_pool) = data_pool else {
+        return create_image(io, name, size, features);
+    };
+    let n = cname("image name", name)?;
+    let mut opts = ImageOptions::new()?;
+    opts.set_string(sys::RBD_IMAGE_OPTION_DATA_POOL, data_pool, "data pool")?;
+    if let Some(f) = features {
+        opts.set_u64(sys::RBD_IMAGE_OPTION_FEATURES, f, "features")?;
+    }
+    // SAFETY: valid ioctx, NUL-terminated name and a valid options handle
+    // (librbd reads it during the call only).
+    let r = unsafe { sys::rbd_create4(io.raw(), n.as_ptr(), size, opts.ptr.as_ptr()) };
+    if r < 0 {
+        return Err(CephError::call(
+            format!(
+                "create image '{name}' in pool '{}' with data pool '{data_pool}'",
+                io.pool_name()
+            ),
+            r,
+        ));
+    }
+    Ok(())
+}
+
 /// Removes image `name` (blocking; bounded by the op timeouts).
 pub fn remove_image(io: &IoCtx, name: &str) -> Result<()> {
     let n = cname("image name", name)?;
@@ -273,6 +353,13 @@ impl Image {
             block_name_prefix,
             features,
         })
+    }
+
+    /// The id of the pool holding the image's data objects: its data pool
+    /// (`rbd create --data-pool`), else the pool it was opened in.
+    pub fn data_pool_id(&self) -> i64 {
+        // SAFETY: valid image.
+        unsafe { sys::rbd_get_data_pool_id(self.raw()) }
     }
 
     /// Grows or shrinks the image.

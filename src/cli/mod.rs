@@ -397,6 +397,20 @@ impl SteadyArgs {
     }
 }
 
+/// `--data-pools` of `suite` and `sweep rbd` with `--pools`.
+#[derive(Debug, Args)]
+pub struct DataPoolsArg {
+    /// With --pools: each pool's RBD data pool, in order, - for none (e.g. --pools rep3,rep3
+    /// --data-pools -,ec21 compares 3 copies with 2+1, both images' metadata in rep3).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "A,B",
+        allow_hyphen_values = true
+    )]
+    pub data_pools: Option<Vec<String>>,
+}
+
 /// Bad input that clap's types cannot catch; printed as one line, exit 2.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]

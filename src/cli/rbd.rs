@@ -16,9 +16,13 @@ use super::{dur, rate_arg, rate_spec, size, ArrivalArg, UsageError};
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("img").required(true).args(["image", "size"])))]
 pub struct RbdArgs {
-    /// Pool holding the image.
+    /// Pool holding the image (with --data-pool: its metadata only).
     #[arg(short = 'p', long)]
     pub pool: String,
+    /// Put the created image's data objects in this pool, as `rbd create --data-pool`
+    /// (e.g. an erasure-coded pool with allow_ec_overwrites); the metadata stays in -p.
+    #[arg(long, value_name = "POOL")]
+    pub data_pool: Option<String>,
     /// Use this existing image (written only with --allow-write).
     #[arg(long, value_name = "NAME")]
     pub image: Option<String>,
@@ -211,8 +215,17 @@ impl RbdArgs {
             (None, Some(_)) => return Err(u("--size must be larger than 0".into())),
             _ => return Err(u("give exactly one of --image NAME or --size SIZE".into())),
         };
+        if let Some(d) = &self.data_pool {
+            if self.image.is_some() {
+                return Err(u(format!(
+                    "--data-pool {d} places the data of an image cephbench creates: use --size;                      an existing --image keeps its own data pool (read from the image)"
+                )));
+            }
+            plan::data_pool(Flags, &self.pool, d).map_err(u)?;
+        }
         Ok(RbdConfig {
             pool: self.pool.clone(),
+            data_pool: self.data_pool.clone(),
             image,
             mode: self.rw,
             rwmix_read: self.rwmix_read,

@@ -24,6 +24,13 @@ pub struct SuiteArgs {
         value_name = "A,B"
     )]
     pub pools: Option<Vec<String>>,
+    /// Put the RBD image's data objects in this pool (as `rbd create --data-pool`; e.g. an
+    /// erasure-coded pool with allow_ec_overwrites): -p keeps the image's metadata, and the
+    /// rados jobs run on the data pool [default: the suite file's data-pool].
+    #[arg(long, value_name = "POOL")]
+    pub data_pool: Option<String>,
+    #[command(flatten)]
+    pub paired: super::DataPoolsArg,
     /// Runs of every job [default: the suite's, 2 for the built-ins].
     #[arg(long, value_name = "N")]
     pub runs: Option<u32>,
@@ -108,12 +115,32 @@ impl SuiteArgs {
             cephbench::names::validate_namespace(n).map_err(UsageError)?;
         }
         let namespace = self.namespace.as_ref().unwrap_or(&base.namespace);
+        // The suite file's data-pool is the default of --data-pool (not of --data-pools).
+        let one = self.data_pool.as_deref().or(base
+            .data_pool
+            .as_deref()
+            .filter(|_| self.paired.data_pools.is_none()));
+        let data_pools =
+            cephbench::plan::data_pools(&pools, one, self.paired.data_pools.as_deref()).map_err(
+                |e| match (self.data_pool.is_none(), &base.data_pool) {
+                    (true, Some(d)) if pools.len() > 1 && self.paired.data_pools.is_none() => {
+                        UsageError(format!(
+                            "suite {} sets data-pool {d}; with --pools give --data-pools, one per \
+                         pool in order and - for none",
+                            self.suite
+                        ))
+                    }
+                    _ => UsageError(e),
+                },
+            )?;
         // The group object lives in the agents' pool: -p POOL, or the first of --pools.
         let group = self.group.config(&pools[0], namespace)?;
         let opts: Vec<suite::SuiteOptions> = pools
             .into_iter()
-            .map(|pool| suite::SuiteOptions {
+            .zip(data_pools)
+            .map(|(pool, data_pool)| suite::SuiteOptions {
                 pool,
+                data_pool,
                 runs: self.runs,
                 runtime: self.runtime,
                 ramp: self.ramp,
@@ -129,6 +156,13 @@ impl SuiteArgs {
                 namespace: self.namespace.clone(),
             })
             .collect();
+        if !base.uses_image() && opts.iter().any(|o| o.data_pool.is_some()) {
+            return Err(UsageError(format!(
+                "suite {} has no rbd jobs, so no image whose data could go to a data pool; drop \
+                 --data-pool(s) (its rados jobs run on -p)",
+                base.name
+            )));
+        }
         let s = base.with_options(&opts[0]).map_err(UsageError)?;
         Ok((s, opts))
     }

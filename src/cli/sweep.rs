@@ -80,6 +80,8 @@ pub struct SweepOpts {
     /// Sweep each of these pools in turn: one curve and knee each, on one plot.
     #[arg(long, value_delimiter = ',', value_name = "A,B")]
     pub pools: Option<Vec<String>>,
+    #[command(flatten)]
+    pub paired: super::DataPoolsArg,
 }
 
 impl SweepOpts {
@@ -87,6 +89,7 @@ impl SweepOpts {
     fn plan(
         &self,
         pool: &str,
+        data_pool: Option<&str>,
         arrival: ArrivalArg,
     ) -> Result<cephbench::sweep::SweepOptions, UsageError> {
         use cephbench::sweep::{check_rising, rate_steps, Axis};
@@ -94,7 +97,9 @@ impl SweepOpts {
         let pools = match (pool.is_empty(), &self.pools) {
             (false, None) => vec![pool.to_string()],
             (true, Some(ps)) if !ps.is_empty() && ps.iter().all(|p| !p.is_empty()) => {
-                if ps.iter().enumerate().any(|(i, p)| ps[..i].contains(p)) {
+                if self.paired.data_pools.is_none()
+                    && ps.iter().enumerate().any(|(i, p)| ps[..i].contains(p))
+                {
                     return Err(u("--pools lists a pool twice; name each pool once".into()));
                 }
                 ps.clone()
@@ -108,6 +113,8 @@ impl SweepOpts {
                 ))
             }
         };
+        let data_pools =
+            plan::data_pools(&pools, data_pool, self.paired.data_pools.as_deref()).map_err(u)?;
         if self.rate_from.is_none()
             && (self.rate_to.is_some() || self.rate_step.is_some() || self.rate_factor.is_some())
         {
@@ -155,6 +162,7 @@ impl SweepOpts {
         }
         Ok(cephbench::sweep::SweepOptions {
             pools,
+            data_pools,
             axis,
             steps,
             p99_target: self.p99_target,
@@ -203,7 +211,13 @@ impl SweepArgs {
                 cfg.duration = Some(b.duration.unwrap_or(SWEEP_POINT));
                 cfg.telemetry = telemetry;
                 cfg.counter_interval = counter_interval;
-                let mut o = a.sweep.plan(&b.pool, b.arrival)?;
+                if a.sweep.paired.data_pools.is_some() {
+                    return Err(u(
+                        "--data-pools places an RBD image's data; sweep rados writes objects into \
+                         each of --pools itself: drop --data-pools",
+                    ));
+                }
+                let mut o = a.sweep.plan(&b.pool, None, b.arrival)?;
                 // The agents join the group in the first pool (of --pools).
                 o.group = b.group.config(&o.pools[0], &b.namespace)?;
                 (SweepJob::Rados(cfg), o)
@@ -224,7 +238,14 @@ impl SweepArgs {
                 cfg.duration = Some(b.duration.unwrap_or(SWEEP_POINT));
                 cfg.telemetry = telemetry;
                 cfg.counter_interval = counter_interval;
-                (SweepJob::Rbd(cfg), a.sweep.plan(&b.pool, b.arrival)?)
+                if a.sweep.paired.data_pools.is_some() && b.size.is_none() {
+                    return Err(u(
+                        "--data-pools places the data of an image cephbench creates: give --size \
+                         (an existing --image keeps its own data pool)",
+                    ));
+                }
+                let o = a.sweep.plan(&b.pool, b.data_pool.as_deref(), b.arrival)?;
+                (SweepJob::Rbd(cfg), o)
             }
         };
         opts.progress = progress;

@@ -57,7 +57,12 @@ pub fn rbd(conn: &ConnArgs, args: &RbdArgs, g: &Globals) -> anyhow::Result<ExitC
     cfg.disrupt = disrupt_plan(g, group.is_some(), cfg.duration.map(|d| d + cfg.ramp))?;
     let s = connect::connect(conn, bench::rbd_cache_overrides(cfg.rbd_cache))?;
     preflight(&s.rados, g)?;
-    disrupt_preflight(&s.rados, cfg.disrupt.as_ref(), &cfg.pool)?;
+    if let bench::ImageChoice::Create { .. } = cfg.image {
+        rbd_pools_preflight(&s.rados, &cfg.pool, cfg.data_pool.as_deref())?;
+    }
+    // The OSDs that serve the image's data.
+    let data_pool = cfg.data_pool.as_deref().unwrap_or(&cfg.pool);
+    disrupt_preflight(&s.rados, cfg.disrupt.as_ref(), data_pool)?;
     s.rt.block_on(async {
         let hint = match &cfg.image {
             bench::ImageChoice::Create { name, .. } => {
@@ -71,6 +76,23 @@ pub fn rbd(conn: &ConnArgs, args: &RbdArgs, g: &Globals) -> anyhow::Result<ExitC
             return run_group(&s.rados, group, JobSpec::Rbd(cfg), stop, g).await;
         }
         finish(bench::run_rbd(&s.rados, &cfg, stop).await?, g)
+    })
+}
+
+/// Before anything is written: the pools can hold an RBD image created in
+/// `pool` with its data in `data_pool` ([`bench::check_rbd_pools`]); a pool
+/// that cannot is bad input (exit 2).
+pub fn rbd_pools_preflight(
+    rados: &Rados,
+    pool: &str,
+    data_pool: Option<&str>,
+) -> anyhow::Result<()> {
+    bench::check_rbd_pools(rados, pool, data_pool).map_err(|e| {
+        if e.is_bad_input() {
+            anyhow::Error::new(UsageError(e.to_string()))
+        } else {
+            anyhow::Error::new(e)
+        }
     })
 }
 

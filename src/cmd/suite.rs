@@ -25,6 +25,11 @@ pub fn suite(conn: &ConnArgs, args: &SuiteArgs, g: &Globals) -> anyhow::Result<E
     let connect::Session { rt, rados } =
         connect::connect(conn, vec![("rbd_cache".into(), "false".into())])?;
     crate::cmd::bench::preflight(&rados, g)?;
+    if suite.uses_image() {
+        for o in opts {
+            crate::cmd::bench::rbd_pools_preflight(&rados, &o.pool, o.data_pool.as_deref())?;
+        }
+    }
     if g.announce {
         let per_pool = suite.expected();
         eprintln!(
@@ -45,13 +50,16 @@ pub fn suite(conn: &ConnArgs, args: &SuiteArgs, g: &Globals) -> anyhow::Result<E
         );
     }
     rt.block_on(async move {
-        let stop = signals::install(format!(
-            "cephbench cleanup -p {}",
-            opts.iter()
-                .map(|o| o.pool.as_str())
-                .collect::<Vec<_>>()
-                .join(" / -p ")
-        ));
+        // The images are in -p, the rados jobs' objects in the data pool.
+        let mut cleaned: Vec<&str> = Vec::new();
+        for o in opts {
+            for p in [o.pool.as_str(), o.io_pool()] {
+                if !cleaned.contains(&p) {
+                    cleaned.push(p);
+                }
+            }
+        }
+        let stop = signals::install(format!("cephbench cleanup -p {}", cleaned.join(" / -p ")));
         let mut docs = Vec::new();
         let mut failure = None;
         let outcomes = cephbench::suite::run_suites(&rados, suite, opts, stop.clone()).await?;
@@ -114,6 +122,13 @@ pub fn sweep(conn: &ConnArgs, args: &SweepArgs, g: &Globals) -> anyhow::Result<E
     };
     let connect::Session { rt, rados } = connect::connect(conn, overrides)?;
     crate::cmd::bench::preflight(&rados, g)?;
+    if let cephbench::sweep::SweepJob::Rbd(c) = job {
+        if let cephbench::bench::ImageChoice::Create { .. } = c.image {
+            for (pool, data) in opts.pools.iter().zip(&opts.data_pools) {
+                crate::cmd::bench::rbd_pools_preflight(&rados, pool, data.as_deref())?;
+            }
+        }
+    }
     if opts.progress {
         eprintln!("{}", cephbench::sweep::announce(job, opts));
     }

@@ -286,7 +286,7 @@ async fn serve(
                                                     ),
                                                     Box::pin(async move {
                                                         let done = bench::prepare_image(
-                                                            &r2, &p.pool, &image, p.size, p.test_area, p.bs, rx,
+                                                            &r2, &p.pool, p.data_pool.as_deref(), &image, p.size, p.test_area, p.bs, rx,
                                                         )
                                                         .await;
                                                         JobOut::Prepared { image, pool: p.pool, done }

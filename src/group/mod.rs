@@ -135,6 +135,9 @@ pub enum JobSpec {
 pub struct PrepareSpec {
     /// The pool of the images.
     pub pool: String,
+    /// The pool of their data objects (`--data-pool`), if not `pool`.
+    #[serde(default)]
+    pub data_pool: Option<String>,
     /// The image name before `.<agent id>`.
     pub image_base: String,
     /// Image size, bytes.

@@ -99,10 +99,12 @@ pub const COMPARISON_HEADER: &str = "job,figure,source,label,value,diff_pct,sign
 /// figure the median over runs (or the best run's, `aggregate`) with its
 /// spread between runs in percent; MB/s = 10^6 bytes/s, latencies in ms;
 /// `mean_in_flight` / `asked_in_flight` of the run that kept fewest ops in
-/// flight (empty where not recorded).
+/// flight (empty where not recorded); `data_pool` the pool the RBD image's
+/// data and the rados jobs went to (empty: `pool`), `usable_pct` that
+/// pool's usable share of its raw capacity (empty where unknown).
 pub const SUITE_HEADER: &str = "suite,pool,job,op,label,runs,aggregate,iops,iops_spread_pct,\
 mb_per_s,mb_per_s_spread_pct,mean_ms,mean_ms_spread_pct,p99_ms,p99_ms_spread_pct,iops_per_gib,flagged,\
-mean_in_flight,asked_in_flight";
+mean_in_flight,asked_in_flight,data_pool,usable_pct";
 
 impl Reporter for Csv {
     fn render(&self, r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
@@ -153,7 +155,7 @@ impl Reporter for Csv {
             for r in &d.summary.rows {
                 writeln!(
                     out,
-                    "{},{},{},{},{},{},{},{:.1},{:.1},{:.3},{:.1},{:.3},{:.1},{:.3},{:.1},{},{},{}",
+                    "{},{},{},{},{},{},{},{:.1},{:.1},{:.3},{:.1},{:.3},{:.1},{:.3},{:.1},{},{},{},{},{}",
                     field(&d.suite),
                     field(&d.pool),
                     field(&r.job),
@@ -171,7 +173,11 @@ impl Reporter for Csv {
                     r.p99_ms.spread_pct,
                     r.iops_per_gib.map_or(String::new(), |x| format!("{x:.1}")),
                     r.flagged,
-                    in_flight(crate::suite::row_client(d, r))
+                    in_flight(crate::suite::row_client(d, r)),
+                    d.data_pool.as_deref().map(field).unwrap_or_default(),
+                    d.pool_settings
+                        .as_ref()
+                        .map_or(String::new(), |p| format!("{:.1}", p.usable_fraction() * 100.0))
                 )?;
             }
         }

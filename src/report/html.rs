@@ -102,6 +102,9 @@ fn result_section(h: &mut String, i: usize, several: bool, name: &str, r: &Bench
         crate::units::fmt_utc(r.started_unix),
         esc(&r.latency_definition)
     ));
+    if let Some(line) = super::pool_line(r, true) {
+        h.push_str(&format!("<p>{}</p>", esc(&line)));
+    }
     if r.interrupted {
         h.push_str("<p class=\"warn\">Interrupted: partial results.</p>");
     }

@@ -42,6 +42,9 @@ impl Reporter for Markdown {
                 .unwrap_or("version unknown"),
             r.latency_definition
         )?;
+        if let Some(line) = super::pool_line(r, false) {
+            writeln!(out, "\n{}", line.replace('|', "\\|"))?;
+        }
         for w in &r.warnings {
             writeln!(out, "\n> **Warning:** {w}")?;
         }

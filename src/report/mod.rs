@@ -384,6 +384,23 @@ pub fn change_lines(r: &BenchResult, j: &crate::result::JobReport) -> Vec<String
         .collect()
 }
 
+/// The pool's layout in one line (`pool: size 3, ...` or `data pool 'ec21':
+/// erasure 2+1 ...`): always for an erasure-coded pool (whose size is not
+/// its copies) and for an image's data pool (the settings are that pool's,
+/// not the image's), else only with `verbose`.
+pub fn pool_line(r: &BenchResult, verbose: bool) -> Option<String> {
+    let p = r.pool.as_ref()?;
+    let data = match &r.workload {
+        crate::result::Workload::Rbd(w) => w.data_pool.as_deref(),
+        crate::result::Workload::Rados(_) => None,
+    };
+    match data {
+        Some(d) => Some(format!("data pool '{d}': {}", p.summary())),
+        None if verbose || p.erasure.is_some() => Some(format!("pool: {}", p.summary())),
+        None => None,
+    }
+}
+
 /// Whether the reads ran cold (the OSDs dropped their caches before the
 /// job) or warm; a warm read is said only with `verbose`.
 pub fn read_cache_line(r: &BenchResult, verbose: bool) -> Option<String> {

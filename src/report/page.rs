@@ -110,10 +110,7 @@ pub fn comparison_section(h: &mut String, c: &compare::Comparison, names: &[Stri
             esc(r.figure)
         ));
         for i in 0..r.values.len() {
-            h.push_str(&format!(
-                "<td class=\"n\">{}</td>",
-                compare::fmt_value(r.values[i])
-            ));
+            h.push_str(&format!("<td class=\"n\">{}</td>", compare::fmt_cell(r, i)));
             if i > 0 {
                 h.push_str(&format!(
                     "<td class=\"n\">{}</td>",

@@ -13,7 +13,7 @@ use crate::suite::{Aggregate, CdmCell, CdmTable, Figure, SuiteDoc, Suites};
 
 /// Renders the suites' page.
 pub fn render_suites_page(s: &Suites, out: &mut dyn io::Write) -> io::Result<()> {
-    let pools: Vec<&str> = s.docs.iter().map(|d| d.pool.as_str()).collect();
+    let pools: Vec<&str> = s.docs.iter().map(SuiteDoc::io_pool).collect();
     let name = s.docs.first().map_or("", |d| d.suite.as_str());
     let mut h = open_page(&format!("cephbench suite {name} on {}", pools.join(", ")));
     if let Some(t) = &s.cdm {
@@ -134,10 +134,10 @@ fn cell(f: &Figure, fmt: fn(f64) -> String) -> String {
 fn suite_section(h: &mut String, d: &SuiteDoc) {
     let s = &d.settings;
     h.push_str(&format!(
-        "<section><h2>Suite {} on pool {}</h2><p>{} run(s) per job, {} s measured after a {} s \
+        "<section><h2>Suite {} on {}</h2><p>{} run(s) per job, {} s measured after a {} s \
          ramp; figures: {}{}.</p>",
         esc(&d.suite),
-        esc(&d.pool),
+        esc(&d.where_ran()),
         s.runs,
         s.runtime_s,
         s.ramp_s,
@@ -149,7 +149,12 @@ fn suite_section(h: &mut String, d: &SuiteDoc) {
         }
     ));
     if let Some(p) = &d.pool_settings {
-        h.push_str(&format!("<p>Pool: {}</p>", esc(&p.summary())));
+        let what = if d.data_pool.is_some() {
+            "Data pool"
+        } else {
+            "Pool"
+        };
+        h.push_str(&format!("<p>{what}: {}</p>", esc(&p.summary())));
     }
     let (header, rows) =
         super::tables::suite_lines(d, &|f: &Figure, fmt: fn(f64) -> String| cell(f, fmt));
@@ -183,7 +188,7 @@ fn job_bars(h: &mut String, docs: &[SuiteDoc]) {
         return;
     };
     h.push_str("<section><h2>Per job</h2>");
-    let series: Vec<String> = docs.iter().map(|d| d.pool.clone()).collect();
+    let series: Vec<String> = docs.iter().map(|d| d.io_pool().to_string()).collect();
     let groups = |f: &dyn Fn(&crate::suite::SummaryRow) -> f64| -> Vec<BarGroup> {
         first
             .summary

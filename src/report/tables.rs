@@ -7,7 +7,7 @@ use std::io;
 
 use super::{wrap, TEXT_WIDTH};
 use crate::compare::{
-    fmt_diff, fmt_value, headlines, job_label, letter, pct_of_diff_cell, Comparison,
+    fmt_cell, fmt_diff, headlines, job_label, letter, pct_of_diff_cell, Comparison,
 };
 use crate::suite::{Aggregate, CdmCell, CdmDiff, CdmTable, Figure, SuiteDoc, Suites};
 use crate::units::thousands;
@@ -42,7 +42,7 @@ pub fn comparison_table(c: &Comparison, markdown: bool, out: &mut dyn io::Write)
     for r in &c.rows {
         let mut line = vec![job_label(&r.job), r.figure.to_string()];
         for i in 0..r.values.len() {
-            line.push(fmt_value(r.values[i]));
+            line.push(fmt_cell(r, i));
             if i > 0 {
                 line.push(fmt_diff(r.diff_pct[i], r.significant[i]));
             }
@@ -280,9 +280,9 @@ fn cell(f: &Figure, fmt: fn(f64) -> String, markdown: bool) -> String {
 fn suite_head(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> io::Result<()> {
     let s = &doc.settings;
     let head = format!(
-        "Suite {} on pool {}: {} run(s) per job, {} s measured after a {} s ramp{}",
+        "Suite {} on {}: {} run(s) per job, {} s measured after a {} s ramp{}",
         doc.suite,
-        doc.pool,
+        doc.where_ran(),
         s.runs,
         s.runtime_s,
         s.ramp_s,
@@ -298,7 +298,12 @@ fn suite_head(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> io::Re
         writeln!(out, "{head}")?;
     }
     if let Some(p) = &doc.pool_settings {
-        let line = format!("Pool: {}", p.summary());
+        let what = if doc.data_pool.is_some() {
+            "Data pool"
+        } else {
+            "Pool"
+        };
+        let line = format!("{what}: {}", p.summary());
         if markdown {
             writeln!(out, "{line}  ")?;
         } else {
@@ -430,7 +435,7 @@ fn suite_notes(docs: &[SuiteDoc], markdown: bool, out: &mut dyn io::Write) -> io
     for d in docs {
         for line in crate::suite::not_quiet_runs(d) {
             let pool = if docs.len() > 1 {
-                format!("pool '{}', ", d.pool)
+                format!("pool '{}', ", d.io_pool())
             } else {
                 String::new()
             };
@@ -619,8 +624,24 @@ pub fn cdm_lines(
         }
         lines.push(l);
     }
+    // Several pools: their capacity beside their figures, under the read
+    // MB/s columns (usable / raw, the Diff against the first pool).
+    if n > 1 && t.usable.iter().any(Option::is_some) {
+        let pct = |u: &Option<f64>| u.map_or("-".into(), |u| format!("{:.0} %", u * 100.0));
+        let mut l = vec![USABLE_ROW.to_string()];
+        l.extend(t.usable.iter().map(pct));
+        l.extend(t.usable[1..].iter().map(|u| match (t.usable[0], u) {
+            (Some(a), Some(b)) if a > 0.0 => format!("{:+.0}%", (b - a) / a * 100.0),
+            _ => "-".into(),
+        }));
+        l.resize(lines[0].len(), String::new());
+        lines.push(l);
+    }
     (groups, lines)
 }
+
+/// The label of CrystalDiskMark's table's capacity row.
+pub const USABLE_ROW: &str = "usable/raw";
 
 /// A text table under a line of column groups, each label centred over
 /// the columns it spans; the first column left-aligned, the others right.
@@ -806,7 +827,11 @@ fn comparison_short(c: &Comparison, markdown: bool, out: &mut dyn io::Write) -> 
         rows: c
             .rows
             .iter()
-            .filter(|r| r.figure == "IOPS" || r.figure == "mean lat ms")
+            .filter(|r| {
+                r.figure == "IOPS"
+                    || r.figure == "mean lat ms"
+                    || r.figure == crate::compare::USABLE
+            })
             .cloned()
             .collect(),
         moved: Vec::new(),

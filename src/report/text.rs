@@ -72,13 +72,17 @@ impl Text {
             Workload::Rbd(w) => {
                 writeln!(
                     out,
-                    "cephbench {} — rbd {} on image '{}/{}' ({}{}): {} ops, iodepth {} x {} job(s), test area {}",
+                    "cephbench {} — rbd {} on image '{}/{}' ({}{}{}): {} ops, iodepth {} x {} job(s), test area {}",
                     r.tool.version,
                     w.rw,
                     w.pool,
                     w.image,
                     fmt_bytes(w.image_size),
                     if w.image_created { ", created for this run" } else { "" },
+                    w.data_pool
+                        .as_ref()
+                        .map(|d| format!(", data in pool '{d}'"))
+                        .unwrap_or_default(),
                     fmt_bytes(w.bs),
                     w.iodepth,
                     w.numjobs,
@@ -134,14 +138,8 @@ impl Text {
             r.cluster.client_host,
             r.cluster.entity
         )?;
-        // The pool's layout: always for an erasure-coded pool (whose size
-        // is not its copies), else with -v.
-        if let Some(p) = r
-            .pool
-            .as_ref()
-            .filter(|p| self.verbose || p.erasure.is_some())
-        {
-            writeln!(out, "pool: {}", p.summary())?;
+        if let Some(line) = super::pool_line(r, self.verbose) {
+            writeln!(out, "{line}")?;
         }
         if r.interrupted {
             writeln!(out, "INTERRUPTED: partial results")?;

@@ -74,6 +74,9 @@ pub struct CdmTable {
     pub runs: Vec<u32>,
     /// One row per profile.
     pub rows: Vec<CdmRow>,
+    /// Each pool's usable fraction of its raw capacity (1/size, or k/(k+m)
+    /// erasure-coded), `None` where its settings are unknown.
+    pub usable: Vec<Option<f64>>,
 }
 
 impl CdmTable {
@@ -155,7 +158,15 @@ pub fn cdm_table(docs: &[SuiteDoc]) -> Option<CdmTable> {
         })
         .collect();
     Some(CdmTable {
-        pools: docs.iter().map(|d| d.pool.clone()).collect(),
+        pools: docs.iter().map(|d| d.io_pool().to_string()).collect(),
+        usable: docs
+            .iter()
+            .map(|d| {
+                d.pool_settings
+                    .as_ref()
+                    .map(crate::result::PoolSettings::usable_fraction)
+            })
+            .collect(),
         aggregate,
         runs: docs
             .iter()

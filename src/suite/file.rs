@@ -47,6 +47,7 @@ struct FileSuite {
     image_size: Option<Spanned<Quantity>>,
     test_area: Option<Spanned<Quantity>>,
     namespace: Option<Spanned<String>>,
+    data_pool: Option<Spanned<String>>,
     #[serde(default)]
     job: Vec<Spanned<FileJob>>,
 }
@@ -164,7 +165,17 @@ pub fn parse(text: &str, file: &str) -> Result<Suite, SuiteFileError> {
         test_area: 2 << 30,
         jobs: Vec::new(),
         namespace: String::new(),
+        data_pool: None,
     };
+    if let Some(d) = &raw.data_pool {
+        if d.get_ref().is_empty() {
+            return Err(err(
+                d.span().start,
+                "data-pool needs a pool name, e.g. data-pool = \"ec21\"".into(),
+            ));
+        }
+        suite.data_pool = Some(d.get_ref().clone());
+    }
     if let Some(n) = &raw.namespace {
         crate::names::validate_namespace(n.get_ref())
             .map_err(|m| err(n.span().start, m.replacen("--namespace", "namespace", 1)))?;
@@ -468,6 +479,16 @@ mod tests {
         let s = parse(EXAMPLE, "examples/suite.toml").unwrap();
         assert!(!s.jobs.is_empty());
         assert!(s.jobs.iter().any(|j| j.kind.is_rbd()));
+    }
+
+    #[test]
+    fn a_data_pool_is_a_pool_name() {
+        let jobs = "[[job]]\ncommand = \"rbd\"\n";
+        let s = parse(&format!("data-pool = \"ec21\"\n{jobs}"), "s.toml").unwrap();
+        assert_eq!(s.data_pool.as_deref(), Some("ec21"));
+        assert_eq!(parse(jobs, "s.toml").unwrap().data_pool, None);
+        let e = parse(&format!("data-pool = \"\"\n{jobs}"), "s.toml").unwrap_err();
+        assert!(e.to_string().contains("data-pool needs a pool name"), "{e}");
     }
 
     #[test]

@@ -53,6 +53,9 @@ pub struct Suite {
     /// RADOS namespace of the rados jobs' objects ("" for the default;
     /// `-N` overrides); RBD images stay in the pool's default namespace.
     pub namespace: String,
+    /// The pool of the RBD image's data objects (a suite file's
+    /// `data-pool`; `--data-pool`/`--data-pools` override it).
+    pub data_pool: Option<String>,
 }
 
 /// One job of a suite.
@@ -173,6 +176,7 @@ pub fn builtin(name: &str) -> Option<Suite> {
         test_area,
         jobs,
         namespace: String::new(),
+        data_pool: None,
     };
     match name {
         // The lab method: 8 GiB disk, 2 GiB test area preconditioned, five

@@ -21,8 +21,11 @@ use crate::result::{Precondition, Workload};
 /// How to run a suite: the pool and the command-line overrides.
 #[derive(Debug, Clone)]
 pub struct SuiteOptions {
-    /// The pool.
+    /// The pool (of the RBD image; with `data_pool`, of its metadata only).
     pub pool: String,
+    /// `--data-pool`: the image's data objects go to this pool, and the
+    /// rados jobs run on it (the pool the suite measures).
+    pub data_pool: Option<String>,
     /// `--runs`.
     pub runs: Option<u32>,
     /// `--runtime`: every job's measured time.
@@ -51,6 +54,13 @@ pub struct SuiteOptions {
     pub group: Option<crate::group::GroupConfig>,
     /// `-N`: the rados jobs' namespace, over the suite file's.
     pub namespace: Option<String>,
+}
+
+impl SuiteOptions {
+    /// The pool the jobs' data goes to: the data pool, else the pool.
+    pub fn io_pool(&self) -> &str {
+        self.data_pool.as_deref().unwrap_or(&self.pool)
+    }
 }
 
 /// The run names a suite's rados jobs write: its own, or on a group, each
@@ -145,9 +155,10 @@ impl Suite {
             s.namespace = n.clone();
         }
         if !s.uses_image() {
-            if o.image_size.is_some() || o.test_area.is_some() {
+            if o.image_size.is_some() || o.test_area.is_some() || o.data_pool.is_some() {
                 return Err(format!(
-                    "suite {} has no rbd jobs; drop --image-size/--test-area",
+                    "suite {} has no rbd jobs; drop --image-size/--test-area/--data-pool(s) \
+                     (its rados jobs run on -p)",
                     s.name
                 ));
             }
@@ -323,20 +334,25 @@ impl PoolSession {
         let started_unix = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
+        if suite.uses_image() {
+            bench::check_rbd_pools(rados, &opts.pool, opts.data_pool.as_deref())?;
+        }
         let io = rados.ioctx(&opts.pool)?;
         let mut warnings = Vec::new();
-        let pool_settings = bench::pool_settings(rados, &opts.pool, &mut warnings);
+        // The settings of the pool the data goes to.
+        let pool_settings = bench::pool_settings(rados, opts.io_pool(), &mut warnings);
         for w in &warnings {
             eprintln!("cephbench: warning: {w}");
         }
         // On a group, each agent makes its own image (see `run_round`).
         let image = if suite.uses_image() && opts.group.is_none() {
             let name = crate::names::new_image_name();
-            ceph::create_image(&io, &name, suite.image_size, None).map_err(|e| {
-                match e.errno() {
-                    Some(libc::EPERM | libc::EACCES) => bench::no_access(rados, &opts.pool, e),
-                    _ => BenchError::Ceph(e),
-                }
+            let data = opts.data_pool.as_deref();
+            ceph::create_image_in(&io, &name, suite.image_size, None, data).map_err(|e| match e
+                .errno()
+            {
+                Some(libc::EPERM | libc::EACCES) => bench::no_access(rados, &opts.pool, e),
+                _ => BenchError::Ceph(e),
             })?;
             Some(name)
         } else {
@@ -346,7 +362,7 @@ impl PoolSession {
         let run_name = format!(
             "suite-{}-{started_unix}-{}",
             std::process::id(),
-            opts.pool
+            opts.io_pool()
                 .bytes()
                 .fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(b as u32))
                 % 10_000
@@ -400,8 +416,9 @@ impl PoolSession {
         (start, done, total): (Instant, &mut usize, usize),
     ) -> Result<bool, BenchError> {
         let opts = &mut self.opts;
-        // The rados jobs' objects live in the suite's namespace.
-        let mut io = rados.ioctx(&opts.pool)?;
+        // The rados jobs' objects live in the suite's namespace, in the
+        // pool the data goes to.
+        let mut io = rados.ioctx(opts.io_pool())?;
         io.set_namespace(&suite.namespace)?;
         let io = io;
         let image_base = self.image_base.clone();
@@ -437,7 +454,7 @@ impl PoolSession {
                     clock(start.elapsed()),
                     clock(suite.expected() * (total / suite.plan().len().max(1)) as u32),
                     job.name,
-                    opts.pool,
+                    opts.io_pool(),
                     suite.job_runs(j)
                 );
             }
@@ -455,11 +472,12 @@ impl PoolSession {
                             "suite {}: preconditioning: writing the test area ({}) of pool {} once",
                             suite.name,
                             crate::units::fmt_bytes(suite.test_area),
-                            opts.pool
+                            opts.io_pool()
                         );
                     }
                     let cfg = RbdConfig {
                         pool: opts.pool.clone(),
+                        data_pool: opts.data_pool.clone(),
                         image: ImageChoice::Existing {
                             // On a group, each agent puts its own image here.
                             name: self.image.as_deref().unwrap_or(&image_base).to_string(),
@@ -521,7 +539,7 @@ impl PoolSession {
                         }
                     }
                     let cfg = RadosConfig {
-                        pool: opts.pool.clone(),
+                        pool: opts.io_pool().to_string(),
                         mode: *mode,
                         block_size: *block_size,
                         object_size: *object_size,
@@ -618,7 +636,7 @@ impl PoolSession {
             }
         }
         if suite.jobs.iter().any(|j| !j.kind.is_rbd()) {
-            let mut rio = rados.ioctx(&opts.pool)?;
+            let mut rio = rados.ioctx(opts.io_pool())?;
             rio.set_namespace(&suite.namespace)?;
             for name in run_names(&self.run_name, opts) {
                 if let Ok(Some(meta)) = read_meta(&rio, &name).await {
@@ -646,6 +664,7 @@ impl PoolSession {
             suite: suite.name.clone(),
             source: suite.source.clone(),
             pool: opts.pool.clone(),
+            data_pool: opts.data_pool.clone(),
             settings: SuiteSettings {
                 runs: suite.runs,
                 runtime_s: suite.runtime.as_secs_f64(),
@@ -707,6 +726,7 @@ async fn prepare_agent_images(
     }
     let spec = crate::group::PrepareSpec {
         pool: opts.pool.clone(),
+        data_pool: opts.data_pool.clone(),
         image_base: image_base.to_string(),
         size: suite.image_size,
         test_area: suite.test_area,

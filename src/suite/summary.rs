@@ -25,8 +25,12 @@ pub struct SuiteDoc {
     pub suite: String,
     /// `built-in` or the suite file's path.
     pub source: String,
-    /// The pool it ran on.
+    /// The pool it ran on (with `data_pool`: of the RBD image's metadata).
     pub pool: String,
+    /// `--data-pool`: the pool the RBD image's data objects and the rados
+    /// jobs went to, whose settings `pool_settings` are (null: `pool`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_pool: Option<String>,
     /// The settings the suite ran with.
     pub settings: SuiteSettings,
     /// The pool's settings and its OSDs' memory targets, as probed before the first job.
@@ -174,6 +178,17 @@ pub struct Figure {
 }
 
 impl SuiteDoc {
+    /// The pool the data went to, what the tables call the suite's side:
+    /// the data pool, else the pool.
+    pub fn io_pool(&self) -> &str {
+        self.data_pool.as_deref().unwrap_or(&self.pool)
+    }
+
+    /// Where it ran, in words: `pool rbd`, or `pool rbd, data in pool ec21`.
+    pub fn where_ran(&self) -> String {
+        crate::result::where_ran(&self.pool, self.data_pool.as_deref())
+    }
+
     /// The jobs in the table's order.
     pub fn job_order(&self) -> Vec<String> {
         let mut order: Vec<String> = Vec::new();
@@ -510,7 +525,10 @@ fn mean_attribution(reps: &[&JobReport]) -> Option<crate::result::Attribution> {
 pub fn suite_source(doc: &SuiteDoc) -> Option<compare::Source> {
     let r = as_bench_result(doc)?;
     let mut s = compare::Source::from(&r);
-    s.label = format!("suite {} on {}", doc.suite, doc.pool);
+    s.label = match &doc.data_pool {
+        Some(d) => format!("suite {} on {}, data in {d}", doc.suite, doc.pool),
+        None => format!("suite {} on {}", doc.suite, doc.pool),
+    };
     s.per_run = doc
         .summary
         .rows
@@ -527,7 +545,11 @@ pub fn suite_source(doc: &SuiteDoc) -> Option<compare::Source> {
     let runs: Vec<&BenchResult> = doc.runs.iter().map(|r| &r.result).collect();
     s.osds = compare::osd_evidence(&runs);
     s.ram_per_osd_bytes = doc.summary.ram_per_osd_bytes;
-    s.name = doc.pool.clone();
+    s.name = doc.io_pool().to_string();
+    s.usable = doc
+        .pool_settings
+        .as_ref()
+        .map(PoolSettings::usable_fraction);
     s.back_heartbeat_ms = crate::attribution::back_heartbeat_ms(runs.iter().copied());
     Some(s)
 }

@@ -80,7 +80,7 @@ fn knee_marks(doc: &SweepDoc, ax: &XAxis) -> Vec<(f64, String)> {
             let f = &c.points[i].figures;
             Some((
                 ax.x(x_of(doc.axis, f)),
-                format!("knee {}: {}", c.pool, x_label(doc.axis, f)),
+                format!("knee {}: {}", c.name(), x_label(doc.axis, f)),
             ))
         })
         .collect()
@@ -88,7 +88,7 @@ fn knee_marks(doc: &SweepDoc, ax: &XAxis) -> Vec<(f64, String)> {
 
 /// Renders the page.
 pub fn render_html(doc: &SweepDoc, out: &mut dyn io::Write) -> io::Result<()> {
-    let pools: Vec<&str> = doc.curves.iter().map(|c| c.pool.as_str()).collect();
+    let pools: Vec<&str> = doc.curves.iter().map(|c| c.name()).collect();
     let title = format!("cephbench sweep: {} on {}", doc.workload, pools.join(", "));
     let mut h = String::new();
     h.push_str("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
@@ -107,7 +107,7 @@ pub fn render_html(doc: &SweepDoc, out: &mut dyn io::Write) -> io::Result<()> {
     for c in &doc.curves {
         h.push_str(&format!(
             "<li><b>{}</b>: {}</li>",
-            esc(&c.pool),
+            esc(c.name()),
             esc(&c.knee.line)
         ));
     }
@@ -135,21 +135,21 @@ pub fn render_html(doc: &SweepDoc, out: &mut dyn io::Write) -> io::Result<()> {
                 .collect()
         };
         lat.push(Series {
-            name: format!("{} p50", c.pool),
+            name: format!("{} p50", c.name()),
             points: pts(&|f| Some(f.latency_ns.p50 as f64 / 1e6)),
         });
         lat.push(Series {
-            name: format!("{} p99", c.pool),
+            name: format!("{} p99", c.name()),
             points: pts(&|f| Some(f.latency_ns.p99 as f64 / 1e6)),
         });
         if rate {
             lat.push(Series {
-                name: format!("{} service p99", c.pool),
+                name: format!("{} service p99", c.name()),
                 points: pts(&|f| f.service_latency_ns.map(|s| s.p99 as f64 / 1e6)),
             });
         }
         thr.push(Series {
-            name: format!("{} achieved", c.pool),
+            name: format!("{} achieved", c.name()),
             points: pts(&|f| Some(f.achieved_iops)),
         });
     }
@@ -217,7 +217,7 @@ pub fn render_html(doc: &SweepDoc, out: &mut dyn io::Write) -> io::Result<()> {
                     .collect();
                 let issued = (s.mean_ns - s.schedule_wait_ns) / 1e6;
                 Some(StackRow {
-                    label: format!("{} {}", c.pool, x_label(doc.axis, &p.figures)),
+                    label: format!("{} {}", c.name(), x_label(doc.axis, &p.figures)),
                     segments,
                     marker: Some((issued, format!("{issued:.3} ms"))),
                 })

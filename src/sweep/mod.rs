@@ -622,8 +622,12 @@ fn figures_brief(p: &Figures) -> String {
 /// One pool's curve.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Curve {
-    /// The pool.
+    /// The pool (rbd with a data pool: of the image's metadata).
     pub pool: String,
+    /// rbd `--data-pool(s)`: the pool of the image's data objects, where
+    /// the I/O went (null: `pool`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_pool: Option<String>,
     /// The points, in the order run (rising load).
     pub points: Vec<Point>,
     /// Its knee.
@@ -633,6 +637,16 @@ pub struct Curve {
 }
 
 impl Curve {
+    /// What the plots and lists call it: the pool the I/O went to.
+    pub fn name(&self) -> &str {
+        self.data_pool.as_deref().unwrap_or(&self.pool)
+    }
+
+    /// Where it ran, in words: `pool rbd`, or `pool rbd, data in pool ec21`.
+    pub fn where_ran(&self) -> String {
+        crate::result::where_ran(&self.pool, self.data_pool.as_deref())
+    }
+
     /// The curve of `points`, its knee found.
     pub fn new(
         axis: Axis,
@@ -644,6 +658,7 @@ impl Curve {
         let f: Vec<Figures> = points.iter().map(|p| p.figures.clone()).collect();
         Curve {
             pool,
+            data_pool: None,
             knee: find_knee(axis, &f, target_ns),
             points,
             stopped,

@@ -90,6 +90,9 @@ impl SweepJob {
 pub struct SweepOptions {
     /// The pools, one curve each, in this order.
     pub pools: Vec<String>,
+    /// rbd: each pool's data pool (`--data-pool`, `--data-pools`), in the
+    /// order of `pools` (empty, or `None` entries: the data in the pool).
+    pub data_pools: Vec<Option<String>>,
     /// What rises.
     pub axis: Axis,
     /// The rates (ops/s) or queue depths, rising.
@@ -157,12 +160,14 @@ pub async fn run_sweep(
     let mut interrupted = false;
     // The agents the first point ran on run every later one.
     let mut group = opts.group.clone();
-    for pool in &opts.pools {
+    for (i, pool) in opts.pools.iter().enumerate() {
+        let data_pool = opts.data_pools.get(i).cloned().flatten();
         let mut sweep = PoolSweep {
             rados,
             job,
             opts,
             pool,
+            data_pool: data_pool.clone(),
             image: None,
             prior: None,
             leftovers: &mut leftovers,
@@ -181,13 +186,10 @@ pub async fn run_sweep(
             }
             e => error = e,
         }
-        curves.push(Curve::new(
-            opts.axis,
-            pool.clone(),
-            points,
-            target_ns,
-            stopped,
-        ));
+        curves.push(Curve {
+            data_pool,
+            ..Curve::new(opts.axis, pool.clone(), points, target_ns, stopped)
+        });
         if interrupted || error.is_some() {
             break;
         }
@@ -224,6 +226,8 @@ struct PoolSweep<'a> {
     job: &'a SweepJob,
     opts: &'a SweepOptions,
     pool: &'a str,
+    /// rbd: the pool of the created image's data objects.
+    data_pool: Option<String>,
     /// The image this sweep created (rbd `--size`), to remove at the end.
     image: Option<(String, bool)>,
     /// The first point's preconditioning pass (rbd).
@@ -340,6 +344,7 @@ impl PoolSweep<'_> {
             SweepJob::Rbd(base) => {
                 let mut cfg = base.clone();
                 cfg.pool = self.pool.to_string();
+                cfg.data_pool = self.data_pool.clone();
                 cfg.rate = rate;
                 if self.opts.axis == Axis::Qd {
                     cfg.iodepth = x as usize;

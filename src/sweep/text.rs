@@ -143,7 +143,7 @@ pub(super) fn table(doc: &SweepDoc, markdown: bool) -> String {
         line(s_, "");
         let (head, rows) = cells(doc, c);
         if markdown {
-            line(s_, &format!("**pool {}**", c.pool));
+            line(s_, &format!("**{}**", c.where_ran()));
             line(s_, "");
             let h: Vec<&str> = head.iter().map(|h| h.as_str()).collect();
             line(s_, &format!("| {} |", h.join(" | ")));
@@ -163,7 +163,7 @@ pub(super) fn table(doc: &SweepDoc, markdown: bool) -> String {
             line(s_, "");
             line(s_, &format!("**{}**", c.knee.line));
         } else {
-            line(s_, &format!("pool {}:", c.pool));
+            line(s_, &format!("{}:", c.where_ran()));
             let widths: Vec<usize> = (0..head.len())
                 .map(|i| {
                     rows.iter()
@@ -208,7 +208,7 @@ pub(super) fn table(doc: &SweepDoc, markdown: bool) -> String {
             .map(|c| {
                 format!(
                     "{} {}",
-                    c.pool,
+                    c.name(),
                     c.knee.index.map_or("none".into(), |i| super::x_label(
                         doc.axis,
                         &c.points[i].figures

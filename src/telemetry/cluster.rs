@@ -287,6 +287,15 @@ pub fn pool_settings(rados: &Rados, pool: &str) -> Result<PoolSettings, ProbeErr
     Ok(s)
 }
 
+/// Whether `pool` is erasure-coded and allows overwrites (`osd pool get
+/// POOL all`; mon 'allow r').
+pub fn pool_kind(rados: &Rados, pool: &str) -> Result<parse::PoolKind, ProbeError> {
+    let q =
+        serde_json::json!({"prefix": "osd pool get", "pool": pool, "var": "all", "format": "json"});
+    let get = json(&rados.mon_command(&q.to_string())?.out, "osd pool get")?;
+    Ok(parse::parse_pool_kind(&get))
+}
+
 /// Measures the RAM of the pool's OSDs that run on this host (their
 /// processes' resident sets, [`super::osdmem`]) into `s`: after a run, what
 /// they hold under that load. OSDs elsewhere keep `rss_bytes` null, and

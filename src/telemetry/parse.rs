@@ -298,6 +298,34 @@ pub fn parse_pool_settings(
     })
 }
 
+/// Whether a pool is erasure-coded and allows partial overwrites, from `osd
+/// pool get POOL all`: what RBD needs of a pool (its metadata a replicated
+/// pool, its data a replicated pool or an erasure-coded one with
+/// `allow_ec_overwrites`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolKind {
+    /// The pool has an erasure-code profile.
+    pub erasure: bool,
+    /// `allow_ec_overwrites` (false for a replicated pool, which needs none).
+    pub ec_overwrites: bool,
+}
+
+/// [`PoolKind`] from `osd pool get POOL all`.
+pub fn parse_pool_kind(get: &Value) -> PoolKind {
+    let erasure = get
+        .get("erasure_code_profile")
+        .and_then(Value::as_str)
+        .is_some_and(|n| !n.is_empty());
+    PoolKind {
+        erasure,
+        ec_overwrites: erasure
+            && get
+                .get("allow_ec_overwrites")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+    }
+}
+
 /// An erasure-coded pool's layout from `osd pool get POOL all` (`get`:
 /// its `erasure_code_profile`, `allow_ec_overwrites`), `osd
 /// erasure-code-profile get` (`profile`: k, m, plugin, technique, failure
@@ -461,6 +489,29 @@ mod tests {
         assert_eq!(parse_config_u64(b"4294967296\n"), Some(4294967296));
         assert_eq!(parse_config_u64(b"\"8589934592\""), Some(8589934592));
         assert_eq!(parse_config_u64(b"4G"), None);
+    }
+
+    #[test]
+    fn a_pool_kind_says_erasure_and_overwrites() {
+        let ec = serde_json::json!({"pool":"e","size":3,"erasure_code_profile":"p",
+            "allow_ec_overwrites":false});
+        assert_eq!(
+            parse_pool_kind(&ec),
+            PoolKind {
+                erasure: true,
+                ec_overwrites: false
+            }
+        );
+        let ecw = serde_json::json!({"erasure_code_profile":"p","allow_ec_overwrites":true});
+        assert!(parse_pool_kind(&ecw).ec_overwrites);
+        let rep = serde_json::json!({"pool":"r","size":3,"min_size":2});
+        assert_eq!(
+            parse_pool_kind(&rep),
+            PoolKind {
+                erasure: false,
+                ec_overwrites: false
+            }
+        );
     }
 
     #[test]

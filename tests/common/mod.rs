@@ -119,6 +119,71 @@ pub fn pool_sized(name: &'static str, app: &str, size: u32) -> &'static str {
     name
 }
 
+/// Creates (once per test binary) an erasure-coded pool `name` of k=2 m=1
+/// with failure domain osd (profile `cbt-ec21`: three OSDs hold each
+/// object's two data chunks and its coding chunk), 16 PGs, application
+/// `app` and `allow_ec_overwrites` as `overwrites` says (RBD data needs
+/// it), and waits until its PGs are active+clean.
+pub fn ec_pool(name: &'static str, app: &str, overwrites: bool) -> &'static str {
+    static CREATED: OnceLock<Mutex<Vec<String>>> = OnceLock::new();
+    let created = CREATED.get_or_init(|| Mutex::new(Vec::new()));
+    let mut c = created.lock().unwrap_or_else(|e| e.into_inner());
+    if !c.iter().any(|p| p == name) {
+        // (The profile may exist from an earlier binary: setting it again
+        // to the same values succeeds.)
+        ceph(&[
+            "osd",
+            "erasure-code-profile",
+            "set",
+            "cbt-ec21",
+            "k=2",
+            "m=1",
+            "crush-failure-domain=osd",
+        ]);
+        ceph(&[
+            "osd", "pool", "create", name, "16", "16", "erasure", "cbt-ec21",
+        ]);
+        if overwrites {
+            ceph(&["osd", "pool", "set", name, "allow_ec_overwrites", "true"]);
+        }
+        ceph(&["osd", "pool", "application", "enable", name, app]);
+        wait_clean();
+        c.push(name.to_string());
+    }
+    name
+}
+
+/// Every OSD's `op_w`, `op_r` and `op_w_in_bytes` summed, as `ceph tell
+/// osd.N perf dump osd` gives them: the OSDs' own count, read outside
+/// cephbench.
+pub fn osd_op_totals() -> (u64, u64, u64) {
+    let ids: Vec<String> = ceph(&["osd", "ls"])
+        .lines()
+        .map(|l| l.trim().to_string())
+        .filter(|l| !l.is_empty())
+        .collect();
+    let mut t = (0, 0, 0);
+    for id in ids {
+        let v: serde_json::Value = serde_json::from_str(&ceph(&[
+            "tell",
+            &format!("osd.{id}"),
+            "perf",
+            "dump",
+            "osd",
+        ]))
+        .expect("perf dump json");
+        let n = |k: &str| {
+            v["osd"][k]
+                .as_u64()
+                .unwrap_or_else(|| panic!("osd.{id} {k}: {v}"))
+        };
+        t.0 += n("op_w");
+        t.1 += n("op_r");
+        t.2 += n("op_w_in_bytes");
+    }
+    t
+}
+
 /// Waits (bounded) until every PG is active+clean.
 pub fn wait_clean() {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
@@ -274,23 +339,63 @@ pub fn quantile_of_concatenation(pairs: &mut [(u64, u64)], q: f64) -> u64 {
 /// Every OSD counted exactly the writes the client placed on it (the mgr
 /// may write a stray object meanwhile: 2 allowed); returns their sum.
 pub fn osd_counted_writes(v: &serde_json::Value) -> u64 {
+    osd_counted(v, "write", "op_w")
+}
+
+/// Every OSD counted exactly the reads the client placed on it (its
+/// `op_r`; 2 spare, as [`osd_counted_writes`]); returns their sum.
+pub fn osd_counted_reads(v: &serde_json::Value) -> u64 {
+    osd_counted(v, "read", "op_r")
+}
+
+/// Each OSD's `counter` against the client's `op` ops placed on it.
+fn osd_counted(v: &serde_json::Value, op: &str, counter: &str) -> u64 {
     let mut total = 0;
     for o in v["osds"].as_array().expect("per-OSD rows") {
         let client: u64 = o["client"]
             .as_array()
             .unwrap()
             .iter()
+            .filter(|r| r["op"] == op)
             .map(|r| r["ops"].as_u64().unwrap())
             .sum();
-        let op_w = o["counters"]["op_w"].as_u64().unwrap();
+        let osd = o["counters"][counter].as_u64().unwrap();
         assert!(
-            op_w >= client && op_w <= client + 2,
-            "osd.{}: client placed {client} writes there, the OSD counted {op_w}",
+            osd >= client && osd <= client + 2,
+            "osd.{}: client placed {client} {op}s there, the OSD counted {osd} ({counter})",
             o["osd"]
         );
         total += client;
     }
     total
+}
+
+/// Pool `pool`'s entry of `ceph osd pool ls detail` (pool_id, pg_num,
+/// stripe_width, ...).
+pub fn pool_detail(pool: &str) -> serde_json::Value {
+    let detail: serde_json::Value =
+        serde_json::from_str(&ceph(&["osd", "pool", "ls", "detail", "-f", "json"])).unwrap();
+    detail
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["pool_name"] == pool)
+        .unwrap_or_else(|| panic!("no pool {pool} in {detail}"))
+        .clone()
+}
+
+/// The erasure-code profile of [`ec_pool`]'s pools, as `ceph osd
+/// erasure-code-profile get` gives it (every value a string).
+pub fn ec_profile() -> serde_json::Value {
+    serde_json::from_str(&ceph(&[
+        "osd",
+        "erasure-code-profile",
+        "get",
+        "cbt-ec21",
+        "-f",
+        "json",
+    ]))
+    .unwrap()
 }
 
 /// A command's output, which must have succeeded (else the test fails
@@ -413,6 +518,21 @@ pub fn pool_of_three(rss: Option<u64>) -> cephbench::result::PoolSettings {
             .is_none()
             .then(|| "no OSD of this pool runs on this host (bench01)".into()),
         erasure: None,
+    }
+}
+
+/// A k=2 m=1 layout (jerasure reed_sol_van, failure domain osd, 4 KiB
+/// stripe unit, overwrites on): 2+1, usable 67 %.
+pub fn ec21_layout() -> cephbench::result::ErasureLayout {
+    cephbench::result::ErasureLayout {
+        profile: "ec21".into(),
+        k: 2,
+        m: 1,
+        plugin: "jerasure".into(),
+        technique: Some("reed_sol_van".into()),
+        stripe_unit: 4096,
+        failure_domain: "osd".into(),
+        allow_ec_overwrites: true,
     }
 }
 
