@@ -607,6 +607,7 @@ pub fn findings(result: &BenchResult) -> Vec<String> {
     out.extend(shared_findings(result));
     out.extend(flush_findings(result));
     out.extend(replication_findings(result));
+    out.extend(crate::cpu::findings(result));
     out
 }
 
@@ -1045,6 +1046,7 @@ pub fn drive_verdicts(drives: &[DriveFlush]) -> (Vec<String>, Vec<i32>) {
 /// be re-analysed). Without telemetry only the client's findings can be made.
 pub fn attribute(result: &mut BenchResult) {
     attribute_shares(result);
+    crate::cpu::fill(result);
     result.findings = findings(result);
 }
 
@@ -1535,6 +1537,7 @@ mod tests {
                         osds: (0..3).filter(|x| *x != o).collect(),
                         pgs: 4,
                     }],
+                    cpu: None,
                 }
             })
             .collect();

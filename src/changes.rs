@@ -755,6 +755,7 @@ mod tests {
             mgr_perf: None,
             device: None,
             replica_sets: Vec::new(),
+            cpu: None,
         }
     }
 

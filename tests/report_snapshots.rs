@@ -38,8 +38,12 @@ fn attribution() -> Attribution {
     }
 }
 
+/// The CSV's last cells for [`fixture`]'s osd.0: cores, CPU µs per client
+/// op, no OSD CPU-bound.
+const CPU_CELLS: &str = ",0.310,258.3,";
+
 fn fixture() -> BenchResult {
-    BenchResult {
+    let mut r = BenchResult {
         schema_version: 1,
         tool: ToolInfo {
             name: "cephbench".into(),
@@ -271,6 +275,16 @@ fn fixture() -> BenchResult {
                 osds: vec![1, 2],
                 pgs: 8,
             }],
+            cpu: Some(cephbench::result::OsdCpu {
+                host: Some("node1".into()),
+                pid: Some(4242),
+                cpu_s: Some(3.1),
+                window_s: Some(10.0),
+                counters_cpu_s: Some(3.4),
+                allowed_cpus: Some(4),
+                allowed_cpus_busy: Some(1.5),
+                ..Default::default()
+            }),
         }],
         placement: Some(PlacementInfo {
             pool_id: 2,
@@ -329,7 +343,9 @@ fn fixture() -> BenchResult {
         cluster_state: None,
         read_cache: None,
         disruption: None,
-    }
+    };
+    cephbench::cpu::fill(&mut r);
+    r
 }
 
 fn render(f: Format, r: &BenchResult) -> String {
@@ -475,7 +491,10 @@ fn a_result_from_before_the_split_still_renders() {
     let csv = render(Format::Csv, &old);
     let row = csv.lines().nth(1).unwrap();
     assert!(
-        row.ends_with(&format!(",,,2.000,4.081,16.0,16,,,{}", ",".repeat(26))),
+        row.ends_with(&format!(
+            ",,,2.000,4.081,16.0,16,,,{}{CPU_CELLS}",
+            ",".repeat(26)
+        )),
         "{row}"
     );
     let html = render(Format::Html, &old);
@@ -523,7 +542,7 @@ fn a_cluster_not_quiet_is_one_line_in_every_format() {
     let csv = render(Format::Csv, &r);
     let row = csv.lines().nth(1).unwrap();
     // The change and `--disrupt` cells after them are empty.
-    let tail = format!(",false,{line},cold{}", ",".repeat(26));
+    let tail = format!(",false,{line},cold{}{CPU_CELLS}", ",".repeat(26));
     assert!(row.ends_with(&tail), "{row}");
     let html = render(Format::Html, &r);
     assert!(html.contains(&format!("Cluster {line}")), "{html}");
@@ -1309,7 +1328,7 @@ fn job_tables_show_in_flight_where_the_client_fell_short() {
         csv.lines()
             .nth(1)
             .unwrap()
-            .ends_with(&format!(",11.8,16,,,{}", ",".repeat(26))),
+            .ends_with(&format!(",11.8,16,,,{}{CPU_CELLS}", ",".repeat(26))),
         "{csv}"
     );
 }

@@ -305,11 +305,19 @@ fn merge_osds(results: &[(&str, &[OsdReport])]) -> Result<(Vec<OsdReport>, bool)
                         mgr_perf: o.mgr_perf.clone(),
                         device: o.device.clone(),
                         replica_sets: o.replica_sets.clone(),
+                        cpu: o.cpu.clone(),
                     });
                     out.len() - 1
                 }
             };
             let m = &mut out[idx];
+            // Each agent measures the OSDs of its own host: keep the one
+            // that measured this OSD (figured again over every client's ops).
+            let measured =
+                |c: &Option<crate::result::OsdCpu>| c.as_ref().is_some_and(|c| c.cpu_s.is_some());
+            if !measured(&m.cpu) && measured(&o.cpu) {
+                m.cpu.clone_from(&o.cpu);
+            }
             for row in &o.client {
                 let h = row
                     .histogram
@@ -602,6 +610,7 @@ mod tests {
                 mgr_perf: None,
                 device: None,
                 replica_sets: Vec::new(),
+                cpu: None,
             }]
         };
         let (a, b) = (result(&parts[0], true), result(&parts[1], true));

@@ -29,7 +29,11 @@ pub struct Csv;
 /// mean, p99 (the highest of the phase's intervals' p99s), max (ms) and
 /// longest stall (s), empty where the phase did not occur; `clean_after_s`
 /// from the last action to active+clean (empty: not reached), the
-/// recovery's highest rates.
+/// recovery's highest rates. `osd_cpu_cores`: the cores the pool's OSD
+/// processes used over the run (those measured), `osd_cpu_us_per_op` their
+/// CPU µs per client op (empty unless every OSD was measured),
+/// `cpu_bound_osds` the OSDs whose CPU set the pace (`osd.0 osd.2`): the
+/// whole run's, on every job line of it.
 pub const HEADER: &str = "workload,pool,job,op,ops,errors,elapsed_s,iops,mib_per_s,\
 lat_min_ms,lat_mean_ms,lat_stddev_ms,lat_p50_ms,lat_p90_ms,lat_p99_ms,lat_p99_9_ms,lat_max_ms,stop_reason,\
 public_network_ms,osd_queue_ms,osd_local_ms,device_flush_ms,cluster_network_ms,replica_ms,replication_ms,\
@@ -38,7 +42,8 @@ before_iops,before_mean_ms,before_p99_ms,before_max_ms,before_stall_s,\
 degraded_iops,degraded_mean_ms,degraded_p99_ms,degraded_max_ms,degraded_stall_s,\
 recovering_iops,recovering_mean_ms,recovering_p99_ms,recovering_max_ms,recovering_stall_s,\
 after_iops,after_mean_ms,after_p99_ms,after_max_ms,after_stall_s,\
-clean_after_s,recovery_max_objects_per_s,recovery_max_bytes_per_s";
+clean_after_s,recovery_max_objects_per_s,recovery_max_bytes_per_s,\
+osd_cpu_cores,osd_cpu_us_per_op,cpu_bound_osds";
 
 /// The `--disrupt` cells of job `job`'s line (all empty without it).
 fn disruption_cells(r: &BenchResult, job: &str) -> String {
@@ -79,6 +84,24 @@ fn disruption_cells(r: &BenchResult, job: &str) -> String {
     cells.join(",")
 }
 
+/// The `osd_cpu_cores,osd_cpu_us_per_op,cpu_bound_osds` cells of a result.
+fn cpu_cells(r: &BenchResult) -> String {
+    let p = crate::cpu::pool(r);
+    let bound: Vec<String> = r
+        .osds
+        .iter()
+        .filter(|o| o.cpu.as_ref().is_some_and(|c| c.cpu_bound))
+        .map(|o| format!("osd.{}", o.osd))
+        .collect();
+    format!(
+        "{},{},{}",
+        p.map_or(String::new(), |p| format!("{:.3}", p.cores)),
+        p.and_then(|p| p.us_per_op)
+            .map_or(String::new(), |u| format!("{u:.1}")),
+        bound.join(" ")
+    )
+}
+
 /// Quotes a field if it needs it (RFC 4180).
 pub(super) fn field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
@@ -101,7 +124,7 @@ pub const COMPARISON_HEADER: &str = "job,figure,source,label,value,diff_pct,sign
 /// flight (empty where not recorded).
 pub const SUITE_HEADER: &str = "suite,pool,job,op,label,runs,aggregate,iops,iops_spread_pct,\
 mb_per_s,mb_per_s_spread_pct,mean_ms,mean_ms_spread_pct,p99_ms,p99_ms_spread_pct,iops_per_gib,flagged,\
-mean_in_flight,asked_in_flight";
+mean_in_flight,asked_in_flight,osd_cpu_us_per_op";
 
 impl Reporter for Csv {
     fn render(&self, r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
@@ -152,7 +175,7 @@ impl Reporter for Csv {
             for r in &d.summary.rows {
                 writeln!(
                     out,
-                    "{},{},{},{},{},{},{},{:.1},{:.1},{:.3},{:.1},{:.3},{:.1},{:.3},{:.1},{},{},{}",
+                    "{},{},{},{},{},{},{},{:.1},{:.1},{:.3},{:.1},{:.3},{:.1},{:.3},{:.1},{},{},{},{}",
                     field(&d.suite),
                     field(&d.pool),
                     field(&r.job),
@@ -170,7 +193,8 @@ impl Reporter for Csv {
                     r.p99_ms.spread_pct,
                     r.iops_per_gib.map_or(String::new(), |x| format!("{x:.1}")),
                     r.flagged,
-                    in_flight(crate::suite::row_client(d, r))
+                    in_flight(crate::suite::row_client(d, r)),
+                    r.cpu_us_per_op.map_or(String::new(), |u| format!("{u:.1}"))
                 )?;
             }
         }
@@ -205,7 +229,7 @@ fn rows(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
         let shares = shares.join(",");
         writeln!(
             out,
-            "{},{},{},{},{},{},{:.3},{:.1},{:.3},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{:.3},{:.1},{:.3},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             field(&workload),
             field(&pool),
             field(&j.name),
@@ -236,6 +260,7 @@ fn rows(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
                 .map_or(String::new(), |c| c.len().to_string()),
             field(&super::change_lines(r, j).join(" | ")),
             disruption_cells(r, &j.name),
+            cpu_cells(r),
         )?;
     }
     Ok(())

@@ -490,19 +490,29 @@ fn osd_bars(h: &mut String, r: &BenchResult) {
 
 /// One row per OSD and op kind: the client's figures and the OSD's drive.
 fn osd_table(h: &mut String, r: &BenchResult) {
-    h.push_str(
-        "<table><tr><th>osd</th><th>op</th><th>ops</th><th>mean ms</th><th>p99 ms</th>\
-         <th>device</th></tr>",
-    );
+    let with_cpu = crate::cpu::any(r);
+    h.push_str("<table><tr><th>osd</th><th>op</th><th>ops</th><th>mean ms</th><th>p99 ms</th>");
+    if with_cpu {
+        h.push_str("<th>CPU cores</th><th>CPU µs/client op</th><th>CPU µs/OSD op</th>");
+    }
+    h.push_str("<th>device</th></tr>");
     for (o, c) in super::osd_rows(r) {
         let device = o
             .device
             .as_ref()
             .map_or_else(|| "-".into(), |d| d.summary());
+        let cpu: String = if with_cpu {
+            crate::cpu::cells(o.cpu.as_ref())
+                .iter()
+                .map(|c| format!("<td class=\"n\">{}</td>", esc(c)))
+                .collect()
+        } else {
+            String::new()
+        };
         match c {
             Some(c) => h.push_str(&format!(
                 "<tr><td>osd.{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{:.3}</td>\
-                 <td class=\"n\">{:.3}</td><td>{}</td></tr>",
+                 <td class=\"n\">{:.3}</td>{cpu}<td>{}</td></tr>",
                 o.osd,
                 esc(&c.op),
                 c.ops,
@@ -512,13 +522,16 @@ fn osd_table(h: &mut String, r: &BenchResult) {
             )),
             None => h.push_str(&format!(
                 "<tr><td>osd.{}</td><td>-</td><td class=\"n\">0</td><td class=\"n\">-</td>\
-                 <td class=\"n\">-</td><td>{}</td></tr>",
+                 <td class=\"n\">-</td>{cpu}<td>{}</td></tr>",
                 o.osd,
                 esc(&device)
             )),
         }
     }
     h.push_str("</table>");
+    if let Some(line) = crate::cpu::pool_line(r) {
+        h.push_str(&format!("<p>{}</p>", esc(&line)));
+    }
 }
 
 /// Each OSD's own op latency (`op_w_latency`, else `op_r_latency`) per

@@ -292,7 +292,7 @@ fn suite_rows(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> io::Re
     let (header, rows) = suite_lines(doc, &|f: &Figure, fmt: fn(f64) -> String| {
         cell(f, fmt, markdown)
     });
-    let in_flight = header.len() > 7;
+    let in_flight = header.iter().any(|h| h == "in flight");
     let mut lines = vec![header];
     lines.extend(rows);
     if markdown {
@@ -359,6 +359,10 @@ pub fn suite_lines(doc: &SuiteDoc, cell: &FigureCell<'_>) -> (Vec<String>, Vec<V
     ]
     .map(String::from)
     .to_vec();
+    let cpu = doc.summary.rows.iter().any(|r| r.cpu_us_per_op.is_some());
+    if cpu {
+        header.push("CPU µs/op".into());
+    }
     if in_flight {
         header.insert(2, "in flight".into());
     }
@@ -377,6 +381,9 @@ pub fn suite_lines(doc: &SuiteDoc, cell: &FigureCell<'_>) -> (Vec<String>, Vec<V
                 cell(&r.p99_ms, ms),
                 r.iops_per_gib.map_or("-".into(), rate),
             ];
+            if cpu {
+                l.push(r.cpu_us_per_op.map_or("-".into(), |u| format!("{u:.0}")));
+            }
             if in_flight {
                 l.insert(2, super::in_flight_cell(c));
             }
@@ -435,6 +442,25 @@ flush row does not show that a drive's cache is safe against power loss.";
 /// The cost line (IOPS per GiB of one OSD's RAM): the RAM the pool's OSDs hold (measured, or as
 /// configured) and what IOPS/GiB divides by.
 pub fn cost_line(doc: &SuiteDoc) -> String {
+    let mut line = ram_cost_line(doc);
+    if doc.summary.rows.iter().any(|r| r.cpu_us_per_op.is_some()) {
+        line.push_str(
+            " CPU µs/op = the CPU time (utime + stime) of all the pool's OSD processes per client \
+             op, over each run's measured window.",
+        );
+    } else if let Some(l) = doc
+        .runs
+        .iter()
+        .rev()
+        .find_map(|e| crate::cpu::pool_line(&e.result))
+    {
+        line.push_str(&format!(" {l}."));
+    }
+    line
+}
+
+/// The RAM part of [`cost_line`].
+fn ram_cost_line(doc: &SuiteDoc) -> String {
     use crate::units::fmt_bytes;
     let s = &doc.summary;
     let Some(p) = &doc.pool_settings else {

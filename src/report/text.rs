@@ -761,11 +761,22 @@ fn render_osds(r: &BenchResult, verbose: bool, out: &mut dyn io::Write) -> io::R
                 None => format!("; osd_memory_target {}", fmt_bytes(m.bytes)),
             })
             .unwrap_or_default();
+        let cpu = o
+            .cpu
+            .as_ref()
+            .and_then(|c| crate::cpu::osd_summary(c, verbose))
+            .map(|c| format!("; {c}"))
+            .unwrap_or_default();
         match &o.device {
-            Some(d) => writeln!(out, "  osd.{}: {}{ram}", o.osd, d.summary())?,
-            None if !ram.is_empty() => writeln!(out, "  osd.{}{ram}", o.osd)?,
+            Some(d) => writeln!(out, "  osd.{}: {}{ram}{cpu}", o.osd, d.summary())?,
+            None if !ram.is_empty() || !cpu.is_empty() => {
+                writeln!(out, "  osd.{}{ram}{cpu}", o.osd)?;
+            }
             None => {}
         }
+    }
+    if let Some(line) = crate::cpu::pool_line(r) {
+        writeln!(out, "  {line}")?;
     }
     if let Some(line) = cost_line(r) {
         writeln!(out, "  {line}")?;
