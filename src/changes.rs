@@ -738,6 +738,7 @@ mod tests {
             .map(|&(t, m)| CounterSample {
                 t_s: t,
                 interval_s: 2.0,
+                cpu_s: None,
                 counters: serde_json::from_value(serde_json::json!({
                     "osd": id,
                     "reset": false,

@@ -1397,6 +1397,19 @@ fn osd_cpu_matches_pidstat_and_a_capped_osd_is_cpu_bound() {
             (ours - theirs).abs() <= 0.1 * theirs,
             "osd.{id}: cephbench {ours:.3} cores, pidstat {theirs:.3}"
         );
+        // The per-interval series adds up to the counters' window's CPU
+        // (both are differences of the same readings).
+        let series: f64 = o["timeline"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["cpu_s"].as_f64().unwrap())
+            .sum();
+        let whole = c["counters_cpu_s"].as_f64().unwrap();
+        assert!(
+            (series - whole).abs() < 1e-6,
+            "osd.{id}: {series} vs {whole}"
+        );
         // Not CPU-bound on an unrestricted OSD: only where the CPUs it may
         // run on were saturated by this host's other work (then it is).
         let saturated =

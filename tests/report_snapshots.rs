@@ -229,6 +229,8 @@ fn fixture() -> BenchResult {
             .map(|&(t_s, mean)| CounterSample {
                 t_s,
                 interval_s: 5.0,
+                // 0.3 cores, then 0.35 as the OSD slows.
+                cpu_s: Some(if t_s < 10.0 { 1.5 } else { 1.75 }),
                 counters: OsdCounters {
                     osd: 0,
                     reset: false,
@@ -839,10 +841,11 @@ fn html_report() {
     let html = render(Format::Html, &fixture_with_histogram());
     insta::assert_snapshot!(html);
     // One job: percentile curve + three timelines (IOPS, mean, p50/p99),
-    // the attribution, per-OSD bars, the OSD counter timeline.
-    assert_eq!(html.matches("<svg ").count(), 7);
+    // the attribution, per-OSD bars, the OSD counter timeline and its CPU.
+    assert_eq!(html.matches("<svg ").count(), 8);
     assert!(html.contains("p50 and p99 completion latency per second"));
     assert!(html.contains("Each OSD&#39;s own mean op_w_latency per counter interval"));
+    assert!(html.contains("Each OSD process&#39;s CPU per counter interval"));
     for forbidden in ["<script", "<link", "@import", "url(", "https://", "<img"] {
         assert!(
             !html.contains(forbidden),
@@ -883,7 +886,7 @@ fn html_with_negative_unattributed_share() {
         "note missing"
     );
     assert!(!html.contains("NaN") && !html.contains("width=\"-") && !html.contains("inf"));
-    assert_eq!(html.matches("<svg ").count(), 7);
+    assert_eq!(html.matches("<svg ").count(), 8);
 }
 
 fn assert_fits(text: &str) {
@@ -1370,6 +1373,7 @@ fn a_change_during_the_run_is_in_every_format() {
             CounterSample {
                 t_s,
                 interval_s: 2.0,
+                cpu_s: None,
                 counters: OsdCounters {
                     kv_sync_lat: Some(kv(if t_s <= 16.0 { 0.6 } else { 9.1 })),
                     ..template.clone()

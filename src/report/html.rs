@@ -537,28 +537,16 @@ fn osd_table(h: &mut String, r: &BenchResult) {
 /// Each OSD's own op latency (`op_w_latency`, else `op_r_latency`) per
 /// `--counter-interval`: where a slow OSD shows when it became slow.
 fn counter_timeline(h: &mut String, r: &BenchResult) {
-    let pick = |write: bool| -> Vec<Series> {
-        r.osds
-            .iter()
-            .map(|o| Series {
-                name: format!("osd.{}", o.osd),
-                points: o
-                    .timeline
-                    .iter()
-                    .filter(|s| !s.counters.reset)
-                    .filter_map(|s| {
-                        let c = &s.counters;
-                        let d = if write {
-                            c.op_w_latency
-                        } else {
-                            c.op_r_latency
-                        };
-                        d.and_then(|d| d.mean_ns).map(|ns| (s.t_s, ns / 1e6))
-                    })
-                    .collect(),
-            })
-            .filter(|s| !s.points.is_empty())
-            .collect()
+    let pick = |write: bool| {
+        osd_series(r, |s| {
+            let c = &s.counters;
+            let d = if write {
+                c.op_w_latency
+            } else {
+                c.op_r_latency
+            };
+            d.filter(|_| !c.reset)?.mean_ns.map(|ns| ns / 1e6)
+        })
     };
     let (series, counter) = match pick(true) {
         s if !s.is_empty() => (s, "op_w_latency"),
@@ -578,10 +566,48 @@ fn counter_timeline(h: &mut String, r: &BenchResult) {
         y_cap: None,
         marks: Vec::new(),
     }));
+    // The OSD processes' CPU per interval, where measured.
+    let cpu = osd_series(r, |s| {
+        s.cpu_s
+            .filter(|_| s.interval_s > 0.0)
+            .map(|c| c / s.interval_s)
+    });
+    if !cpu.is_empty() {
+        h.push_str(&svg::line_chart(&LineChart {
+            title: "Each OSD process's CPU per counter interval".into(),
+            x_label: "time since start, s (the job's clock)".into(),
+            y_label: "cores busy (utime + stime / interval)".into(),
+            series: cpu,
+            x_ticks: None,
+            shade: None,
+            y_cap: None,
+            marks: Vec::new(),
+        }));
+    }
     h.push_str(
         "</div><p class=\"note\">One point per interval, at its end: the OSD's \
          Δsum / Δcount over that interval (intervals with no ops or a counter reset left out).</p>\n",
     );
+}
+
+/// One series per OSD of the values `point` gives its counter samples, at
+/// their ends (OSDs without any left out).
+fn osd_series(
+    r: &BenchResult,
+    point: impl Fn(&crate::telemetry::counters::CounterSample) -> Option<f64>,
+) -> Vec<Series> {
+    r.osds
+        .iter()
+        .map(|o| Series {
+            name: format!("osd.{}", o.osd),
+            points: o
+                .timeline
+                .iter()
+                .filter_map(|s| Some((s.t_s, point(s)?)))
+                .collect(),
+        })
+        .filter(|s| !s.points.is_empty())
+        .collect()
 }
 
 /// Marks on a job's timelines for what was not quiet in the cluster

@@ -325,6 +325,14 @@ fn read_stat(proc_root: &Path, pid: u32) -> Option<(u64, u64)> {
     parse_stat(&s)
 }
 
+/// `utime + stime` of `p`'s process now, clock ticks; `None` when it
+/// ended or was replaced since it was found.
+pub fn process_ticks(p: &OsdProcess) -> Option<u64> {
+    read_stat(Path::new("/proc"), p.pid)
+        .filter(|(_, start)| *start == p.start)
+        .map(|(t, _)| t)
+}
+
 /// One reading of the found OSDs' CPU times and of the host's CPUs.
 #[derive(Debug, Clone)]
 pub struct CpuReading {
@@ -405,6 +413,8 @@ pub struct CpuWatch {
     measured_start: Arc<(Mutex<WindowStart>, Condvar)>,
     thread: Option<JoinHandle<()>>,
     measured_end: Option<CpuReading>,
+    /// The reading with the perf dumps after the job.
+    counters_end: Option<CpuReading>,
 }
 
 /// The measured window's start, as the job's clock and the thread see it.
@@ -450,7 +460,34 @@ impl CpuWatch {
             measured_start: Arc::default(),
             thread: None,
             measured_end: None,
+            counters_end: None,
         }
+    }
+
+    /// For the counter sampler: each OSD found, its ticks with the
+    /// counters before the job, and the clock ticks per second.
+    pub fn seed(&self) -> (Vec<(OsdProcess, Option<u64>)>, u64) {
+        let procs = self
+            .procs
+            .iter()
+            .map(|p| {
+                let t = self
+                    .counters_start
+                    .as_ref()
+                    .and_then(|r| r.osds.iter().find(|(o, _)| *o == p.osd)?.1);
+                (p.clone(), t)
+            })
+            .collect();
+        (procs, self.ticks)
+    }
+
+    /// Each OSD's ticks with the perf dumps after the job (after
+    /// [`CpuWatch::finish`]).
+    pub fn end_ticks(&self) -> Vec<(i32, Option<u64>)> {
+        self.counters_end
+            .as_ref()
+            .map(|r| r.osds.clone())
+            .unwrap_or_default()
     }
 
     /// Reads now: the counters' window starts (call right after the perf
@@ -528,7 +565,8 @@ impl CpuWatch {
     /// measured, or why not (`hosts`: each OSD's host, for the reason).
     pub fn finish(&mut self, osds: &[i32]) -> Vec<(i32, OsdCpu)> {
         self.stop();
-        let end = (!self.procs.is_empty()).then(|| read(&self.procs, &self.proc_root));
+        self.counters_end = (!self.procs.is_empty()).then(|| read(&self.procs, &self.proc_root));
+        let end = self.counters_end.as_ref();
         let window_start = self
             .measured_start
             .0
@@ -563,7 +601,7 @@ impl CpuWatch {
                 let counters = self
                     .counters_start
                     .as_ref()
-                    .zip(end.as_ref())
+                    .zip(end)
                     .and_then(|(a, b)| osd_ticks(a, b, osd));
                 let cpus = allowed_cpus(&self.proc_root, p.pid);
                 let busy = measured.and_then(|(_, a, b)| {

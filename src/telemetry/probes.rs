@@ -190,11 +190,13 @@ impl Probes {
         if interval.is_zero() || self.before.is_empty() {
             return;
         }
+        let cpu = self.cpu.as_ref().map_or((Vec::new(), 100), CpuWatch::seed);
         self.sampler = Some(CounterSampler::start(
             rados.telemetry().clone(),
             self.before.clone(),
             self.t0,
             interval,
+            cpu,
         ));
     }
 
@@ -268,10 +270,15 @@ impl Probes {
                 Vec::new()
             }
         };
+        let end_ticks = self
+            .cpu
+            .as_ref()
+            .map(CpuWatch::end_ticks)
+            .unwrap_or_default();
         let mut timelines = self
             .sampler
             .take()
-            .map(|s| s.finish(&after, t_end))
+            .map(|s| s.finish(&after, &end_ticks, t_end))
             .unwrap_or_default();
         slots
             .osds()
