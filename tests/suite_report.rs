@@ -1365,13 +1365,19 @@ fn suites_give_the_pools_cpu_per_op() {
     let row = |job: &str| d.summary.rows.iter().find(|r| r.job == job).unwrap();
     assert!((row("4k randwrite QD32").cpu_us_per_op.unwrap() - 600.0).abs() < 1e-6);
     assert_eq!(row("4k randread QD32").cpu_us_per_op, None);
+    // Text: the job names would not fit beside a column: one line.
     let text = render(vec![d.clone()], cephbench::report::Format::Text, false);
-    let line = text
+    assert!(
+        text.contains("CPU µs per client op of the pool's OSDs: 4k randwrite QD32 600."),
+        "{text}"
+    );
+    let md = render(vec![d.clone()], cephbench::report::Format::Markdown, false);
+    let line = md
         .lines()
-        .find(|l| l.starts_with("4k randwrite QD32"))
+        .find(|l| l.starts_with("| 4k randwrite QD32 |"))
         .unwrap();
-    assert!(line.trim_end().ends_with(" 600"), "{text}");
-    assert!(text.contains("CPU µs/op"), "{text}");
+    assert!(line.ends_with("| 600 |"), "{md}");
+    assert!(md.contains("| CPU µs/op |"), "{md}");
     assert!(
         text.split_whitespace()
             .collect::<Vec<_>>()

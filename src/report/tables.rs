@@ -295,6 +295,29 @@ fn suite_rows(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> io::Re
     let in_flight = header.iter().any(|h| h == "in flight");
     let mut lines = vec![header];
     lines.extend(rows);
+    // Text: the CPU column only where the job names keep their width
+    // (else one line under the table says the same).
+    let mut cpu_line = None;
+    if !markdown && lines[0].last().is_some_and(|h| h == CPU_HEADER) {
+        let full = col_widths(&lines);
+        let rest: usize = full[1..].iter().sum::<usize>() + 2 * (full.len() - 1);
+        if full[0] + rest > 100 {
+            let cells: Vec<String> = lines
+                .iter_mut()
+                .skip(1)
+                .zip(&doc.summary.rows)
+                .filter_map(|(l, r)| {
+                    let c = l.pop()?;
+                    (c != "-").then(|| format!("{} {c}", r.label))
+                })
+                .collect();
+            lines[0].pop();
+            cpu_line = Some(format!(
+                "CPU µs per client op of the pool's OSDs: {}.",
+                cells.join(", ")
+            ));
+        }
+    }
     if markdown {
         for (n, l) in lines.iter().enumerate() {
             writeln!(out, "| {} |", l.join(" | "))?;
@@ -333,11 +356,17 @@ fn suite_rows(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> io::Re
     }
     let b = if markdown { "- " } else { "" };
     let fit = |s: String| if markdown { s } else { wrap(&s, TEXT_WIDTH) };
+    if let Some(l) = cpu_line {
+        writeln!(out, "{}", fit(l))?;
+    }
     if in_flight {
         writeln!(out, "{}", fit(format!("{b}{}.", super::IN_FLIGHT_NOTE)))?;
     }
     writeln!(out, "{}", fit(format!("{b}{}", cost_line(doc))))
 }
+
+/// The suite table's CPU column.
+const CPU_HEADER: &str = "CPU µs/op";
 
 /// How a table makes a figure's cell, given how to print its value.
 pub type FigureCell<'a> = dyn Fn(&Figure, fn(f64) -> String) -> String + 'a;
@@ -361,7 +390,7 @@ pub fn suite_lines(doc: &SuiteDoc, cell: &FigureCell<'_>) -> (Vec<String>, Vec<V
     .to_vec();
     let cpu = doc.summary.rows.iter().any(|r| r.cpu_us_per_op.is_some());
     if cpu {
-        header.push("CPU µs/op".into());
+        header.push(CPU_HEADER.into());
     }
     if in_flight {
         header.insert(2, "in flight".into());
