@@ -691,7 +691,7 @@ fn client_findings(result: &BenchResult) -> Vec<String> {
 }
 
 /// The mean over a run of one counter of one OSD, ns.
-fn counter_ns(
+pub(crate) fn counter_ns(
     result: &BenchResult,
     osd: i32,
     pick: impl Fn(&OsdCounters) -> Option<crate::telemetry::counters::AvgDelta>,
@@ -716,7 +716,7 @@ fn pool_name(result: &BenchResult) -> &str {
 
 /// One OSD's mean device flush per transaction (BlueStore's kv queue +
 /// sync round), ns.
-fn device_flush_ns(result: &BenchResult, osd: i32) -> Option<f64> {
+pub fn device_flush_ns(result: &BenchResult, osd: i32) -> Option<f64> {
     counter_ns(result, osd, |c| c.state_kv_queued_lat)
         .zip(counter_ns(result, osd, |c| c.state_kv_commiting_lat))
         .map(|(q, k)| q + k)
@@ -865,19 +865,7 @@ fn flush_findings(result: &BenchResult) -> Vec<String> {
     if !with_writes {
         return out;
     }
-    let drives: Vec<DriveFlush> = result
-        .osds
-        .iter()
-        .filter_map(|o| {
-            let c = o.counters.as_ref().filter(|c| !c.reset)?;
-            let d = c.kv_commit_lat.filter(|d| d.count >= MIN_FLUSH_ROUNDS)?;
-            Some(DriveFlush {
-                osd: o.osd,
-                flush_ns: d.mean_ns?,
-                drive: o.device.as_ref().map(|d| d.summary()),
-            })
-        })
-        .collect();
+    let drives = drive_flushes(result);
     let any_flush_share = result.osds.iter().any(|o| {
         o.client
             .iter()
@@ -916,6 +904,29 @@ fn flush_findings(result: &BenchResult) -> Vec<String> {
         }
     }
     out
+}
+
+/// Each OSD's drive as its own flushes show it (those with at least
+/// [`MIN_FLUSH_ROUNDS`] kv sync rounds).
+fn drive_flushes(result: &BenchResult) -> Vec<DriveFlush> {
+    result
+        .osds
+        .iter()
+        .filter_map(|o| {
+            let c = o.counters.as_ref().filter(|c| !c.reset)?;
+            let d = c.kv_commit_lat.filter(|d| d.count >= MIN_FLUSH_ROUNDS)?;
+            Some(DriveFlush {
+                osd: o.osd,
+                flush_ns: d.mean_ns?,
+                drive: o.device.as_ref().map(|d| d.summary()),
+            })
+        })
+        .collect()
+}
+
+/// The OSDs whose drives the verdict names slow ([`drive_verdicts`]).
+pub fn slow_drives(result: &BenchResult) -> Vec<i32> {
+    drive_verdicts(&drive_flushes(result)).1
 }
 
 /// One OSD's drive as its own flushes show it.
@@ -1048,6 +1059,8 @@ pub fn attribute(result: &mut BenchResult) {
     attribute_shares(result);
     crate::cpu::fill(result);
     result.findings = findings(result);
+    let slow = slow_drives(result);
+    crate::whatif::annotate(result, &slow);
 }
 
 fn attribute_shares(result: &mut BenchResult) {
@@ -1153,7 +1166,7 @@ fn attribute_shares(result: &mut BenchResult) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::telemetry::counters::AvgDelta;
 
@@ -1498,7 +1511,7 @@ mod tests {
     /// A 3-OSD size-3 pool's result: every OSD primary for 4 PGs with the
     /// other two as replicas; per OSD: `wait` ms after prepare, `subop` ms
     /// per repop, `commit` ms local commit, `flush` ms kv queue + sync.
-    fn pool_result(
+    pub(crate) fn pool_result(
         wait: [f64; 3],
         subop: [f64; 3],
         commit: [f64; 3],

@@ -38,6 +38,7 @@ use crate::progress::{typical_interval, Sample};
 use crate::result::{BenchResult, OsdReport};
 use crate::telemetry::counters::{AvgDelta, OsdCounters};
 use crate::telemetry::quiet::{ClusterEvent, ClusterState};
+use crate::units::ms_prose as ms;
 
 /// Fewest intervals on each side of a change.
 pub const MIN_SEGMENT: usize = 5;
@@ -606,19 +607,6 @@ pub fn line(c: &Change, osds: &[OsdReport], cluster: Option<&ClusterState>) -> S
         None => {}
     }
     s
-}
-
-fn ms(ns: f64) -> String {
-    let v = ns / 1e6;
-    if v >= 100.0 {
-        format!("{v:.0}")
-    } else if v >= 10.0 {
-        format!("{v:.1}")
-    } else if v >= 1.0 {
-        format!("{v:.2}")
-    } else {
-        format!("{v:.3}")
-    }
 }
 
 fn thousands(x: f64) -> String {

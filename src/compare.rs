@@ -57,6 +57,112 @@ pub struct Comparison {
     /// 1-min averages, mean), the evidence for or against the cable.
     #[serde(skip)]
     pub back_heartbeat_ms: Vec<Option<f64>>,
+    /// What-if projections held against another side's measured mean: each
+    /// side's job with the other side's drive-side shares (both ways
+    /// between the baseline and each other side, where it moves the mean by
+    /// [`CROSS_PROJECTION_FROM`] or more), and the baseline's own
+    /// projections against each later run of the same pool ("projected
+    /// 0.85 ms, measured 0.79 ms").
+    pub projections: Vec<ProjectionCheck>,
+}
+
+/// One what-if projection of a comparison and the measured mean it is
+/// held against.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProjectionCheck {
+    /// The row key (`job/op`).
+    pub job: String,
+    /// The source whose job is projected.
+    pub source: usize,
+    /// The source it is held against (whose drives a `drives` projection
+    /// takes, and whose measured mean is beside it).
+    pub against: usize,
+    /// The projection.
+    pub projection: crate::whatif::Projection,
+    /// `against`'s measured mean of the same job, ns.
+    pub measured_mean_ns: f64,
+}
+
+impl ProjectionCheck {
+    /// The check in one line, with the sources' letters: "A with B's
+    /// drives: mean 7.30 → 0.85 ms, IOPS 137 → 1,180; B measured: projected
+    /// 0.85 ms, measured 0.79 ms (−7 %)".
+    pub fn line(&self) -> String {
+        format!(
+            "{}: {}; {} measured: {}",
+            letter(self.source),
+            self.projection.line(),
+            letter(self.against),
+            self.projection.against(self.measured_mean_ns)
+        )
+    }
+}
+
+/// A cross projection (one side with the other's drives) is shown when it
+/// moves the mean by at least this fraction.
+pub const CROSS_PROJECTION_FROM: f64 = 0.05;
+
+/// The what-if checks of `keys` between the baseline and every other side
+/// (see [`Comparison::projections`]).
+fn projection_checks(keys: &[String], results: &[Source]) -> Vec<ProjectionCheck> {
+    fn find<'a>(r: &'a Source, key: &str) -> Option<&'a JobReport> {
+        r.jobs
+            .iter()
+            .find(|j| format!("{}/{}", j.name, j.op) == key)
+    }
+    let mut out = Vec::new();
+    for key in keys {
+        for other in 1..results.len() {
+            for (from, to) in [(0, other), (other, 0)] {
+                let (Some(a), Some(b)) = (find(&results[from], key), find(&results[to], key))
+                else {
+                    continue;
+                };
+                let Some(reference) = &b.attribution else {
+                    continue;
+                };
+                let p = crate::whatif::onto_drives(
+                    a,
+                    reference,
+                    format!("with {}'s drives", letter(to)),
+                    format!(
+                        "{} ({}): its OSD queue, OSD local, device flush and replica shares",
+                        letter(to),
+                        results[to].label
+                    ),
+                );
+                // A swap that moves the mean by less than 5 % says only
+                // that the drives are alike: left out.
+                let p = p.filter(|p| {
+                    (p.projected_mean_ns - p.mean_ns).abs() >= CROSS_PROJECTION_FROM * p.mean_ns
+                });
+                out.extend(p.map(|projection| ProjectionCheck {
+                    job: key.clone(),
+                    source: from,
+                    against: to,
+                    projection,
+                    measured_mean_ns: b.latency_ns.mean,
+                }));
+            }
+            // The baseline's own projections are about its pool: held
+            // against a later run of the same pool (after the change).
+            if results[0].name != results[other].name {
+                continue;
+            }
+            if let (Some(a), Some(b)) = (find(&results[0], key), find(&results[other], key)) {
+                for p in a.projections.iter().flatten() {
+                    out.push(ProjectionCheck {
+                        job: key.clone(),
+                        source: 0,
+                        against: other,
+                        projection: p.clone(),
+                        measured_mean_ns: b.latency_ns.mean,
+                    });
+                }
+            }
+        }
+    }
+    out
 }
 
 /// One job's split of the mean in every source, and how each share moved
@@ -617,6 +723,7 @@ pub fn compare_sources(results: &[Source]) -> Comparison {
         osds,
         names: source_names(results),
         back_heartbeat_ms: results.iter().map(|s| s.back_heartbeat_ms).collect(),
+        projections: projection_checks(&keys, results),
     };
     if !results.is_empty() && results.iter().all(|s| !s.per_run.is_empty()) {
         let per_run = |i: usize, key: &str| -> Vec<JobReport> {
@@ -817,6 +924,7 @@ mod tests {
         JobReport {
             client: None,
             changes: None,
+            projections: None,
             per_second: None,
             end_flush: None,
             name: "write".into(),

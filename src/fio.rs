@@ -179,6 +179,7 @@ pub fn import(v: &Value) -> Result<Source, FioError> {
                 end_flush: None,
                 client: None,
                 changes: None,
+                projections: None,
             });
         }
     }

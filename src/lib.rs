@@ -37,4 +37,5 @@ pub mod suite;
 pub mod sweep;
 pub mod telemetry;
 pub mod units;
+pub mod whatif;
 pub mod workload;

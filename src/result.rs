@@ -874,6 +874,11 @@ pub struct JobReport {
     /// ([`crate::changes`]); empty: none; absent: too few intervals to tell.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub changes: Option<Vec<crate::changes::Change>>,
+    /// What-if projections from the job's split ([`crate::whatif`]): the
+    /// ones with evidence (each moves the mean by 10 % or more); absent:
+    /// no split.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub projections: Option<Vec<crate::whatif::Projection>>,
 }
 
 /// How fully a closed-loop job kept its ops in flight. A client short of

@@ -87,6 +87,21 @@ pub fn parse_duration(input: &str) -> Result<Duration, ParseError> {
     Ok(Duration::from_secs_f64(secs))
 }
 
+/// A latency given in ns as ms in a line of prose, to about three
+/// significant figures: `412`, `41.2`, `4.12`, `0.412`.
+pub fn ms_prose(ns: f64) -> String {
+    let v = ns / 1e6;
+    if v >= 100.0 {
+        format!("{v:.0}")
+    } else if v >= 10.0 {
+        format!("{v:.1}")
+    } else if v >= 1.0 {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
 /// Formats a byte count with a binary unit, e.g. `4 KiB`, `4 MiB`, `1.5 GiB`.
 pub fn fmt_bytes(n: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];

@@ -293,8 +293,63 @@ fn a_slow_flushing_drive_shows_in_its_pool_and_its_osd_only() {
         text.contains("write: slow is ")
             && text.contains("slower than fast per op (+")
             && text.contains("of that is the device flush")
-            && text.contains("slow's osd.1 (class consumer"),
+            && text.contains("slow's osd.1 (class consumer")
+            && text.contains("B: with A's drives: mean "),
         "{text}"
+    );
+    // What if the slow pool's drive flushed like the fast pool's: its own
+    // network, the fast pool's OSD-side shares. Held against the slow pool
+    // measured with its delay off. Both drives are files on this host,
+    // whose own flush time drifts (0.3 to 3 ms here under other load), so
+    // the fast pool's reference run and the undelayed run are made back to
+    // back: within 30 %. With PLP drives: against the undelayed run less its
+    // flush share beyond 0.1 ms (a file flushes slower than a PLP drive),
+    // within 30 % or 0.2 ms.
+    let slow_run: Value = serde_json::from_slice(&std::fs::read(&files[1]).unwrap()).unwrap();
+    let plp = slow_run["jobs"][0]["projections"]
+        .as_array()
+        .and_then(|a| a.iter().find(|p| p["kind"] == "flush"))
+        .map(|p| p["projected_mean_ns"].as_f64().unwrap() / 1e6)
+        .unwrap_or_else(|| panic!("no PLP projection: {}", slow_run["jobs"][0]));
+    ok(
+        cluster(&["slow-flush", "--osd", "1", "--us", "0"]),
+        "cluster.sh slow-flush 0",
+    );
+    let fast_now = tmp.path().join("fast-now.json");
+    std::fs::write(&fast_now, qd1_json("fast", &["-d", "3"])).unwrap();
+    let off: Value = serde_json::from_slice(&qd1_json("slow", &["-d", "3"])).unwrap();
+    ok(
+        cluster(&["slow-flush", "--osd", "1", "--us", "3000"]),
+        "cluster.sh slow-flush 3000",
+    );
+    let out = Command::new(CEPHBENCH)
+        .args(["--format", "json", "compare"])
+        .args([&fast_now, &files[1]])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let c: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let onto_fast = c["projections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["source"] == 1 && p["projection"]["kind"] == "drives")
+        .map(|p| p["projection"]["projected_mean_ns"].as_f64().unwrap() / 1e6)
+        .unwrap_or_else(|| panic!("no projection of the slow pool: {c}"));
+    let off_ms = off["jobs"][0]["latency_ns"]["mean"].as_f64().unwrap() / 1e6;
+    let plp_want = off_ms - share(&off, "device_flush") + 0.1;
+    eprintln!(
+        "what if: slow pool with the fast pool's drives {onto_fast:.3} ms, measured undelayed \
+         {off_ms:.3} ms; with PLP drives {plp:.3} ms, undelayed less its flush beyond 0.1 ms \
+         {plp_want:.3} ms"
+    );
+    assert!(
+        (onto_fast / off_ms - 1.0).abs() <= 0.3,
+        "projected {onto_fast:.3} ms with the fast pool's drives, measured {off_ms:.3} ms"
+    );
+    assert!(
+        (plp - plp_want).abs() <= (0.3 * plp_want).max(0.2),
+        "projected {plp:.3} ms with PLP drives, the undelayed run less its flush {plp_want:.3} ms"
     );
     let suite = tmp.path().join("qd1.toml");
     std::fs::write(

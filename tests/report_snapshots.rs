@@ -155,6 +155,7 @@ fn fixture() -> BenchResult {
             }),
             end_flush: None,
             changes: None,
+            projections: None,
         }],
         osds: vec![OsdReport {
             osd: 0,
@@ -495,7 +496,7 @@ fn a_result_from_before_the_split_still_renders() {
     assert!(
         row.ends_with(&format!(
             ",,,2.000,4.081,16.0,16,,,{}{CPU_CELLS}",
-            ",".repeat(26)
+            ",".repeat(27)
         )),
         "{row}"
     );
@@ -544,7 +545,7 @@ fn a_cluster_not_quiet_is_one_line_in_every_format() {
     let csv = render(Format::Csv, &r);
     let row = csv.lines().nth(1).unwrap();
     // The change and `--disrupt` cells after them are empty.
-    let tail = format!(",false,{line},cold{}{CPU_CELLS}", ",".repeat(26));
+    let tail = format!(",false,{line},cold{}{CPU_CELLS}", ",".repeat(27));
     assert!(row.ends_with(&tail), "{row}");
     let html = render(Format::Html, &r);
     assert!(html.contains(&format!("Cluster {line}")), "{html}");
@@ -774,6 +775,26 @@ fn compare_two_result_files() {
     b.jobs[0].latency_ns.mean /= 2.0;
     for s in &mut b.jobs[0].timeline {
         s.ops *= 2;
+    }
+    // B's split: its OSD-local and replica shares are what it saved.
+    let att = b.jobs[0].attribution.as_mut().unwrap();
+    att.mean_ns /= 2.0;
+    for s in &mut att.shares {
+        match s.part {
+            Part::OsdLocal => s.ns = 1.0e6,
+            Part::Replica => s.ns = 0.0,
+            _ => {}
+        }
+    }
+    let rest: f64 = att
+        .shares
+        .iter()
+        .filter(|s| s.part != Part::Unattributed)
+        .map(|s| s.ns)
+        .sum();
+    let mean = att.mean_ns;
+    if let Some(u) = att.shares.iter_mut().find(|s| s.part == Part::Unattributed) {
+        u.ns = mean - rest;
     }
     let (pa, pb) = (dir.path().join("a.json"), dir.path().join("b.json"));
     std::fs::write(&pa, serde_json::to_vec(&a).unwrap()).unwrap();
@@ -1331,7 +1352,7 @@ fn job_tables_show_in_flight_where_the_client_fell_short() {
         csv.lines()
             .nth(1)
             .unwrap()
-            .ends_with(&format!(",11.8,16,,,{}{CPU_CELLS}", ",".repeat(26))),
+            .ends_with(&format!(",11.8,16,,,{}{CPU_CELLS}", ",".repeat(27))),
         "{csv}"
     );
 }
@@ -1425,4 +1446,105 @@ fn a_change_during_the_run_is_in_every_format() {
         v["jobs"][0]["changes"][0]["osds"][0]["counter"],
         "kv_sync_lat"
     );
+}
+
+/// What-if projections in every format: the text one line each (with -v
+/// their source and assumptions), Markdown a list, CSV one column, HTML a
+/// line each with its assumptions folded under it, JSON valid against the
+/// schema and round-tripping.
+#[test]
+fn a_projection_is_in_every_format() {
+    let mut r = fixture();
+    let job = r.jobs[0].clone();
+    let p = vec![
+        cephbench::whatif::without_copies(&job).unwrap(),
+        cephbench::whatif::with_cluster_cable(&job, 0.5e6).unwrap(),
+    ];
+    r.jobs[0].projections = Some(p);
+    let short = render_short(&r);
+    let lines: Vec<&str> = short
+        .lines()
+        .filter(|l| l.starts_with("  What if:"))
+        .collect();
+    insta::assert_snapshot!(lines.join("\n"));
+    assert_eq!(lines.len(), 2, "{short}");
+    assert!(!short.contains("assuming"), "{short}");
+    let long = render(Format::Text, &r);
+    assert!(
+        long.contains("    assuming the primary answers after its own commit"),
+        "{long}"
+    );
+    let md = render(Format::Markdown, &r);
+    assert!(
+        md.contains("What if, for `write`") && md.contains("- no wait for copies: mean 13.3 → "),
+        "{md}"
+    );
+    let csv = render(Format::Csv, &r);
+    assert!(
+        csv.contains(",\"no wait for copies: mean 13.3 → 11.3 ms, IOPS 1,200 → "),
+        "{csv}"
+    );
+    let html = render(Format::Html, &r);
+    assert!(
+        html.contains("<h3>What if</h3>")
+            && html.contains("<summary><b>write:</b> no wait for copies: mean 13.3 → 11.3 ms"),
+        "{html}"
+    );
+    let text = render(Format::Json, &r);
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    common::validate(&v);
+    let back: BenchResult = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, r);
+}
+
+/// `report --what-if`: the asked projections join each result's jobs (the
+/// text one line each); a change the split cannot carry, or a bad one, is
+/// one line on stderr, a non-zero exit and nothing on stdout.
+#[test]
+fn report_adds_the_projections_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.json");
+    std::fs::write(&a, serde_json::to_vec(&fixture()).unwrap()).unwrap();
+    let run = |args: &[&str]| {
+        assert_cmd::Command::cargo_bin("cephbench")
+            .unwrap()
+            .arg("report")
+            .arg(&a)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = run(&[
+        "--what-if",
+        "cluster-rtt:-0.5ms",
+        "--what-if",
+        "no-copy-wait",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "  What if:             a cluster network 0.500 ms faster per round trip: mean 13.3 → 12.8 ms"
+        ) && text.contains("  What if:             no wait for copies: mean 13.3 → 11.3 ms"),
+        "{text}"
+    );
+    // The fixture's write has no device-flush share: nothing to project.
+    for (args, says) in [
+        (
+            &["--what-if", "plp"][..],
+            "no job's split allows the --what-if",
+        ),
+        (&["--what-if", "cluster-rtt:0.5ms"], "give how much faster"),
+        (&["--what-if", "like:0"], "name an OSD as osd.N"),
+        (&["--what-if", "faster"], "unknown change"),
+    ] {
+        let out = run(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(
+            err.contains(says) && err.trim().lines().count() <= 2,
+            "{args:?}: {err}"
+        );
+    }
 }

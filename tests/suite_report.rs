@@ -17,6 +17,7 @@ fn job(name: &str, op: &str, iops: f64, bs: u64, mean_ms: f64, p99_ms: f64) -> J
     JobReport {
         client: None,
         changes: None,
+        projections: None,
         per_second: None,
         end_flush: None,
         name: name.into(),

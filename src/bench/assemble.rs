@@ -123,6 +123,7 @@ pub fn job_report(
         rate: out.rate.as_ref().map(|r| rate_report(r, rate(k.ops))),
         client: client_load(out),
         changes: None,
+        projections: None,
     }
 }
 

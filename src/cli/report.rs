@@ -18,4 +18,13 @@ pub struct ReportArgs {
     /// Write the report to this file instead of stdout (only if every input is valid).
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Project each result's jobs onto a change, from their split (repeatable): plp,
+    /// flush:0.1ms, like:osd.N, cluster-rtt:-0.5ms (a cluster network that much faster per
+    /// round trip) or no-copy-wait.
+    #[arg(long = "what-if", value_name = "CHANGE", value_parser = what_if)]
+    pub what_if: Vec<cephbench::whatif::Ask>,
+}
+
+fn what_if(s: &str) -> Result<cephbench::whatif::Ask, String> {
+    s.parse()
 }

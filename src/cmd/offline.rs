@@ -113,6 +113,14 @@ pub fn report(args: &ReportArgs, g: &Globals) -> anyhow::Result<ExitCode> {
     let (format, view, output) = (g.format, args.view.view(g), args.output.as_deref());
     let inputs = load_inputs(&args.files, args.view.aggregate)?;
     let mut buf = Vec::new();
+    if !args.what_if.is_empty() && !inputs.iter().all(|(_, i)| matches!(i, Input::Result(_))) {
+        return Err(UsageError(
+            "--what-if projects result files (cephbench rados/rbd --format json); drop it for \
+             suites, sweeps and fio output"
+                .into(),
+        )
+        .into());
+    }
     if let [(_, Input::Sweep(doc))] = &inputs[..] {
         if matches!(format, Format::Csv | Format::TimelineCsv) {
             return Err(UsageError(
@@ -130,7 +138,19 @@ pub fn report(args: &ReportArgs, g: &Globals) -> anyhow::Result<ExitCode> {
         let mut results = Vec::new();
         for (f, i) in inputs {
             match i {
-                Input::Result(r) => results.push((f, *r)),
+                Input::Result(mut r) => {
+                    if !args.what_if.is_empty()
+                        && cephbench::whatif::add_asked(&mut r, &args.what_if) == 0
+                    {
+                        return Err(UsageError(format!(
+                            "{f}: no job's split allows the --what-if asked (flush changes \
+                             need writes of at most 64 KiB with a device-flush share, \
+                             cluster-rtt a cluster-network share, like:osd.N that OSD's counters)"
+                        ))
+                        .into());
+                    }
+                    results.push((f, *r))
+                }
                 Input::Fio(_) => {
                     return Err(UsageError(format!(
                         "{f}: this is fio output: `cephbench compare` imports it; `report` renders \

@@ -254,6 +254,7 @@ fn merge_job(jobs: &[(&str, &JobReport)]) -> Result<JobReport, GroupError> {
         rate: merge_rate(jobs),
         client: merge_client(jobs),
         changes: None,
+        projections: None,
     })
 }
 
@@ -499,6 +500,7 @@ mod tests {
             service_latency_ns: None,
             rate: None,
             changes: None,
+            projections: None,
         }
     }
 

@@ -23,7 +23,8 @@ pub struct Csv;
 /// (empty: not looked at), `not_quiet` the reports' one line,
 /// `read_cache` `cold`/`warm` for reads. `changes`: the lasting changes of
 /// the job's per-interval figures (empty: too few intervals to tell), and
-/// `change_lines` the reports' line of each, joined by ` | `.
+/// `change_lines` the reports' line of each, joined by ` | `. `what_if`:
+/// the job's what-if projections, each as the reports' line, joined by ` | `.
 /// `--disrupt`: `disrupt` the spec,
 /// then per phase (before, degraded, recovering, after) that job's IOPS,
 /// mean, p99 (the highest of the phase's intervals' p99s), max (ms) and
@@ -37,7 +38,7 @@ pub struct Csv;
 pub const HEADER: &str = "workload,pool,job,op,ops,errors,elapsed_s,iops,mib_per_s,\
 lat_min_ms,lat_mean_ms,lat_stddev_ms,lat_p50_ms,lat_p90_ms,lat_p99_ms,lat_p99_9_ms,lat_max_ms,stop_reason,\
 public_network_ms,osd_queue_ms,osd_local_ms,device_flush_ms,cluster_network_ms,replica_ms,replication_ms,\
-unattributed_ms,mean_in_flight,asked_in_flight,cluster_quiet,not_quiet,read_cache,changes,change_lines,disrupt,\
+unattributed_ms,mean_in_flight,asked_in_flight,cluster_quiet,not_quiet,read_cache,changes,change_lines,what_if,disrupt,\
 before_iops,before_mean_ms,before_p99_ms,before_max_ms,before_stall_s,\
 degraded_iops,degraded_mean_ms,degraded_p99_ms,degraded_max_ms,degraded_stall_s,\
 recovering_iops,recovering_mean_ms,recovering_p99_ms,recovering_max_ms,recovering_stall_s,\
@@ -229,7 +230,7 @@ fn rows(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
         let shares = shares.join(",");
         writeln!(
             out,
-            "{},{},{},{},{},{},{:.3},{:.1},{:.3},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{:.3},{:.1},{:.3},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             field(&workload),
             field(&pool),
             field(&j.name),
@@ -259,6 +260,14 @@ fn rows(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
                 .as_ref()
                 .map_or(String::new(), |c| c.len().to_string()),
             field(&super::change_lines(r, j).join(" | ")),
+            field(
+                &j.projections
+                    .iter()
+                    .flatten()
+                    .map(|p| p.line())
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            ),
             disruption_cells(r, &j.name),
             cpu_cells(r),
         )?;

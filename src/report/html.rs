@@ -451,7 +451,37 @@ fn attribution(h: &mut String, r: &BenchResult) {
         }
         h.push_str("</ul>");
     }
+    what_if(h, r);
     h.push('\n');
+}
+
+/// Each job's what-if projections, a line each with its source and
+/// assumptions folded under it.
+fn what_if(h: &mut String, r: &BenchResult) {
+    if r.jobs
+        .iter()
+        .all(|j| j.projections.as_deref().unwrap_or_default().is_empty())
+    {
+        return;
+    }
+    h.push_str("<h3>What if</h3>");
+    for j in &r.jobs {
+        for p in j.projections.iter().flatten() {
+            h.push_str(&format!(
+                "<details class=\"whatif\"><summary><b>{}:</b> {}</summary><p class=\"note\">\
+                 From {}. Assuming {}.{}</p></details>\n",
+                esc(&j.name),
+                esc(&p.line()),
+                esc(&p.reference),
+                esc(&p.assumptions.join("; ")),
+                if p.projected_iops.is_some() {
+                    format!(" IOPS: {}.", esc(&p.iops_basis))
+                } else {
+                    String::new()
+                }
+            ));
+        }
+    }
 }
 
 fn osd_bars(h: &mut String, r: &BenchResult) {
@@ -720,6 +750,7 @@ mod tests {
             service_latency_ns: None,
             rate: None,
             changes: None,
+            projections: None,
         }
     }
 

@@ -107,6 +107,22 @@ impl Reporter for Markdown {
                     writeln!(out, "- {l}")?;
                 }
             }
+            let projections = j.projections.as_deref().unwrap_or_default();
+            if !projections.is_empty() {
+                writeln!(
+                    out,
+                    "\nWhat if, for `{}` (projections from its split):\n",
+                    j.name.replace('`', "'")
+                )?;
+                for p in projections {
+                    writeln!(
+                        out,
+                        "- {} — assuming {}",
+                        p.line(),
+                        p.assumptions.join("; ")
+                    )?;
+                }
+            }
         }
         super::render_disruption(r, true, out)?;
         let attributed: Vec<_> = r

@@ -128,6 +128,21 @@ pub fn comparison_section(h: &mut String, c: &compare::Comparison, names: &[Stri
         esc(c.method)
     ));
     evidence(h, c);
+    if !c.projections.is_empty() {
+        h.push_str(
+            "<h3>What if</h3><p class=\"note\">Each side's network with the other side's OSD \
+             queue, OSD local, device flush and replica shares, and the baseline's own \
+             projections, against the other side's measured mean.</p><ul>",
+        );
+        for p in &c.projections {
+            h.push_str(&format!(
+                "<li>{}: {}</li>",
+                esc(&compare::job_label(&p.job)),
+                esc(&p.line())
+            ));
+        }
+        h.push_str("</ul>\n");
+    }
     h.push_str("</section>\n");
 }
 

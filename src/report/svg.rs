@@ -146,7 +146,20 @@ fn y_axis(out: &mut String, label: &str, ymax: f64, h: f64) -> f64 {
 /// Lays the legend out from `y` on, wrapping to new rows of 16 px; returns
 /// the rows used.
 fn legend(out: &mut String, names: &[String], y: f64) -> usize {
-    let mut x = LEFT;
+    legend_from(out, names, LEFT, y)
+}
+
+/// The width one row of [`legend`] takes for `names`.
+fn legend_width(names: &[String]) -> f64 {
+    names
+        .iter()
+        .map(|n| 24.0 + 6.5 * n.chars().count() as f64)
+        .sum()
+}
+
+/// [`legend`] starting at `x0` (rows after the first start at the left).
+fn legend_from(out: &mut String, names: &[String], x0: f64, y: f64) -> usize {
+    let mut x = x0;
     let mut y = y;
     let mut rows = 1;
     for (i, n) in names.iter().enumerate() {
@@ -314,8 +327,10 @@ pub fn line_chart(ch: &LineChart) -> String {
         );
     }
     if ch.series.len() > 1 {
+        // At the top right: a shaded stretch (the ramp) labels its top left.
         let names: Vec<String> = ch.series.iter().map(|s| s.name.clone()).collect();
-        legend(&mut out, &names, TOP + 12.0);
+        let x0 = (W - RIGHT - legend_width(&names)).max(LEFT);
+        legend_from(&mut out, &names, x0, TOP + 12.0);
     }
     out.push_str("</svg>");
     out

@@ -53,7 +53,40 @@ pub fn comparison_table(c: &Comparison, markdown: bool, out: &mut dyn io::Write)
     writeln!(out)?;
     let foot = format!("* = {}; ~ = within the noise.", c.method);
     writeln!(out, "{}", fit(foot))?;
-    render_evidence(c, markdown, out)
+    render_evidence(c, markdown, out)?;
+    render_projections(c, markdown, out)
+}
+
+/// The what-if projections held against the other side's measured mean,
+/// one line each under its job.
+fn render_projections(c: &Comparison, markdown: bool, out: &mut dyn io::Write) -> io::Result<()> {
+    if c.projections.is_empty() {
+        return Ok(());
+    }
+    writeln!(out)?;
+    let head = "What if (each side's network with the other side's OSD queue, OSD local, device \
+                flush and replica shares; and the baseline's own projections), against the \
+                other side's measured mean:";
+    if markdown {
+        writeln!(out, "**{head}**\n")?;
+    } else {
+        writeln!(out, "{}", wrap(head, TEXT_WIDTH))?;
+    }
+    let mut job = "";
+    for p in &c.projections {
+        if p.job != job {
+            job = &p.job;
+            if !markdown {
+                writeln!(out, "  {}", job_label(job))?;
+            }
+        }
+        if markdown {
+            writeln!(out, "- {}: {}", job_label(job), p.line())?;
+        } else {
+            writeln!(out, "{}", wrap(&format!("    {}", p.line()), TEXT_WIDTH))?;
+        }
+    }
+    Ok(())
 }
 
 /// Where the means moved (share by share) and the drives behind each
@@ -802,7 +835,7 @@ pub fn suites(s: &Suites, long: bool, markdown: bool, out: &mut dyn io::Write) -
     if !long && (s.comparison.is_some() || s.docs.iter().any(has_checks)) {
         let more = if s.comparison.is_some() {
             "--long: the checks beside each run, every figure of the comparison, where each \
-             job's mean went and the drives"
+             job's mean went, the drives and the what-if projections"
         } else {
             "--long: the checks beside each run (the client's RTT, ceph osd perf, the split)"
         };
@@ -833,6 +866,7 @@ fn comparison_short(c: &Comparison, markdown: bool, out: &mut dyn io::Write) -> 
             .collect(),
         moved: Vec::new(),
         osds: Vec::new(),
+        projections: Vec::new(),
         ..c.clone()
     };
     comparison_table(&short, markdown, out)?;

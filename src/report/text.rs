@@ -170,6 +170,18 @@ impl Text {
             if self.verbose && job.changes.as_ref().is_some_and(Vec::is_empty) {
                 writeln!(out, "  Change:              none lasting")?;
             }
+            for p in job.projections.iter().flatten() {
+                writeln!(out, "  What if:             {}", p.line())?;
+                if self.verbose {
+                    writeln!(out, "    from: {}", p.reference)?;
+                    for a in &p.assumptions {
+                        writeln!(out, "    assuming {a}")?;
+                    }
+                    if p.projected_iops.is_some() {
+                        writeln!(out, "    IOPS: {}", p.iops_basis)?;
+                    }
+                }
+            }
         }
         super::render_disruption(r, false, out)?;
         render_clients(r, out)?;

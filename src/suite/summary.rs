@@ -472,6 +472,7 @@ pub fn as_bench_result(doc: &SuiteDoc) -> Option<BenchResult> {
             // The repetition that kept the least of its asked ops in flight.
             client: shortest_client(&reps),
             changes: None,
+            projections: None,
         });
     }
     Some(BenchResult {
