@@ -907,11 +907,14 @@ fn flush_findings(result: &BenchResult) -> Vec<String> {
 }
 
 /// Each OSD's drive as its own flushes show it (those with at least
-/// [`MIN_FLUSH_ROUNDS`] kv sync rounds).
+/// [`MIN_FLUSH_ROUNDS`] kv sync rounds). An OSD at its CPU limit is left
+/// out: its kv sync thread waited for CPU inside the flush timers
+/// ([`crate::cpu::at_its_limit`]; its CPU line says so).
 fn drive_flushes(result: &BenchResult) -> Vec<DriveFlush> {
     result
         .osds
         .iter()
+        .filter(|o| !crate::cpu::at_its_limit(o))
         .filter_map(|o| {
             let c = o.counters.as_ref().filter(|c| !c.reset)?;
             let d = c.kv_commit_lat.filter(|d| d.count >= MIN_FLUSH_ROUNDS)?;
