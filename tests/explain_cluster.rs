@@ -1306,32 +1306,47 @@ fn pidstat_rows(text: &str) -> Vec<(f64, u32, f64)> {
         .collect()
 }
 
-/// Puts one process (every thread) in a cgroup v1 `cpu` group of its own
-/// with a CPU quota, and back in the root group on drop, however the test
-/// ends.
+/// Puts one process (every thread) in a cgroup of its own with a CPU quota
+/// (v1 `cpu.cfs_quota_us` where the `cpu` controller is mounted at
+/// /sys/fs/cgroup/cpu, else v2 `cpu.max`), and back where it was on drop,
+/// however the test ends.
 struct CpuCap {
     dir: std::path::PathBuf,
+    back: std::path::PathBuf,
     pid: u32,
 }
 
 impl CpuCap {
     fn new(pid: u32, cores: f64) -> CpuCap {
-        let dir = std::path::PathBuf::from(format!("/sys/fs/cgroup/cpu/cbt-osdcpu-{pid}"));
-        let _ = std::fs::create_dir(&dir);
-        std::fs::write(dir.join("cpu.cfs_period_us"), "100000").unwrap();
-        std::fs::write(
-            dir.join("cpu.cfs_quota_us"),
-            format!("{}", (cores * 100_000.0) as u64),
-        )
-        .unwrap();
+        let quota = (cores * 100_000.0) as u64;
+        let v1 = std::path::Path::new("/sys/fs/cgroup/cpu");
+        let (dir, back) = if v1.join("cpu.cfs_quota_us").exists() {
+            let dir = v1.join(format!("cbt-osdcpu-{pid}"));
+            let _ = std::fs::create_dir(&dir);
+            std::fs::write(dir.join("cpu.cfs_period_us"), "100000").unwrap();
+            std::fs::write(dir.join("cpu.cfs_quota_us"), quota.to_string()).unwrap();
+            (dir, v1.to_path_buf())
+        } else {
+            let root = std::path::Path::new("/sys/fs/cgroup");
+            let now = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).unwrap();
+            let path = now
+                .lines()
+                .find_map(|l| l.strip_prefix("0::"))
+                .expect("a cgroup v2 path");
+            let _ = std::fs::write(root.join("cgroup.subtree_control"), "+cpu");
+            let dir = root.join(format!("cbt-osdcpu-{pid}"));
+            let _ = std::fs::create_dir(&dir);
+            std::fs::write(dir.join("cpu.max"), format!("{quota} 100000")).unwrap();
+            (dir, root.join(path.trim_start_matches('/')))
+        };
         std::fs::write(dir.join("cgroup.procs"), pid.to_string()).unwrap();
-        CpuCap { dir, pid }
+        CpuCap { dir, back, pid }
     }
 }
 
 impl Drop for CpuCap {
     fn drop(&mut self) {
-        let _ = std::fs::write("/sys/fs/cgroup/cpu/cgroup.procs", self.pid.to_string());
+        let _ = std::fs::write(self.back.join("cgroup.procs"), self.pid.to_string());
         let _ = std::fs::remove_dir(&self.dir);
     }
 }
