@@ -3,7 +3,7 @@
 # Ceph daemons and CLIs (for the throwaway cluster and the peer tools rados
 # bench / rbd bench), librados/librbd headers, libclang for bindgen, fio with
 # its rbd engine, iproute2, chromium (headless, for the HTML report's browser
-# test), time and python3 (perf/run.sh), gcc (cluster.sh --slow-flush builds
+# test), time and python3 (perf/run.sh), sysstat (pidstat: the OSD CPU test), gcc (cluster.sh --slow-flush builds
 # tools/slowflush), and the container engine for the containerized cluster
 # (podman with runc - crun fails on these machines -, catatonit for --init,
 # debootstrap to build the debian:bookworm base image when no registry is
@@ -14,7 +14,7 @@ set -euo pipefail
 
 PKGS=(ceph-mon ceph-osd ceph-mgr ceph-common librados-dev libradospp-dev librbd-dev
       libclang-dev clang gcc libc6-dev binutils fio iproute2 procps chromium valgrind
-      time python3
+      time python3 sysstat
       podman runc catatonit containernetworking-plugins debootstrap)
 
 missing=()

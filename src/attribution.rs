@@ -607,6 +607,7 @@ pub fn findings(result: &BenchResult) -> Vec<String> {
     out.extend(shared_findings(result));
     out.extend(flush_findings(result));
     out.extend(replication_findings(result));
+    out.extend(crate::cpu::findings(result));
     out
 }
 
@@ -906,11 +907,14 @@ fn flush_findings(result: &BenchResult) -> Vec<String> {
 }
 
 /// Each OSD's drive as its own flushes show it (those with at least
-/// [`MIN_FLUSH_ROUNDS`] kv sync rounds).
+/// [`MIN_FLUSH_ROUNDS`] kv sync rounds). An OSD at its CPU limit is left
+/// out: its kv sync thread waited for CPU inside the flush timers
+/// ([`crate::cpu::at_its_limit`]; its CPU line says so).
 fn drive_flushes(result: &BenchResult) -> Vec<DriveFlush> {
     result
         .osds
         .iter()
+        .filter(|o| !crate::cpu::at_its_limit(o))
         .filter_map(|o| {
             let c = o.counters.as_ref().filter(|c| !c.reset)?;
             let d = c.kv_commit_lat.filter(|d| d.count >= MIN_FLUSH_ROUNDS)?;
@@ -1056,6 +1060,7 @@ pub fn drive_verdicts(drives: &[DriveFlush]) -> (Vec<String>, Vec<i32>) {
 /// be re-analysed). Without telemetry only the client's findings can be made.
 pub fn attribute(result: &mut BenchResult) {
     attribute_shares(result);
+    crate::cpu::fill(result);
     result.findings = findings(result);
     let slow = slow_drives(result);
     crate::whatif::annotate(result, &slow);
@@ -1548,6 +1553,7 @@ pub(crate) mod tests {
                         osds: (0..3).filter(|x| *x != o).collect(),
                         pgs: 4,
                     }],
+                    cpu: None,
                 }
             })
             .collect();

@@ -726,6 +726,7 @@ mod tests {
             .map(|&(t, m)| CounterSample {
                 t_s: t,
                 interval_s: 2.0,
+                cpu_s: None,
                 counters: serde_json::from_value(serde_json::json!({
                     "osd": id,
                     "reset": false,
@@ -743,6 +744,7 @@ mod tests {
             mgr_perf: None,
             device: None,
             replica_sets: Vec::new(),
+            cpu: None,
         }
     }
 

@@ -15,6 +15,7 @@ pub mod bench;
 pub mod ceph;
 pub mod changes;
 pub mod compare;
+pub mod cpu;
 pub mod device;
 pub mod disrupt;
 pub mod engine;

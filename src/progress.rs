@@ -176,6 +176,17 @@ impl JobClock {
             f(t);
         }
     }
+
+    /// A clock that marks both `self` and `other`.
+    pub fn and(self, other: JobClock) -> JobClock {
+        match (self.0, other.0) {
+            (Some(a), Some(b)) => JobClock::new(move |t| {
+                a(t);
+                b(t);
+            }),
+            (a, b) => JobClock(a.or(b)),
+        }
+    }
 }
 
 /// One interval of the run, as the sampler saw it, for one kind of op.

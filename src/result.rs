@@ -433,9 +433,70 @@ pub struct OsdReport {
     /// was recorded).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub replica_sets: Vec<ReplicaSet>,
+    /// The CPU its process used (read from `/proc` where it runs on the
+    /// measuring host; a group run's agents measure their own hosts'), or
+    /// why it was not measured; absent in results made before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<OsdCpu>,
 }
 
 pub use crate::placement::ReplicaSet;
+
+/// One OSD process's CPU over a run ([`crate::telemetry::osdcpu`] reads it,
+/// [`crate::cpu`] makes the figures and the verdict). Two windows: the
+/// measured one (the ramp's end to the job's end), over which the client's
+/// per-OSD ops are counted, and the counters' (the perf dumps before and
+/// after the job), over which the OSD's own op counts are.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct OsdCpu {
+    /// The host it runs on (`osd metadata`), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    /// Why it was not measured (then every figure is null), e.g. `osd.2
+    /// runs on host b, not here; run an agent there`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_measured: Option<String>,
+    /// Its process id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
+    /// `utime + stime` of the process over the measured window, seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_s: Option<f64>,
+    /// The measured window's length, seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_s: Option<f64>,
+    /// Its start on this host's clock, seconds since the epoch (to line it
+    /// up with other tools' records: pidstat, sar, a metrics store).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_start_unix: Option<f64>,
+    /// `utime + stime` over the counters' window, seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counters_cpu_s: Option<f64>,
+    /// The CPUs it may run on (its affinity).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allowed_cpus: Option<u32>,
+    /// Its cgroup's CPU quota, cores (null: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quota_cores: Option<f64>,
+    /// How busy the CPUs it may run on were over the measured window, with
+    /// every process on them: cores (0 to `allowed_cpus`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allowed_cpus_busy: Option<f64>,
+    /// Figures ([`crate::cpu::fill`], from the above and the rows): cores
+    /// busy over the measured window (`cpu_s / window_s`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cores_busy: Option<f64>,
+    /// CPU µs per client op this run sent it as primary (measured window).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub us_per_client_op: Option<f64>,
+    /// CPU µs per op of its own counters (`op_w + op_r + subop_w`: client
+    /// ops as primary and replica writes, every client's; counters' window).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub us_per_osd_op: Option<f64>,
+    /// `true` when its CPU, not its drive, set the pace ([`crate::cpu`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cpu_bound: bool,
+}
 
 /// Client-side figures of one op kind on one primary OSD.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -236,7 +236,12 @@ fn a_slow_flushing_drive_shows_in_its_pool_and_its_osd_only() {
             && f.iter().any(|l| l.starts_with("pool 'slow'")),
         "{f:?}"
     );
-    assert!(!f.iter().any(|l| l.starts_with("osd.0")), "{f:?}");
+    // (A CPU line may name osd.0 on a busy host: only drive lines count.)
+    assert!(
+        !f.iter()
+            .any(|l| l.starts_with("osd.0") && l.contains("device flush")),
+        "{f:?}"
+    );
     // The per-OSD check names the same drive from the OSDs' own benches:
     // osd.1's single writes commit at least the delay slower than osd.0's.
     let (rows, f) = osd_bench(&[]);

@@ -267,6 +267,11 @@ fn write_run_with(pool: &str, secs: &str, extra: &[&str]) -> Value {
 /// A QD1 write run of `bs` blocks on `pool` for `secs` after a 1 s ramp:
 /// its validated JSON.
 fn write_run_bs(pool: &str, bs: &str, secs: &str, extra: &[&str]) -> Value {
+    write_run_qd(pool, bs, "1", secs, extra)
+}
+
+/// [`write_run_bs`] at `qd` ops in flight.
+fn write_run_qd(pool: &str, bs: &str, qd: &str, secs: &str, extra: &[&str]) -> Value {
     let out = cephbench()
         .args([
             "--format",
@@ -278,7 +283,7 @@ fn write_run_bs(pool: &str, bs: &str, secs: &str, extra: &[&str]) -> Value {
             "-b",
             bs,
             "-t",
-            "1",
+            qd,
             "--duration",
             secs,
             "--ramp",
@@ -1248,4 +1253,206 @@ fn an_erasure_coded_pool_is_described_and_split_as_it_is() {
     let _ = cephbench()
         .args(["cleanup", "-p", pool, "--run-name", "ec"])
         .output();
+}
+
+/// osd.N's pid from the throwaway cluster's pid file (`DIR/run/osd.N.pid`,
+/// DIR holding the test's ceph.conf): found apart from cephbench's way.
+fn osd_pid(osd: i64) -> u32 {
+    let dir = common::conf().parent().unwrap().join("run");
+    let p = dir.join(format!("osd.{osd}.pid"));
+    std::fs::read_to_string(&p)
+        .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+/// `pidstat -h -H -u -p PIDS 1` rows: (epoch second at the row's end, pid,
+/// %CPU).
+fn pidstat_rows(text: &str) -> Vec<(f64, u32, f64)> {
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("Linux"))
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            // Time UID PID %usr %system %guest %wait %CPU CPU Command
+            if f.len() < 10 {
+                return None;
+            }
+            Some((f[0].parse().ok()?, f[2].parse().ok()?, f[7].parse().ok()?))
+        })
+        .collect()
+}
+
+/// Puts one process (every thread) in a cgroup of its own with a CPU quota
+/// (v1 `cpu.cfs_quota_us` where the `cpu` controller is mounted at
+/// /sys/fs/cgroup/cpu, else v2 `cpu.max`), and back where it was on drop,
+/// however the test ends.
+struct CpuCap {
+    dir: std::path::PathBuf,
+    back: std::path::PathBuf,
+    pid: u32,
+}
+
+impl CpuCap {
+    fn new(pid: u32, cores: f64) -> CpuCap {
+        let quota = (cores * 100_000.0) as u64;
+        let v1 = std::path::Path::new("/sys/fs/cgroup/cpu");
+        let (dir, back) = if v1.join("cpu.cfs_quota_us").exists() {
+            let dir = v1.join(format!("cbt-osdcpu-{pid}"));
+            let _ = std::fs::create_dir(&dir);
+            std::fs::write(dir.join("cpu.cfs_period_us"), "100000").unwrap();
+            std::fs::write(dir.join("cpu.cfs_quota_us"), quota.to_string()).unwrap();
+            (dir, v1.to_path_buf())
+        } else {
+            let root = std::path::Path::new("/sys/fs/cgroup");
+            let now = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).unwrap();
+            let path = now
+                .lines()
+                .find_map(|l| l.strip_prefix("0::"))
+                .expect("a cgroup v2 path");
+            let _ = std::fs::write(root.join("cgroup.subtree_control"), "+cpu");
+            let dir = root.join(format!("cbt-osdcpu-{pid}"));
+            let _ = std::fs::create_dir(&dir);
+            std::fs::write(dir.join("cpu.max"), format!("{quota} 100000")).unwrap();
+            (dir, root.join(path.trim_start_matches('/')))
+        };
+        std::fs::write(dir.join("cgroup.procs"), pid.to_string()).unwrap();
+        CpuCap { dir, back, pid }
+    }
+}
+
+impl Drop for CpuCap {
+    fn drop(&mut self) {
+        let _ = std::fs::write(self.back.join("cgroup.procs"), self.pid.to_string());
+        let _ = std::fs::remove_dir(&self.dir);
+    }
+}
+
+/// Each OSD's CPU as cephbench measures it matches pidstat's over the same
+/// window within 10 %, and nothing is named CPU-bound; with osd.1 held to a
+/// fifth of a core by a cgroup, osd.1 is named CPU-bound (its quota) and
+/// the others are not.
+#[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
+fn osd_cpu_matches_pidstat_and_a_capped_osd_is_cpu_bound() {
+    let _g = serial();
+    let p3 = common::pool_sized("cbt-explain-3", "rados", 3);
+    let pids: Vec<u32> = (0..3).map(osd_pid).collect();
+    let list = pids
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(",");
+    let mut pidstat = std::process::Command::new("pidstat")
+        .args(["-h", "-H", "-u", "-p", &list, "1"])
+        .env("LC_ALL", "C")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("pidstat (package sysstat) on PATH");
+    let v = write_run_qd(p3, "4K", "4", "8", &[]);
+    pidstat.kill().unwrap();
+    let out = pidstat.wait_with_output().unwrap();
+    let rows = pidstat_rows(&String::from_utf8_lossy(&out.stdout));
+    for o in v["osds"].as_array().unwrap() {
+        let id = o["osd"].as_i64().unwrap();
+        let c = &o["cpu"];
+        assert_eq!(
+            c["pid"].as_u64(),
+            Some(u64::from(pids[id as usize])),
+            "osd.{id}: {c}"
+        );
+        let (start, window) = (
+            c["window_start_unix"].as_f64().unwrap(),
+            c["window_s"].as_f64().unwrap(),
+        );
+        let ours = c["cores_busy"].as_f64().unwrap();
+        // pidstat's rows whose second lies wholly inside the window (a row
+        // printed at T covers about T-1+f .. T+f, f unknown).
+        let inside: Vec<f64> = rows
+            .iter()
+            .filter(|(t, p, _)| {
+                *p == pids[id as usize] && *t - 1.0 >= start && *t + 1.0 <= start + window
+            })
+            .map(|(_, _, cpu)| cpu / 100.0)
+            .collect();
+        assert!(inside.len() >= 5, "osd.{id}: {rows:?} in {start}+{window}");
+        let theirs = inside.iter().sum::<f64>() / inside.len() as f64;
+        eprintln!(
+            "osd.{id}: cephbench {ours:.3} cores ({:.2} s over {window:.2} s, {:.0} µs per client \
+             op, {:.0} µs per OSD op), pidstat {theirs:.3} cores over {} s",
+            c["cpu_s"].as_f64().unwrap(),
+            c["us_per_client_op"].as_f64().unwrap(),
+            c["us_per_osd_op"].as_f64().unwrap(),
+            inside.len()
+        );
+        assert!(
+            (ours - theirs).abs() <= 0.1 * theirs,
+            "osd.{id}: cephbench {ours:.3} cores, pidstat {theirs:.3}"
+        );
+        // The per-interval series adds up to the counters' window's CPU
+        // (both are differences of the same readings).
+        let series: f64 = o["timeline"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["cpu_s"].as_f64().unwrap())
+            .sum();
+        let whole = c["counters_cpu_s"].as_f64().unwrap();
+        assert!(
+            (series - whole).abs() < 1e-6,
+            "osd.{id}: {series} vs {whole}"
+        );
+        // Not CPU-bound on an unrestricted OSD: only where the CPUs it may
+        // run on were saturated by this host's other work (then it is).
+        let saturated =
+            c["allowed_cpus_busy"].as_f64().unwrap() >= 0.9 * c["allowed_cpus"].as_f64().unwrap();
+        assert!(
+            c["cpu_bound"] != true || saturated,
+            "osd.{id} named CPU-bound on a quiet host: {c}"
+        );
+    }
+    let capped = {
+        let _cap = CpuCap::new(pids[1], 0.2);
+        write_run_qd(p3, "4K", "16", "5", &[])
+    };
+    let text = common::render_text(&capped);
+    for o in capped["osds"].as_array().unwrap() {
+        let (id, c) = (o["osd"].as_i64().unwrap(), &o["cpu"]);
+        eprintln!("capped run, osd.{id}: {c}");
+        if id == 1 {
+            assert_eq!(c["quota_cores"].as_f64(), Some(0.2), "{c}");
+            assert_eq!(c["cpu_bound"], true, "{c}");
+        } else {
+            let saturated = c["allowed_cpus_busy"].as_f64().unwrap()
+                >= 0.9 * c["allowed_cpus"].as_f64().unwrap();
+            assert!(c["cpu_bound"] != true || saturated, "osd.{id}: {c}");
+        }
+    }
+    let line = capped["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .find(|f| f.starts_with("osd.1 used"))
+        .unwrap_or_else(|| panic!("no CPU finding for osd.1: {}", capped["findings"]));
+    eprintln!("capped run: finding: {line}");
+    // Its flush timers hold its kv sync thread's wait for CPU: its drive is
+    // not named slow on them.
+    assert!(
+        !capped["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_str)
+            .any(|f| f.starts_with("osd.1 (class") && f.contains("device flush")),
+        "{}",
+        capped["findings"]
+    );
+    assert!(
+        line.contains("0.20 cores it may use (its cgroup's CPU quota")
+            && line.contains("CPU-bound"),
+        "{line}"
+    );
+    let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words(&text).contains(&words(line)), "{text}");
 }

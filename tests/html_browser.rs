@@ -235,15 +235,15 @@ fn html_report_renders_in_headless_chromium() {
 
     // The report: no console output at all, and every plot drawn. Per result:
     // 1 job x (percentile curve + IOPS, mean and p50/p99 timelines) +
-    // attribution + per-OSD bars + the OSDs' counter timeline = 7; plus 2
-    // comparison charts.
+    // attribution + per-OSD bars + the OSDs' counter timeline and their CPU
+    // per interval = 8; plus 2 comparison charts.
     let out = run_chromium(bin, &page, &["--dump-dom"]);
     let lines = console_lines(&out.stderr);
     assert!(lines.is_empty(), "console messages: {lines:?}");
     let dom = String::from_utf8_lossy(&out.stdout);
     assert!(dom.contains("</html>"), "no DOM dumped: {dom}");
     assert!(!dom.contains("<script"), "the pool name became a script");
-    let expected = 2 * (4 + 1 + 1 + 1) + 2;
+    let expected = 2 * (4 + 1 + 1 + 2) + 2;
     assert_eq!(non_empty_svgs(&dom), (expected, expected));
 
     // The screenshot: the right size, mostly white page with the plots'

@@ -38,8 +38,12 @@ fn attribution() -> Attribution {
     }
 }
 
+/// The CSV's last cells for [`fixture`]'s osd.0: cores, CPU µs per client
+/// op, no OSD CPU-bound.
+const CPU_CELLS: &str = ",0.310,258.3,";
+
 fn fixture() -> BenchResult {
-    BenchResult {
+    let mut r = BenchResult {
         schema_version: 1,
         tool: ToolInfo {
             name: "cephbench".into(),
@@ -226,6 +230,8 @@ fn fixture() -> BenchResult {
             .map(|&(t_s, mean)| CounterSample {
                 t_s,
                 interval_s: 5.0,
+                // 0.3 cores, then 0.35 as the OSD slows.
+                cpu_s: Some(if t_s < 10.0 { 1.5 } else { 1.75 }),
                 counters: OsdCounters {
                     osd: 0,
                     reset: false,
@@ -272,6 +278,16 @@ fn fixture() -> BenchResult {
                 osds: vec![1, 2],
                 pgs: 8,
             }],
+            cpu: Some(cephbench::result::OsdCpu {
+                host: Some("node1".into()),
+                pid: Some(4242),
+                cpu_s: Some(3.1),
+                window_s: Some(10.0),
+                counters_cpu_s: Some(3.4),
+                allowed_cpus: Some(4),
+                allowed_cpus_busy: Some(1.5),
+                ..Default::default()
+            }),
         }],
         placement: Some(PlacementInfo {
             pool_id: 2,
@@ -330,7 +346,9 @@ fn fixture() -> BenchResult {
         cluster_state: None,
         read_cache: None,
         disruption: None,
-    }
+    };
+    cephbench::cpu::fill(&mut r);
+    r
 }
 
 fn render(f: Format, r: &BenchResult) -> String {
@@ -476,7 +494,10 @@ fn a_result_from_before_the_split_still_renders() {
     let csv = render(Format::Csv, &old);
     let row = csv.lines().nth(1).unwrap();
     assert!(
-        row.ends_with(&format!(",,,2.000,4.081,16.0,16,,,{}", ",".repeat(27))),
+        row.ends_with(&format!(
+            ",,,2.000,4.081,16.0,16,,,{}{CPU_CELLS}",
+            ",".repeat(27)
+        )),
         "{row}"
     );
     let html = render(Format::Html, &old);
@@ -524,7 +545,7 @@ fn a_cluster_not_quiet_is_one_line_in_every_format() {
     let csv = render(Format::Csv, &r);
     let row = csv.lines().nth(1).unwrap();
     // The change and `--disrupt` cells after them are empty.
-    let tail = format!(",false,{line},cold{}", ",".repeat(27));
+    let tail = format!(",false,{line},cold{}{CPU_CELLS}", ",".repeat(27));
     assert!(row.ends_with(&tail), "{row}");
     let html = render(Format::Html, &r);
     assert!(html.contains(&format!("Cluster {line}")), "{html}");
@@ -841,10 +862,11 @@ fn html_report() {
     let html = render(Format::Html, &fixture_with_histogram());
     insta::assert_snapshot!(html);
     // One job: percentile curve + three timelines (IOPS, mean, p50/p99),
-    // the attribution, per-OSD bars, the OSD counter timeline.
-    assert_eq!(html.matches("<svg ").count(), 7);
+    // the attribution, per-OSD bars, the OSD counter timeline and its CPU.
+    assert_eq!(html.matches("<svg ").count(), 8);
     assert!(html.contains("p50 and p99 completion latency per second"));
     assert!(html.contains("Each OSD&#39;s own mean op_w_latency per counter interval"));
+    assert!(html.contains("Each OSD process&#39;s CPU per counter interval"));
     for forbidden in ["<script", "<link", "@import", "url(", "https://", "<img"] {
         assert!(
             !html.contains(forbidden),
@@ -885,7 +907,7 @@ fn html_with_negative_unattributed_share() {
         "note missing"
     );
     assert!(!html.contains("NaN") && !html.contains("width=\"-") && !html.contains("inf"));
-    assert_eq!(html.matches("<svg ").count(), 7);
+    assert_eq!(html.matches("<svg ").count(), 8);
 }
 
 fn assert_fits(text: &str) {
@@ -1330,7 +1352,7 @@ fn job_tables_show_in_flight_where_the_client_fell_short() {
         csv.lines()
             .nth(1)
             .unwrap()
-            .ends_with(&format!(",11.8,16,,,{}", ",".repeat(27))),
+            .ends_with(&format!(",11.8,16,,,{}{CPU_CELLS}", ",".repeat(27))),
         "{csv}"
     );
 }
@@ -1372,6 +1394,7 @@ fn a_change_during_the_run_is_in_every_format() {
             CounterSample {
                 t_s,
                 interval_s: 2.0,
+                cpu_s: None,
                 counters: OsdCounters {
                     kv_sync_lat: Some(kv(if t_s <= 16.0 { 0.6 } else { 9.1 })),
                     ..template.clone()

@@ -1276,8 +1276,8 @@ fn suite_tables_show_in_flight_where_the_client_fell_short() {
         .lines()
         .find(|l| l.contains(",4k randread QD32,"))
         .unwrap();
-    // (then the data pool, none, and the usable percentage)
-    assert!(row.ends_with(",22.0,32,,33.3"), "{row}");
+    // (then the data pool, none, the usable percentage and the CPU, none)
+    assert!(row.ends_with(",22.0,32,,33.3,"), "{row}");
 }
 
 /// A run on a cluster that was not quiet is named under the suite's table
@@ -1389,6 +1389,78 @@ fn three_copies_vs_two_plus_one_show_their_usable_fraction_in_every_format() {
     common::validate_suite(&json["suites"][1]);
     let csv = render(docs, Format::Csv, false);
     let last = csv.lines().last().unwrap();
-    assert!(last.ends_with(",ec21,66.7"), "{last}");
-    assert!(csv.lines().nth(1).unwrap().ends_with(",,33.3"), "{csv}");
+    assert!(last.ends_with(",ec21,66.7,"), "{last}");
+    assert!(csv.lines().nth(1).unwrap().ends_with(",,33.3,"), "{csv}");
+}
+
+/// Every run of a job with its pool's OSDs' CPU measured: the suite's table
+/// gets a `CPU µs/op` column (the median over the runs, as the other
+/// figures; `-` for the jobs without it), the cost line says what it is,
+/// the CSV has the cell and the document stays valid.
+#[test]
+fn suites_give_the_pools_cpu_per_op() {
+    let mut d = fixture();
+    for e in d.runs.iter_mut().filter(|e| e.job == "4k randwrite QD32") {
+        let ops = e.result.jobs[0].ops;
+        // 500 µs per op in run 1, 700 in run 2: the median of two is 600.
+        let us = if e.run == 1 { 500.0 } else { 700.0 };
+        e.result.osds = vec![OsdReport {
+            osd: 0,
+            client: vec![OsdClientRow {
+                op: "write".into(),
+                ops,
+                mean_ns: 1e8,
+                p99_ns: 300_000_000,
+                histogram: None,
+                attribution: None,
+                evidence: None,
+            }],
+            counters: None,
+            timeline: Vec::new(),
+            mgr_perf: None,
+            device: None,
+            replica_sets: Vec::new(),
+            cpu: Some(OsdCpu {
+                cpu_s: Some(us * ops as f64 / 1e6),
+                window_s: Some(4.0),
+                ..Default::default()
+            }),
+        }];
+        cephbench::cpu::fill(&mut e.result);
+    }
+    let mut order: Vec<String> = d.runs.iter().map(|e| e.job.clone()).collect();
+    order.dedup();
+    order.truncate(4);
+    d.summary = suite::summarize(&order, &d.runs, Some(&pool()), Default::default());
+    let row = |job: &str| d.summary.rows.iter().find(|r| r.job == job).unwrap();
+    assert!((row("4k randwrite QD32").cpu_us_per_op.unwrap() - 600.0).abs() < 1e-6);
+    assert_eq!(row("4k randread QD32").cpu_us_per_op, None);
+    // Text: the job names would not fit beside a column: one line.
+    let text = render(vec![d.clone()], cephbench::report::Format::Text, false);
+    assert!(
+        text.contains("CPU µs per client op of the pool's OSDs: 4k randwrite QD32 600."),
+        "{text}"
+    );
+    let md = render(vec![d.clone()], cephbench::report::Format::Markdown, false);
+    let line = md
+        .lines()
+        .find(|l| l.starts_with("| 4k randwrite QD32 |"))
+        .unwrap();
+    assert!(line.ends_with("| 600 |"), "{md}");
+    assert!(md.contains("| CPU µs/op |"), "{md}");
+    assert!(
+        text.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .contains("CPU µs/op = the CPU time (utime + stime) of all the pool's OSD processes"),
+        "{text}"
+    );
+    let csv = render(vec![d.clone()], cephbench::report::Format::Csv, false);
+    let w = csv
+        .lines()
+        .find(|l| l.contains(",4k randwrite QD32,"))
+        .unwrap();
+    assert!(w.ends_with(",,,,33.3,600.0"), "{w}");
+    let v = serde_json::to_value(&d).unwrap();
+    common::validate_suite(&v);
 }

@@ -111,6 +111,8 @@ pub(super) struct Setup<'a> {
     pub error: Option<BenchError>,
     /// `--disrupt`: the plan carried out beside the job.
     pub disrupt: Option<crate::disrupt::DisruptPlan>,
+    /// The ramp at the job's start: the OSDs' CPU is measured after it.
+    pub ramp: Duration,
     /// The interrupt (cuts `--disrupt`'s wait for active+clean short).
     pub stop: Option<crate::engine::StopRx>,
 }
@@ -142,8 +144,10 @@ pub(super) async fn measure<J: Job>(setup: Setup<'_>, mut job: J) -> Result<Outc
         .map(|plan| crate::disrupt::Disruptor::start(rados, plan, setup.stop.clone()));
     let clock = disruptor
         .as_ref()
-        .map_or_else(JobClock::default, crate::disrupt::Disruptor::clock);
+        .map_or_else(JobClock::default, crate::disrupt::Disruptor::clock)
+        .and(probes.cpu_clock(setup.ramp));
     let ran = job.run(probes.slots.as_deref(), &clock).await?;
+    probes.job_ended();
     if let Some(d) = &disruptor {
         let interrupted = ran
             .as_ref()

@@ -335,6 +335,7 @@ pub async fn run_rados(
         interrupted: false,
         error: None,
         disrupt: cfg.disrupt.clone(),
+        ramp: cfg.ramp,
         stop: Some(stop_rx),
     };
     measure(setup, job).await

@@ -507,6 +507,7 @@ async fn run_on_image(
         interrupted,
         error: pre_error,
         disrupt: cfg.disrupt.clone().filter(|_| !skip_run),
+        ramp: cfg.ramp,
         stop: Some(stop_rx),
     };
     measure(setup, job).await

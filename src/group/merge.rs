@@ -286,7 +286,8 @@ fn merge_client(jobs: &[(&str, &JobReport)]) -> Option<ClientLoad> {
 /// every client's ops on that OSD. A client row without a histogram (a result
 /// of an older cephbench) leaves only the highest client's p99 for that row:
 /// the returned flag says so. The OSDs' own counters cover the whole cluster:
-/// the first client's are kept.
+/// the first client's are kept. Each OSD's CPU is the measurement of the
+/// client on its host (the first that has one).
 fn merge_osds(results: &[(&str, &[OsdReport])]) -> Result<(Vec<OsdReport>, bool), GroupError> {
     let mut out: Vec<OsdReport> = Vec::new();
     // (osd index, row index) -> (merged histogram, None once a row lacks
@@ -306,11 +307,19 @@ fn merge_osds(results: &[(&str, &[OsdReport])]) -> Result<(Vec<OsdReport>, bool)
                         mgr_perf: o.mgr_perf.clone(),
                         device: o.device.clone(),
                         replica_sets: o.replica_sets.clone(),
+                        cpu: o.cpu.clone(),
                     });
                     out.len() - 1
                 }
             };
             let m = &mut out[idx];
+            // Each agent measures the OSDs of its own host: keep the one
+            // that measured this OSD (figured again over every client's ops).
+            let measured =
+                |c: &Option<crate::result::OsdCpu>| c.as_ref().is_some_and(|c| c.cpu_s.is_some());
+            if !measured(&m.cpu) && measured(&o.cpu) {
+                m.cpu.clone_from(&o.cpu);
+            }
             for row in &o.client {
                 let h = row
                     .histogram
@@ -604,6 +613,7 @@ mod tests {
                 mgr_perf: None,
                 device: None,
                 replica_sets: Vec::new(),
+                cpu: None,
             }]
         };
         let (a, b) = (result(&parts[0], true), result(&parts[1], true));
@@ -629,6 +639,52 @@ mod tests {
         let (osds, approx) = merge_osds(&[("a", &a[..])]).unwrap();
         assert!(!approx);
         assert_eq!(osds[0].client[0], a[0].client[0]);
+    }
+
+    /// Each agent measures the OSDs of its own host: the merged row keeps
+    /// the agent's measurement that has one, and its CPU per client op is
+    /// over every client's ops on that OSD.
+    #[test]
+    fn each_osds_cpu_comes_from_the_agent_on_its_host() {
+        let mut rec = LatencyRecorder::compact();
+        for i in 0..1_000u64 {
+            rec.record(1_000_000 + i);
+        }
+        let osd = |cpu: crate::result::OsdCpu| OsdReport {
+            osd: 1,
+            client: vec![osd_row(&rec, true)],
+            counters: None,
+            timeline: Vec::new(),
+            mgr_perf: None,
+            device: None,
+            replica_sets: Vec::new(),
+            cpu: Some(cpu),
+        };
+        let away = osd(crate::result::OsdCpu {
+            host: Some("b".into()),
+            not_measured: Some("osd.1 runs on host b, not here; run an agent there".into()),
+            ..Default::default()
+        });
+        let there = osd(crate::result::OsdCpu {
+            host: Some("b".into()),
+            pid: Some(7),
+            cpu_s: Some(0.6),
+            window_s: Some(10.0),
+            ..Default::default()
+        });
+        let (a, b) = (vec![away], vec![there]);
+        let (osds, _) = merge_osds(&[("on-a", &a[..]), ("on-b", &b[..])]).unwrap();
+        let c = osds[0].cpu.as_ref().unwrap();
+        assert_eq!((c.pid, c.not_measured.as_deref()), (Some(7), None));
+        let mut r = crate::result::test_result("p", Vec::new());
+        r.osds = osds;
+        crate::cpu::fill(&mut r);
+        // 0.6 s over both clients' 2,000 ops on osd.1.
+        let c = r.osds[0].cpu.as_ref().unwrap();
+        assert!((c.us_per_client_op.unwrap() - 300.0).abs() < 1e-9, "{c:?}");
+        // Either order.
+        let (osds, _) = merge_osds(&[("on-b", &b[..]), ("on-a", &a[..])]).unwrap();
+        assert_eq!(osds[0].cpu.as_ref().unwrap().pid, Some(7));
     }
 
     /// Open-loop clients: the rate block adds up (each ran its share), the

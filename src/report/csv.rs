@@ -30,7 +30,11 @@ pub struct Csv;
 /// mean, p99 (the highest of the phase's intervals' p99s), max (ms) and
 /// longest stall (s), empty where the phase did not occur; `clean_after_s`
 /// from the last action to active+clean (empty: not reached), the
-/// recovery's highest rates.
+/// recovery's highest rates. `osd_cpu_cores`: the cores the pool's OSD
+/// processes used over the run (those measured), `osd_cpu_us_per_op` their
+/// CPU µs per client op (empty unless every OSD was measured),
+/// `cpu_bound_osds` the OSDs whose CPU set the pace (`osd.0 osd.2`): the
+/// whole run's, on every job line of it.
 pub const HEADER: &str = "workload,pool,job,op,ops,errors,elapsed_s,iops,mib_per_s,\
 lat_min_ms,lat_mean_ms,lat_stddev_ms,lat_p50_ms,lat_p90_ms,lat_p99_ms,lat_p99_9_ms,lat_max_ms,stop_reason,\
 public_network_ms,osd_queue_ms,osd_local_ms,device_flush_ms,cluster_network_ms,replica_ms,replication_ms,\
@@ -39,7 +43,8 @@ before_iops,before_mean_ms,before_p99_ms,before_max_ms,before_stall_s,\
 degraded_iops,degraded_mean_ms,degraded_p99_ms,degraded_max_ms,degraded_stall_s,\
 recovering_iops,recovering_mean_ms,recovering_p99_ms,recovering_max_ms,recovering_stall_s,\
 after_iops,after_mean_ms,after_p99_ms,after_max_ms,after_stall_s,\
-clean_after_s,recovery_max_objects_per_s,recovery_max_bytes_per_s";
+clean_after_s,recovery_max_objects_per_s,recovery_max_bytes_per_s,\
+osd_cpu_cores,osd_cpu_us_per_op,cpu_bound_osds";
 
 /// The `--disrupt` cells of job `job`'s line (all empty without it).
 fn disruption_cells(r: &BenchResult, job: &str) -> String {
@@ -80,6 +85,24 @@ fn disruption_cells(r: &BenchResult, job: &str) -> String {
     cells.join(",")
 }
 
+/// The `osd_cpu_cores,osd_cpu_us_per_op,cpu_bound_osds` cells of a result.
+fn cpu_cells(r: &BenchResult) -> String {
+    let p = crate::cpu::pool(r);
+    let bound: Vec<String> = r
+        .osds
+        .iter()
+        .filter(|o| o.cpu.as_ref().is_some_and(|c| c.cpu_bound))
+        .map(|o| format!("osd.{}", o.osd))
+        .collect();
+    format!(
+        "{},{},{}",
+        p.map_or(String::new(), |p| format!("{:.3}", p.cores)),
+        p.and_then(|p| p.us_per_op)
+            .map_or(String::new(), |u| format!("{u:.1}")),
+        bound.join(" ")
+    )
+}
+
 /// Quotes a field if it needs it (RFC 4180).
 pub(super) fn field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
@@ -101,10 +124,12 @@ pub const COMPARISON_HEADER: &str = "job,figure,source,label,value,diff_pct,sign
 /// `mean_in_flight` / `asked_in_flight` of the run that kept fewest ops in
 /// flight (empty where not recorded); `data_pool` the pool the RBD image's
 /// data and the rados jobs went to (empty: `pool`), `usable_pct` that
-/// pool's usable share of its raw capacity (empty where unknown).
+/// pool's usable share of its raw capacity (empty where unknown),
+/// `osd_cpu_us_per_op` the pool's OSDs' CPU µs per client op (empty where not
+/// every OSD was measured).
 pub const SUITE_HEADER: &str = "suite,pool,job,op,label,runs,aggregate,iops,iops_spread_pct,\
 mb_per_s,mb_per_s_spread_pct,mean_ms,mean_ms_spread_pct,p99_ms,p99_ms_spread_pct,iops_per_gib,flagged,\
-mean_in_flight,asked_in_flight,data_pool,usable_pct";
+mean_in_flight,asked_in_flight,data_pool,usable_pct,osd_cpu_us_per_op";
 
 impl Reporter for Csv {
     fn render(&self, r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
@@ -155,7 +180,7 @@ impl Reporter for Csv {
             for r in &d.summary.rows {
                 writeln!(
                     out,
-                    "{},{},{},{},{},{},{},{:.1},{:.1},{:.3},{:.1},{:.3},{:.1},{:.3},{:.1},{},{},{},{},{}",
+                    "{},{},{},{},{},{},{},{:.1},{:.1},{:.3},{:.1},{:.3},{:.1},{:.3},{:.1},{},{},{},{},{},{}",
                     field(&d.suite),
                     field(&d.pool),
                     field(&r.job),
@@ -177,7 +202,8 @@ impl Reporter for Csv {
                     d.data_pool.as_deref().map(field).unwrap_or_default(),
                     d.pool_settings
                         .as_ref()
-                        .map_or(String::new(), |p| format!("{:.1}", p.usable_fraction() * 100.0))
+                        .map_or(String::new(), |p| format!("{:.1}", p.usable_fraction() * 100.0)),
+                    r.cpu_us_per_op.map_or(String::new(), |u| format!("{u:.1}"))
                 )?;
             }
         }
@@ -212,7 +238,7 @@ fn rows(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
         let shares = shares.join(",");
         writeln!(
             out,
-            "{},{},{},{},{},{},{:.3},{:.1},{:.3},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{:.3},{:.1},{:.3},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             field(&workload),
             field(&pool),
             field(&j.name),
@@ -251,6 +277,7 @@ fn rows(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
                     .join(" | ")
             ),
             disruption_cells(r, &j.name),
+            cpu_cells(r),
         )?;
     }
     Ok(())

@@ -523,19 +523,29 @@ fn osd_bars(h: &mut String, r: &BenchResult) {
 
 /// One row per OSD and op kind: the client's figures and the OSD's drive.
 fn osd_table(h: &mut String, r: &BenchResult) {
-    h.push_str(
-        "<table><tr><th>osd</th><th>op</th><th>ops</th><th>mean ms</th><th>p99 ms</th>\
-         <th>device</th></tr>",
-    );
+    let with_cpu = crate::cpu::any(r);
+    h.push_str("<table><tr><th>osd</th><th>op</th><th>ops</th><th>mean ms</th><th>p99 ms</th>");
+    if with_cpu {
+        h.push_str("<th>CPU cores</th><th>CPU µs/client op</th><th>CPU µs/OSD op</th>");
+    }
+    h.push_str("<th>device</th></tr>");
     for (o, c) in super::osd_rows(r) {
         let device = o
             .device
             .as_ref()
             .map_or_else(|| "-".into(), |d| d.summary());
+        let cpu: String = if with_cpu {
+            crate::cpu::cells(o.cpu.as_ref())
+                .iter()
+                .map(|c| format!("<td class=\"n\">{}</td>", esc(c)))
+                .collect()
+        } else {
+            String::new()
+        };
         match c {
             Some(c) => h.push_str(&format!(
                 "<tr><td>osd.{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{:.3}</td>\
-                 <td class=\"n\">{:.3}</td><td>{}</td></tr>",
+                 <td class=\"n\">{:.3}</td>{cpu}<td>{}</td></tr>",
                 o.osd,
                 esc(&c.op),
                 c.ops,
@@ -545,40 +555,31 @@ fn osd_table(h: &mut String, r: &BenchResult) {
             )),
             None => h.push_str(&format!(
                 "<tr><td>osd.{}</td><td>-</td><td class=\"n\">0</td><td class=\"n\">-</td>\
-                 <td class=\"n\">-</td><td>{}</td></tr>",
+                 <td class=\"n\">-</td>{cpu}<td>{}</td></tr>",
                 o.osd,
                 esc(&device)
             )),
         }
     }
     h.push_str("</table>");
+    if let Some(line) = crate::cpu::pool_line(r) {
+        h.push_str(&format!("<p>{}</p>", esc(&line)));
+    }
 }
 
 /// Each OSD's own op latency (`op_w_latency`, else `op_r_latency`) per
 /// `--counter-interval`: where a slow OSD shows when it became slow.
 fn counter_timeline(h: &mut String, r: &BenchResult) {
-    let pick = |write: bool| -> Vec<Series> {
-        r.osds
-            .iter()
-            .map(|o| Series {
-                name: format!("osd.{}", o.osd),
-                points: o
-                    .timeline
-                    .iter()
-                    .filter(|s| !s.counters.reset)
-                    .filter_map(|s| {
-                        let c = &s.counters;
-                        let d = if write {
-                            c.op_w_latency
-                        } else {
-                            c.op_r_latency
-                        };
-                        d.and_then(|d| d.mean_ns).map(|ns| (s.t_s, ns / 1e6))
-                    })
-                    .collect(),
-            })
-            .filter(|s| !s.points.is_empty())
-            .collect()
+    let pick = |write: bool| {
+        osd_series(r, |s| {
+            let c = &s.counters;
+            let d = if write {
+                c.op_w_latency
+            } else {
+                c.op_r_latency
+            };
+            d.filter(|_| !c.reset)?.mean_ns.map(|ns| ns / 1e6)
+        })
     };
     let (series, counter) = match pick(true) {
         s if !s.is_empty() => (s, "op_w_latency"),
@@ -598,10 +599,48 @@ fn counter_timeline(h: &mut String, r: &BenchResult) {
         y_cap: None,
         marks: Vec::new(),
     }));
+    // The OSD processes' CPU per interval, where measured.
+    let cpu = osd_series(r, |s| {
+        s.cpu_s
+            .filter(|_| s.interval_s > 0.0)
+            .map(|c| c / s.interval_s)
+    });
+    if !cpu.is_empty() {
+        h.push_str(&svg::line_chart(&LineChart {
+            title: "Each OSD process's CPU per counter interval".into(),
+            x_label: "time since start, s (the job's clock)".into(),
+            y_label: "cores busy (utime + stime / interval)".into(),
+            series: cpu,
+            x_ticks: None,
+            shade: None,
+            y_cap: None,
+            marks: Vec::new(),
+        }));
+    }
     h.push_str(
         "</div><p class=\"note\">One point per interval, at its end: the OSD's \
          Δsum / Δcount over that interval (intervals with no ops or a counter reset left out).</p>\n",
     );
+}
+
+/// One series per OSD of the values `point` gives its counter samples, at
+/// their ends (OSDs without any left out).
+fn osd_series(
+    r: &BenchResult,
+    point: impl Fn(&crate::telemetry::counters::CounterSample) -> Option<f64>,
+) -> Vec<Series> {
+    r.osds
+        .iter()
+        .map(|o| Series {
+            name: format!("osd.{}", o.osd),
+            points: o
+                .timeline
+                .iter()
+                .filter_map(|s| Some((s.t_s, point(s)?)))
+                .collect(),
+        })
+        .filter(|s| !s.points.is_empty())
+        .collect()
 }
 
 /// Marks on a job's timelines for what was not quiet in the cluster

@@ -165,25 +165,45 @@ impl Reporter for Markdown {
             writeln!(out)?;
             writeln!(out, "Per OSD (client latency by primary OSD; its drive):")?;
             writeln!(out)?;
-            writeln!(out, "| osd | op | ops | mean ms | p99 ms | device |")?;
-            writeln!(out, "|---|---|---:|---:|---:|---|")?;
+            let with_cpu = crate::cpu::any(r);
+            let (cpu_head, cpu_rule) = if with_cpu {
+                (
+                    " CPU cores | CPU µs/client op | CPU µs/OSD op |",
+                    "---:|---:|---:|",
+                )
+            } else {
+                ("", "")
+            };
+            writeln!(
+                out,
+                "| osd | op | ops | mean ms | p99 ms |{cpu_head} device |"
+            )?;
+            writeln!(out, "|---|---|---:|---:|---:|{cpu_rule}---|")?;
             for (o, c) in rows {
                 let device = o
                     .device
                     .as_ref()
                     .map_or_else(|| "-".into(), |d| d.summary().replace('|', "\\|"));
+                let cpu = if with_cpu {
+                    format!(" {} |", crate::cpu::cells(o.cpu.as_ref()).join(" | "))
+                } else {
+                    String::new()
+                };
                 match c {
                     Some(c) => writeln!(
                         out,
-                        "| osd.{} | {} | {} | {} | {} | {device} |",
+                        "| osd.{} | {} | {} | {} | {} |{cpu} {device} |",
                         o.osd,
                         c.op,
                         c.ops,
                         ms(c.mean_ns),
                         ms(c.p99_ns as f64)
                     )?,
-                    None => writeln!(out, "| osd.{} | - | 0 | - | - | {device} |", o.osd)?,
+                    None => writeln!(out, "| osd.{} | - | 0 | - | - |{cpu} {device} |", o.osd)?,
                 }
+            }
+            if let Some(line) = crate::cpu::pool_line(r) {
+                writeln!(out, "\n{line}")?;
             }
         }
         if let Some(g) = &r.clients {

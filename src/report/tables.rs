@@ -330,9 +330,32 @@ fn suite_rows(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> io::Re
     let (header, rows) = suite_lines(doc, &|f: &Figure, fmt: fn(f64) -> String| {
         cell(f, fmt, markdown)
     });
-    let in_flight = header.len() > 7;
+    let in_flight = header.iter().any(|h| h == "in flight");
     let mut lines = vec![header];
     lines.extend(rows);
+    // Text: the CPU column only where the job names keep their width
+    // (else one line under the table says the same).
+    let mut cpu_line = None;
+    if !markdown && lines[0].last().is_some_and(|h| h == CPU_HEADER) {
+        let full = col_widths(&lines);
+        let rest: usize = full[1..].iter().sum::<usize>() + 2 * (full.len() - 1);
+        if full[0] + rest > 100 {
+            let cells: Vec<String> = lines
+                .iter_mut()
+                .skip(1)
+                .zip(&doc.summary.rows)
+                .filter_map(|(l, r)| {
+                    let c = l.pop()?;
+                    (c != "-").then(|| format!("{} {c}", r.label))
+                })
+                .collect();
+            lines[0].pop();
+            cpu_line = Some(format!(
+                "CPU µs per client op of the pool's OSDs: {}.",
+                cells.join(", ")
+            ));
+        }
+    }
     if markdown {
         for (n, l) in lines.iter().enumerate() {
             writeln!(out, "| {} |", l.join(" | "))?;
@@ -371,11 +394,17 @@ fn suite_rows(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> io::Re
     }
     let b = if markdown { "- " } else { "" };
     let fit = |s: String| if markdown { s } else { wrap(&s, TEXT_WIDTH) };
+    if let Some(l) = cpu_line {
+        writeln!(out, "{}", fit(l))?;
+    }
     if in_flight {
         writeln!(out, "{}", fit(format!("{b}{}.", super::IN_FLIGHT_NOTE)))?;
     }
     writeln!(out, "{}", fit(format!("{b}{}", cost_line(doc))))
 }
+
+/// The suite table's CPU column.
+const CPU_HEADER: &str = "CPU µs/op";
 
 /// How a table makes a figure's cell, given how to print its value.
 pub type FigureCell<'a> = dyn Fn(&Figure, fn(f64) -> String) -> String + 'a;
@@ -397,6 +426,10 @@ pub fn suite_lines(doc: &SuiteDoc, cell: &FigureCell<'_>) -> (Vec<String>, Vec<V
     ]
     .map(String::from)
     .to_vec();
+    let cpu = doc.summary.rows.iter().any(|r| r.cpu_us_per_op.is_some());
+    if cpu {
+        header.push(CPU_HEADER.into());
+    }
     if in_flight {
         header.insert(2, "in flight".into());
     }
@@ -415,6 +448,9 @@ pub fn suite_lines(doc: &SuiteDoc, cell: &FigureCell<'_>) -> (Vec<String>, Vec<V
                 cell(&r.p99_ms, ms),
                 r.iops_per_gib.map_or("-".into(), rate),
             ];
+            if cpu {
+                l.push(r.cpu_us_per_op.map_or("-".into(), |u| format!("{u:.0}")));
+            }
             if in_flight {
                 l.insert(2, super::in_flight_cell(c));
             }
@@ -473,6 +509,25 @@ flush row does not show that a drive's cache is safe against power loss.";
 /// The cost line (IOPS per GiB of one OSD's RAM): the RAM the pool's OSDs hold (measured, or as
 /// configured) and what IOPS/GiB divides by.
 pub fn cost_line(doc: &SuiteDoc) -> String {
+    let mut line = ram_cost_line(doc);
+    if doc.summary.rows.iter().any(|r| r.cpu_us_per_op.is_some()) {
+        line.push_str(
+            " CPU µs/op = the CPU time (utime + stime) of all the pool's OSD processes per client \
+             op, over each run's measured window.",
+        );
+    } else if let Some(l) = doc
+        .runs
+        .iter()
+        .rev()
+        .find_map(|e| crate::cpu::pool_line(&e.result))
+    {
+        line.push_str(&format!(" {l}."));
+    }
+    line
+}
+
+/// The RAM part of [`cost_line`].
+fn ram_cost_line(doc: &SuiteDoc) -> String {
     use crate::units::fmt_bytes;
     let s = &doc.summary;
     let Some(p) = &doc.pool_settings else {

@@ -599,6 +599,38 @@ fn render_counter_timeline(r: &BenchResult, out: &mut dyn io::Write) -> io::Resu
             .collect();
         writeln!(out, "  {:<7}{}", format!("osd.{}", o.osd), cells.join(""))?;
     }
+    if !r
+        .osds
+        .iter()
+        .flat_map(|o| &o.timeline)
+        .any(|s| s.cpu_s.is_some())
+    {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "OSD process CPU over the run (utime + stime), cores per {:.1} s:",
+        span * group as f64
+    )?;
+    for o in r
+        .osds
+        .iter()
+        .filter(|o| o.timeline.iter().any(|s| s.cpu_s.is_some()))
+    {
+        let cells: Vec<String> = o
+            .timeline
+            .chunks(group)
+            .map(|c| {
+                let cpu: Option<f64> = c.iter().map(|s| s.cpu_s).sum();
+                let secs: f64 = c.iter().map(|s| s.interval_s).sum();
+                match cpu.filter(|_| secs > 0.0) {
+                    Some(cpu) => format!("{:>7.2}", cpu / secs),
+                    None => format!("{:>7}", "-"),
+                }
+            })
+            .collect();
+        writeln!(out, "  {:<7}{}", format!("osd.{}", o.osd), cells.join(""))?;
+    }
     Ok(())
 }
 
@@ -771,11 +803,22 @@ fn render_osds(r: &BenchResult, verbose: bool, out: &mut dyn io::Write) -> io::R
                 None => format!("; osd_memory_target {}", fmt_bytes(m.bytes)),
             })
             .unwrap_or_default();
+        let cpu = o
+            .cpu
+            .as_ref()
+            .and_then(|c| crate::cpu::osd_summary(c, verbose))
+            .map(|c| format!("; {c}"))
+            .unwrap_or_default();
         match &o.device {
-            Some(d) => writeln!(out, "  osd.{}: {}{ram}", o.osd, d.summary())?,
-            None if !ram.is_empty() => writeln!(out, "  osd.{}{ram}", o.osd)?,
+            Some(d) => writeln!(out, "  osd.{}: {}{ram}{cpu}", o.osd, d.summary())?,
+            None if !ram.is_empty() || !cpu.is_empty() => {
+                writeln!(out, "  osd.{}{ram}{cpu}", o.osd)?;
+            }
             None => {}
         }
+    }
+    if let Some(line) = crate::cpu::pool_line(r) {
+        writeln!(out, "  {line}")?;
     }
     if let Some(line) = cost_line(r) {
         writeln!(out, "  {line}")?;

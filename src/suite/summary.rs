@@ -161,6 +161,11 @@ pub struct SummaryRow {
     pub iops_per_gib: Option<f64>,
     /// Whether any figure's spread exceeds the limit.
     pub flagged: bool,
+    /// CPU µs per client op of the pool's OSDs ([`crate::cpu::pool`]),
+    /// over the runs as the other figures; absent unless every run measured
+    /// every OSD of the pool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_us_per_op: Option<f64>,
 }
 
 /// One figure over the runs.
@@ -344,6 +349,15 @@ pub fn summarize(
                 }
             };
             let iops = fig(&|j| j.iops);
+            let cpu: Option<Vec<f64>> = runs
+                .iter()
+                .filter(|r| r.job == *job && r.result.jobs.iter().any(|j| j.op == *op))
+                .map(|r| crate::cpu::pool(&r.result).and_then(|p| p.us_per_op))
+                .collect();
+            let cpu_us_per_op = cpu.filter(|v| !v.is_empty()).map(|v| match aggregate {
+                Aggregate::Median => Figure::of(v).value,
+                Aggregate::Best => v.get(best).copied().unwrap_or(v[0]),
+            });
             // A flush moves no data of its own: no IOPS per GiB for it.
             let per_gib = per_osd
                 .filter(|_| op != "flush")
@@ -363,6 +377,7 @@ pub fn summarize(
                 iops_per_gib: per_gib,
                 flagged: false,
                 iops,
+                cpu_us_per_op,
             };
             let flagged =
                 row.iops.flagged || row.mb_s.flagged || row.mean_ms.flagged || row.p99_ms.flagged;

@@ -276,6 +276,11 @@ pub struct CounterSample {
     pub t_s: f64,
     /// Length of the interval, seconds.
     pub interval_s: f64,
+    /// The CPU time (`utime + stime`) of the OSD's process over the
+    /// interval, seconds, where it runs on the measuring host
+    /// ([`super::osdcpu`]); absent elsewhere and in older results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_s: Option<f64>,
     /// The counters over the interval.
     #[serde(flatten)]
     pub counters: OsdCounters,

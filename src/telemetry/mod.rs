@@ -6,9 +6,9 @@
 //!   devices, perf counters, heartbeats, slowest ops, pool settings);
 //! * [`parse`]: Ceph's JSON answers parsed; [`shape`]: [`ShapeError`], the
 //!   error of every parser here;
-//! * [`counters`], [`network`], [`historic`], [`osdmem`]: each kind of
+//! * [`counters`], [`network`], [`historic`], [`osdmem`], [`osdcpu`]: each kind of
 //!   reading with its parser and arithmetic (counter deltas, the client's
-//!   RTT probe, the slowest ops joined to the client's, the OSDs' RAM);
+//!   RTT probe, the slowest ops joined to the client's, the OSDs' RAM and CPU);
 //! * [`sampler`]: the pollers that run beside a job (placement watcher,
 //!   counter sampler);
 //! * [`quiet`]: was the cluster quiet (health, PGs, scrubs, recovery, the
@@ -22,6 +22,7 @@ pub mod counters;
 pub mod historic;
 pub mod network;
 pub mod ophistory;
+pub mod osdcpu;
 pub mod osdmem;
 pub mod parse;
 pub mod probes;

@@ -118,7 +118,7 @@ pub fn why_not_measured(
 /// The `ceph-osd` processes under `proc_root` (normally `/proc`) that hold a
 /// file under `osd_data` open, and whether any `ceph-osd` process's
 /// descriptors could not be read (another user's, without root).
-fn pids_holding(proc_root: &Path, osd_data: &Path) -> (Vec<u32>, bool) {
+pub(super) fn pids_holding(proc_root: &Path, osd_data: &Path) -> (Vec<u32>, bool) {
     let Ok(entries) = std::fs::read_dir(proc_root) else {
         return (Vec::new(), false);
     };

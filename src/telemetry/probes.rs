@@ -13,6 +13,7 @@ use super::counters::{self, Snapshot};
 use super::historic::{self, join, ClientSlowOp, OpEvidence};
 use super::network::RttProbe;
 use super::ophistory::{HistorySampler, OpHistory};
+use super::osdcpu::CpuWatch;
 use super::sampler::{CounterSampler, PlacementWatcher};
 use crate::ceph::Rados;
 use crate::engine::{JobOutcome, OpKind};
@@ -39,6 +40,8 @@ pub struct Probes {
     devices: Vec<(i32, crate::device::DeviceInfo)>,
     /// `--op-history`: the raised histories and their sampler.
     op_history: Option<(OpHistory, HistorySampler)>,
+    /// The CPU of the pool's OSDs that run on this host.
+    cpu: Option<CpuWatch>,
 }
 
 impl Probes {
@@ -59,6 +62,7 @@ impl Probes {
                 sampler: None,
                 devices: Vec::new(),
                 op_history: None,
+                cpu: None,
             };
         }
         let mut rtt = None;
@@ -85,6 +89,7 @@ impl Probes {
                 None
             }
         };
+        let mut cpu = slots.as_ref().map(|s| CpuWatch::find(rados, s.osds()));
         let (t0, t0_wall) = (Instant::now(), std::time::SystemTime::now());
         let before = match &slots {
             Some(s) => match cluster::perf_dumps(rados, s.osds()) {
@@ -102,6 +107,9 @@ impl Probes {
             },
             None => Vec::new(),
         };
+        if let Some(c) = cpu.as_mut() {
+            c.counters_started();
+        }
         let watcher = slots.as_ref().map(|s| {
             PlacementWatcher::start(
                 rados.clone(),
@@ -133,6 +141,22 @@ impl Probes {
             sampler: None,
             devices,
             op_history: None,
+            cpu,
+        }
+    }
+
+    /// The job's clock for the OSDs' CPU over the measured window (the
+    /// job's start plus `ramp` to its end, [`Probes::job_ended`]).
+    pub fn cpu_clock(&mut self, ramp: Duration) -> crate::progress::JobClock {
+        self.cpu
+            .as_mut()
+            .map_or_else(crate::progress::JobClock::default, |c| c.clock(ramp))
+    }
+
+    /// The job has ended: the OSDs' CPU over the measured window is read.
+    pub fn job_ended(&mut self) {
+        if let Some(c) = self.cpu.as_mut() {
+            c.job_ended();
         }
     }
 
@@ -166,11 +190,13 @@ impl Probes {
         if interval.is_zero() || self.before.is_empty() {
             return;
         }
+        let cpu = self.cpu.as_ref().map_or((Vec::new(), 100), CpuWatch::seed);
         self.sampler = Some(CounterSampler::start(
             rados.telemetry().clone(),
             self.before.clone(),
             self.t0,
             interval,
+            cpu,
         ));
     }
 
@@ -232,6 +258,11 @@ impl Probes {
             }
         }
         let t_end = Instant::now();
+        let mut cpu = self
+            .cpu
+            .as_mut()
+            .map(|c| c.finish(slots.osds()))
+            .unwrap_or_default();
         let mgr_perf = match cluster::osd_perf(rados) {
             Ok(v) => v,
             Err(e) => {
@@ -239,10 +270,15 @@ impl Probes {
                 Vec::new()
             }
         };
+        let end_ticks = self
+            .cpu
+            .as_ref()
+            .map(CpuWatch::end_ticks)
+            .unwrap_or_default();
         let mut timelines = self
             .sampler
             .take()
-            .map(|s| s.finish(&after, t_end))
+            .map(|s| s.finish(&after, &end_ticks, t_end))
             .unwrap_or_default();
         slots
             .osds()
@@ -294,6 +330,10 @@ impl Probes {
                         .find(|(o, _)| *o == osd)
                         .map(|(_, d)| d.clone()),
                     replica_sets: slots.placement().replica_sets(osd),
+                    cpu: cpu
+                        .iter_mut()
+                        .find(|(o, _)| *o == osd)
+                        .map(|(_, c)| std::mem::take(c)),
                 }
             })
             .collect()

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use super::cluster::{osd_epoch, perf_dump, placement_now};
 use super::counters::{self, CounterSample, Snapshot};
+use super::osdcpu::{process_ticks, OsdProcess};
 use super::stop::StopSignal;
 use crate::ceph::Rados;
 use crate::placement;
@@ -111,6 +112,12 @@ impl Drop for PlacementWatcher {
     }
 }
 
+/// Seconds of CPU between two readings of clock ticks (`None` if either is
+/// missing or the second is lower: the process was replaced).
+fn cpu_between(a: Option<u64>, b: Option<u64>, hz: f64) -> Option<f64> {
+    Some(b?.checked_sub(a?)? as f64 / hz)
+}
+
 /// The default `--counter-interval`.
 pub const DEFAULT_COUNTER_INTERVAL: Duration = Duration::from_secs(2);
 
@@ -125,13 +132,22 @@ pub fn default_counter_interval() -> Duration {
 /// one per interval.
 pub struct CounterSampler {
     t0: Instant,
+    /// Clock ticks per second of the CPU times.
+    hz: f64,
     stop: StopSignal,
     thread: Option<JoinHandle<Sampled>>,
 }
 
 /// What a [`CounterSampler`] gathered: per OSD, its timeline and its last
-/// snapshot (with the time it was taken).
-type Sampled = Vec<(i32, Vec<CounterSample>, Option<(Instant, Snapshot)>)>;
+/// snapshot (with the time it was taken, and its process's CPU ticks then).
+type Sampled = Vec<(i32, Vec<CounterSample>, Option<Last>)>;
+
+/// One OSD's last sample: when, its counters, its process's CPU ticks.
+type Last = (Instant, Snapshot, Option<u64>);
+
+/// The OSD processes found on this host (each with its CPU ticks at the
+/// first snapshot) and the clock ticks per second: the CPU per interval.
+pub type CpuSeed = (Vec<(OsdProcess, Option<u64>)>, u64);
 
 impl CounterSampler {
     /// Starts sampling from the snapshots `first`, taken at `t0`.
@@ -140,15 +156,22 @@ impl CounterSampler {
         first: Vec<(i32, Snapshot)>,
         t0: Instant,
         interval: Duration,
+        cpu: CpuSeed,
     ) -> CounterSampler {
         let stop = StopSignal::new();
         let flag = stop.clone();
+        let (procs, hz) = cpu;
+        let hz = hz as f64;
         let thread = std::thread::Builder::new()
             .name("counter-sampler".into())
             .spawn(move || {
+                let proc_of = |osd: i32| procs.iter().find(|(p, _)| p.osd == osd);
                 let mut state: Sampled = first
                     .into_iter()
-                    .map(|(o, s)| (o, Vec::new(), Some((t0, s))))
+                    .map(|(o, s)| {
+                        let ticks = proc_of(o).and_then(|(_, t)| *t);
+                        (o, Vec::new(), Some((t0, s, ticks)))
+                    })
                     .collect();
                 let mut next = t0 + interval;
                 loop {
@@ -156,47 +179,57 @@ impl CounterSampler {
                         return state;
                     }
                     for (osd, timeline, last) in state.iter_mut() {
-                        let Some((t_prev, prev)) = last.take() else {
+                        let Some((t_prev, prev, ticks_prev)) = last.take() else {
                             continue; // failed before: left out
                         };
                         if let Ok(now) = perf_dump(&rados, *osd) {
                             let t = Instant::now();
+                            let ticks = proc_of(*osd).and_then(|(p, _)| process_ticks(p));
                             timeline.push(CounterSample {
                                 t_s: t.duration_since(t0).as_secs_f64(),
                                 interval_s: t.duration_since(t_prev).as_secs_f64(),
+                                cpu_s: cpu_between(ticks_prev, ticks, hz),
                                 counters: counters::delta(*osd, &prev, &now),
                             });
-                            *last = Some((t, now));
+                            *last = Some((t, now, ticks));
                         }
                     }
                 }
             })
             .ok();
-        CounterSampler { t0, stop, thread }
+        CounterSampler {
+            t0,
+            hz,
+            stop,
+            thread,
+        }
     }
 
     /// Stops the thread; closes each OSD's timeline with a last interval
-    /// ending at `t_end` with the snapshots `end` (taken after the job),
-    /// and returns the timelines.
+    /// ending at `t_end` with the snapshots `end` (taken after the job) and
+    /// the CPU ticks `end_ticks` read with them, and returns the timelines.
     pub fn finish(
         mut self,
         end: &[(i32, Snapshot)],
+        end_ticks: &[(i32, Option<u64>)],
         t_end: Instant,
     ) -> Vec<(i32, Vec<CounterSample>)> {
-        let t0 = self.t0;
+        let (t0, hz) = (self.t0, self.hz);
         let Some(state) = self.stop_and_join() else {
             return Vec::new();
         };
         state
             .into_iter()
             .map(|(osd, mut timeline, last)| {
-                if let (Some((t_prev, prev)), Some((_, now))) =
+                if let (Some((t_prev, prev, ticks_prev)), Some((_, now))) =
                     (last, end.iter().find(|(o, _)| *o == osd))
                 {
                     if t_end > t_prev {
+                        let ticks = end_ticks.iter().find(|(o, _)| *o == osd).and_then(|x| x.1);
                         timeline.push(CounterSample {
                             t_s: t_end.duration_since(t0).as_secs_f64(),
                             interval_s: t_end.duration_since(t_prev).as_secs_f64(),
+                            cpu_s: cpu_between(ticks_prev, ticks, hz),
                             counters: counters::delta(osd, &prev, now),
                         });
                     }
