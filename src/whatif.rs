@@ -400,7 +400,10 @@ fn with_flush(
         );
     }
     assumptions.push(
-        "everything else of the path (network, queue, the OSDs' own work) stays as measured".into(),
+        "everything else of the path (network, queue, the OSDs' own work) stays as measured; \
+         at a slow drive's pace the OSDs' threads wake from idle more slowly, so this may be \
+         pessimistic by a few tenths of a ms"
+            .into(),
     );
     project(job, a, Kind::Flush, what, reference, moved, assumptions)
 }
