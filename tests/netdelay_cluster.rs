@@ -1149,7 +1149,11 @@ fn per_op_evidence_follows_a_cluster_delay() {
     let two_d = 2.0 * f64::from(DELAY_US) / 1e3;
     for bs in ["4K", "64K"] {
         let run = |tag: String| {
-            let v = bench_json_with("write", bs, &tag, &["--op-history", "5000"]);
+            // Each OSD records its client ops, its repops as a replica and
+            // the repop replies as a primary: ~4,000 a 4 s run at 800 ops
+            // per primary, so 5,000 filled up in a CI run (history_full,
+            // 624 of 811 ops split). 20,000 holds a run with room.
+            let v = bench_json_with("write", bs, &tag, &["--op-history", "20000"]);
             common::validate(&v);
             let job = &v["jobs"][0];
             assert_eq!(job["errors"].as_u64(), Some(0));
