@@ -311,14 +311,14 @@ pub fn onto_drives(
 }
 
 /// `job` of `result` with every OSD's device flush per transaction made
-/// `target(osd, its flush)`; `None` for reads, large writes, or where no
+/// at most `cap`; `None` for reads, large writes, or where no
 /// row has a flush share.
 fn with_flush(
     result: &BenchResult,
     job: &JobReport,
     what: String,
     reference: String,
-    target: &dyn Fn(i32, f64) -> f64,
+    cap: f64,
     mut assumptions: Vec<String>,
 ) -> Option<Projection> {
     let a = job.attribution.as_ref()?;
@@ -328,7 +328,7 @@ fn with_flush(
     if job.bytes as f64 / job.ops as f64 > FLUSH_PROJECTION_MAX_BYTES {
         return None;
     }
-    let loss = |osd: i32| device_flush_ns(result, osd).map(|f| (f - target(osd, f)).max(0.0));
+    let loss = |osd: i32| device_flush_ns(result, osd).map(|f| (f - f.min(cap)).max(0.0));
     // Per primary row: (ops, flush Δ, replica Δ).
     let (mut ops, mut d_flush, mut d_replica, mut replica_before, mut flush_before) =
         (0u64, 0.0, 0.0, 0.0, 0.0);
@@ -339,7 +339,7 @@ fn with_flush(
             let Some(f) = share(ra, Part::DeviceFlush) else {
                 continue;
             };
-            let f_new = target(o.osd, f).min(f);
+            let f_new = f.min(cap);
             let gain_primary = f - f_new;
             let w = row.ops as f64;
             ops += row.ops;
@@ -417,7 +417,7 @@ pub fn with_plp(result: &BenchResult, job: &JobReport) -> Option<Projection> {
         format!("PLP drives (a flush of {} ms)", PLP_FLUSH_NS / 1e6),
         "drives with power-loss protection acknowledge a flush from protected RAM in 0.02–0.2 ms"
             .into(),
-        &|_, f| f.min(PLP_FLUSH_NS),
+        PLP_FLUSH_NS,
         vec![format!(
             "each transaction's device flush becomes at most {} ms",
             ms(PLP_FLUSH_NS)
@@ -434,7 +434,7 @@ pub fn like_osd(result: &BenchResult, job: &JobReport, osd: i32) -> Option<Proje
         job,
         format!("every drive flushing like osd.{osd}'s ({} ms)", ms(f)),
         format!("osd.{osd}'s device flush per transaction in this run"),
-        &|_, mine| mine.min(f),
+        f,
         vec![format!(
             "each transaction's device flush becomes osd.{osd}'s {} ms where it was slower",
             ms(f)
@@ -588,7 +588,7 @@ pub fn asked(result: &BenchResult, job: &JobReport, ask: Ask) -> Option<Projecti
             job,
             format!("drives flushing in {} ms", ms(ns)),
             "the flush asked for (--what-if flush:…)".into(),
-            &|_, f| f.min(ns),
+            ns,
             vec![format!(
                 "each transaction's device flush becomes at most {} ms",
                 ms(ns)
