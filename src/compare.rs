@@ -81,6 +81,12 @@ pub struct ProjectionCheck {
     pub projection: crate::whatif::Projection,
     /// `against`'s measured mean of the same job, ns.
     pub measured_mean_ns: f64,
+    /// A cross projection (`source` with `against`'s drives): its reference
+    /// is the run it would be held against, so the two differ only by what
+    /// the projection kept (the networks, and the unattributed time when
+    /// the runs came from different client hosts): shown beside it, not
+    /// as a check.
+    pub cross: bool,
 }
 
 impl ProjectionCheck {
@@ -88,6 +94,15 @@ impl ProjectionCheck {
     /// drives: mean 7.30 → 0.85 ms, IOPS 137 → 1,180; B measured: projected
     /// 0.85 ms, measured 0.79 ms (−7 %)".
     pub fn line(&self) -> String {
+        if self.cross {
+            return format!(
+                "{}: {} ({} measured {} ms)",
+                letter(self.source),
+                self.projection.line(),
+                letter(self.against),
+                crate::units::ms_prose(self.measured_mean_ns)
+            );
+        }
         format!(
             "{}: {}; {} measured: {}",
             letter(self.source),
@@ -121,15 +136,27 @@ fn projection_checks(keys: &[String], results: &[Source]) -> Vec<ProjectionCheck
                 let Some(reference) = &b.attribution else {
                     continue;
                 };
+                // Both from one client host: the unattributed time goes
+                // with the drives (see `onto_drives`).
+                let host = results[from]
+                    .client_host
+                    .as_deref()
+                    .filter(|h| results[to].client_host.as_deref() == Some(*h));
                 let p = crate::whatif::onto_drives(
                     a,
                     reference,
                     format!("with {}'s drives", letter(to)),
                     format!(
-                        "{} ({}): its OSD queue, OSD local, device flush and replica shares",
+                        "{} ({}): its OSD queue, OSD local, device flush and replica shares{}",
                         letter(to),
-                        results[to].label
+                        results[to].label,
+                        if host.is_some() {
+                            " and its unattributed time"
+                        } else {
+                            ""
+                        }
                     ),
+                    host,
                 );
                 // A swap that moves the mean by less than 5 % says only
                 // that the drives are alike: left out.
@@ -142,6 +169,7 @@ fn projection_checks(keys: &[String], results: &[Source]) -> Vec<ProjectionCheck
                     against: to,
                     projection,
                     measured_mean_ns: b.latency_ns.mean,
+                    cross: true,
                 }));
             }
             // The baseline's own projections are about its pool: held
@@ -157,6 +185,7 @@ fn projection_checks(keys: &[String], results: &[Source]) -> Vec<ProjectionCheck
                         against: other,
                         projection: p.clone(),
                         measured_mean_ns: b.latency_ns.mean,
+                        cross: false,
                     });
                 }
             }
@@ -232,6 +261,8 @@ pub struct Source {
     /// The usable fraction of its pool's raw capacity (1/size, or k/(k+m)
     /// erasure-coded); `None` where the pool's settings are unknown.
     pub usable: Option<f64>,
+    /// The host the client ran on, where known.
+    pub client_host: Option<String>,
 }
 
 impl From<&BenchResult> for Source {
@@ -257,6 +288,7 @@ impl From<&BenchResult> for Source {
             },
             back_heartbeat_ms: crate::attribution::back_heartbeat_ms([r]),
             usable: r.pool.as_ref().map(PoolSettings::usable_fraction),
+            client_host: Some(r.cluster.client_host.clone()).filter(|h| !h.is_empty()),
         }
     }
 }

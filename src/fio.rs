@@ -214,6 +214,7 @@ pub fn import(v: &Value) -> Result<Source, FioError> {
         per_run: Vec::new(),
         ram_per_osd_bytes: None,
         usable: None,
+        client_host: None,
         name: String::new(),
         back_heartbeat_ms: None,
     })

@@ -298,13 +298,13 @@ fn a_slow_flushing_drive_shows_in_its_pool_and_its_osd_only() {
         "{text}"
     );
     // What if the slow pool's drive flushed like the fast pool's: its own
-    // network, the fast pool's OSD-side shares. Held against the slow pool
-    // measured with its delay off. Both drives are files on this host,
-    // whose own flush time drifts (0.3 to 3 ms here under other load), so
-    // the fast pool's reference run and the undelayed run are made back to
-    // back: within 30 %. With PLP drives: against the undelayed run less its
+    // network, the fast pool's OSD-side shares and (one client host) its
+    // unattributed time. Held against the slow pool measured with its delay
+    // off. Both drives are files on this host, whose own flush time drifts
+    // (0.3 to 3 ms here under other load), so the fast pool's reference run
+    // and the undelayed run are made back to back: within 30 %. With PLP drives: against the undelayed run less its
     // flush share beyond 0.1 ms (a file flushes slower than a PLP drive),
-    // within 30 % or 0.3 ms: at the delayed run's slow pace the OSD's
+    // within 30 % below or 0.4 ms above: at the delayed run's slow pace the OSD's
     // threads wake from idle more slowly, which the projection keeps (0.67
     // projected against 0.44 measured here: local +0.10 ms, unattributed
     // +0.13 ms under the delay).
@@ -318,41 +318,68 @@ fn a_slow_flushing_drive_shows_in_its_pool_and_its_osd_only() {
         cluster(&["slow-flush", "--osd", "1", "--us", "0"]),
         "cluster.sh slow-flush 0",
     );
-    let fast_now = tmp.path().join("fast-now.json");
-    std::fs::write(&fast_now, qd1_json("fast", &["-d", "3"])).unwrap();
-    let off: Value = serde_json::from_slice(&qd1_json("slow", &["-d", "3"])).unwrap();
+    // Three pairs, alternated (the fast pool's reference, then the slow pool
+    // without its delay): each projection is held against its own pair's
+    // run, and the median pair judged, so one second of the host disk's
+    // drift does not decide it (a CI run saw the fast pool at 1.04 then
+    // 1.58 ms a minute apart).
+    let mut pairs = Vec::new();
+    for i in 0..3 {
+        let fast_now = tmp.path().join(format!("fast-now-{i}.json"));
+        std::fs::write(&fast_now, qd1_json("fast", &["-d", "2"])).unwrap();
+        let off: Value = serde_json::from_slice(&qd1_json("slow", &["-d", "2"])).unwrap();
+        let out = Command::new(CEPHBENCH)
+            .args(["--format", "json", "compare"])
+            .args([&fast_now, &files[1]])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let c: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let onto_fast = c["projections"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["source"] == 1 && p["projection"]["kind"] == "drives")
+            .map(|p| p["projection"]["projected_mean_ns"].as_f64().unwrap() / 1e6)
+            .unwrap_or_else(|| panic!("no projection of the slow pool: {c}"));
+        let off_ms = off["jobs"][0]["latency_ns"]["mean"].as_f64().unwrap() / 1e6;
+        let plp_want = off_ms - share(&off, "device_flush") + 0.1;
+        pairs.push((onto_fast, off_ms, plp_want));
+    }
     ok(
         cluster(&["slow-flush", "--osd", "1", "--us", "3000"]),
         "cluster.sh slow-flush 3000",
     );
-    let out = Command::new(CEPHBENCH)
-        .args(["--format", "json", "compare"])
-        .args([&fast_now, &files[1]])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let c: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let onto_fast = c["projections"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["source"] == 1 && p["projection"]["kind"] == "drives")
-        .map(|p| p["projection"]["projected_mean_ns"].as_f64().unwrap() / 1e6)
-        .unwrap_or_else(|| panic!("no projection of the slow pool: {c}"));
-    let off_ms = off["jobs"][0]["latency_ns"]["mean"].as_f64().unwrap() / 1e6;
-    let plp_want = off_ms - share(&off, "device_flush") + 0.1;
+    let median = |f: &dyn Fn(&(f64, f64, f64)) -> f64| {
+        let mut v: Vec<f64> = pairs.iter().map(f).collect();
+        v.sort_by(f64::total_cmp);
+        v[1]
+    };
+    let drives_off = median(&|p| p.0 / p.1 - 1.0);
+    // The PLP projection errs high (see above): up to 30 % or 0.4 ms above,
+    // at most 30 % below.
+    let plp_off = median(&|p| {
+        let d = plp - p.2;
+        d / if d > 0.0 {
+            (0.3 * p.2).max(0.4)
+        } else {
+            0.3 * p.2
+        }
+    });
     eprintln!(
-        "what if: slow pool with the fast pool's drives {onto_fast:.3} ms, measured undelayed \
-         {off_ms:.3} ms; with PLP drives {plp:.3} ms, undelayed less its flush beyond 0.1 ms \
-         {plp_want:.3} ms"
+        "what if, per pair (slow pool with the fast pool's drives, measured undelayed, \
+         undelayed less its flush beyond 0.1 ms), ms: {pairs:.3?}; with PLP drives {plp:.3} ms; \
+         median: drives {:+.0} %, PLP {:+.2} of its bound",
+        drives_off * 100.0,
+        plp_off
     );
     assert!(
-        (onto_fast / off_ms - 1.0).abs() <= 0.3,
-        "projected {onto_fast:.3} ms with the fast pool's drives, measured {off_ms:.3} ms"
+        drives_off.abs() <= 0.3,
+        "projected with the fast pool's drives against measured undelayed: {pairs:.3?}"
     );
     assert!(
-        (plp - plp_want).abs() <= (0.3 * plp_want).max(0.3),
-        "projected {plp:.3} ms with PLP drives, the undelayed run less its flush {plp_want:.3} ms"
+        plp_off.abs() <= 1.0,
+        "projected {plp:.3} ms with PLP drives, the undelayed runs less their flush: {pairs:.3?}"
     );
     let suite = tmp.path().join("qd1.toml");
     std::fs::write(

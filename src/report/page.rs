@@ -127,9 +127,10 @@ pub fn comparison_section(h: &mut String, c: &compare::Comparison, names: &[Stri
     evidence(h, c);
     if !c.projections.is_empty() {
         h.push_str(
-            "<h3>What if</h3><p class=\"note\">Each side's network with the other side's OSD \
-             queue, OSD local, device flush and replica shares, and the baseline's own \
-             projections, against the other side's measured mean.</p><ul>",
+            "<h3>What if</h3><p class=\"note\">Each side with the other side's OSD queue, OSD \
+             local, device flush and replica shares, and its unattributed time when one client \
+             host ran both, its own network kept; and the baseline's own projections against \
+             the later run.</p><ul>",
         );
         for p in &c.projections {
             h.push_str(&format!(

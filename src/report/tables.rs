@@ -64,9 +64,9 @@ fn render_projections(c: &Comparison, markdown: bool, out: &mut dyn io::Write) -
         return Ok(());
     }
     writeln!(out)?;
-    let head = "What if (each side's network with the other side's OSD queue, OSD local, device \
-                flush and replica shares; and the baseline's own projections), against the \
-                other side's measured mean:";
+    let head = "What if (each side with the other side's OSD queue, OSD local, device flush and \
+                replica shares, and its unattributed time when one client host ran both, its own \
+                network kept; and the baseline's own projections against the later run):";
     if markdown {
         writeln!(out, "**{head}**\n")?;
     } else {
