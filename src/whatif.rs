@@ -539,8 +539,13 @@ pub fn without_copies(job: &JobReport) -> Option<Projection> {
         "this run's cluster-network and replica shares".into(),
         moved,
         vec![
-            "the primary answers after its own commit, as a pool of one copy would: the floor \
-             of any layout with copies, not a layout to run"
+            "the primary answers after its own commit: the floor of any layout with copies, not \
+             a layout to run"
+                .into(),
+            "the OSDs' own work (queue, local, flush) stays as measured, under the load the \
+             copies put on them: a pool of one copy, whose OSDs take a third of a size-3 pool's \
+             writes, is faster still (0.64 ms measured against 1.05 ms projected on file-backed \
+             OSDs sharing one host)"
                 .into(),
         ],
     )

@@ -125,10 +125,34 @@ fn spawn_agent_as(group: &str, id: &str, base: &Path, global: &[&str]) -> Agent 
 
 /// An agent whose group lives in `pool`.
 fn spawn_agent_in(pool: &str, group: &str, id: &str, base: &Path, global: &[&str]) -> Agent {
+    let cmd = Command::new(env!("CARGO_BIN_EXE_cephbench"));
+    spawn_agent_with(cmd, pool, group, id, base, global)
+}
+
+/// An agent in a UTS namespace of its own, whose host name is `host`: to
+/// it, this host's OSDs run on another host (`unshare` and `sh` exec, so
+/// the child is the agent itself and takes SIGINT as one).
+fn spawn_agent_on(host: &str, group: &str, id: &str, base: &Path) -> Agent {
+    let mut cmd = Command::new("unshare");
+    cmd.args(["--uts", "--", "sh", "-c", "hostname \"$0\" && exec \"$@\""])
+        .arg(host)
+        .arg(env!("CARGO_BIN_EXE_cephbench"));
+    spawn_agent_with(cmd, POOL, group, id, base, &[])
+}
+
+/// `cmd` (cephbench, or what execs it) with an agent's arguments, started.
+fn spawn_agent_with(
+    mut cmd: Command,
+    pool: &str,
+    group: &str,
+    id: &str,
+    base: &Path,
+    global: &[&str],
+) -> Agent {
     let dir = base.join(id);
     std::fs::create_dir_all(&dir).unwrap();
     let log = base.join(format!("{id}.log"));
-    let child = Command::new(env!("CARGO_BIN_EXE_cephbench"))
+    let child = cmd
         .arg("-c")
         .arg(common::conf())
         .args(global)
@@ -153,6 +177,20 @@ fn spawn_agent_in(pool: &str, group: &str, id: &str, base: &Path, global: &[&str
         log,
         dir,
     }
+}
+
+/// osd.N's pid from the throwaway cluster's pid file (`DIR/run/osd.N.pid`).
+fn osd_pid(osd: i32) -> u32 {
+    let p = common::conf()
+        .parent()
+        .unwrap()
+        .join("run")
+        .join(format!("osd.{osd}.pid"));
+    std::fs::read_to_string(&p)
+        .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+        .trim()
+        .parse()
+        .unwrap()
 }
 
 /// Waits (at most 60 s) until every agent says it joined its group.
@@ -1370,4 +1408,112 @@ fn sweep_splits_each_points_rate_across_the_group() {
         }
     }
     assert!(cephbench_objects().is_empty(), "{:?}", cephbench_objects());
+}
+
+/// OSD CPU in a group run: each agent measures the OSDs of its own host and
+/// the merge keeps those. One agent runs under another host name (a UTS
+/// namespace), so to it every OSD runs elsewhere; the other on this host.
+/// The merged result has every OSD's CPU as the agent on its host measured
+/// it (the process in the cluster's pid file), and the far agent's own
+/// result names this host and says to run an agent there. With the far
+/// agent alone, the group's result says the same, measuring nothing.
+#[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
+fn each_agent_measures_the_cpu_of_its_own_hosts_osds() {
+    let _g = serial();
+    if !common::is_root() {
+        eprintln!("skipped: unshare --uts needs root");
+        return;
+    }
+    pool(POOL);
+    purge();
+    let here = cephbench::names::hostname();
+    let base = scratch("cpu");
+    let run = |group: &str, clients: &str| {
+        let out = common::run(&mut controller(&[
+            "rados",
+            "write",
+            "-p",
+            POOL,
+            "-b",
+            "4K",
+            "-t",
+            "2",
+            "-d",
+            "3s",
+            "--group",
+            group,
+            "--clients",
+            clients,
+            "--wait-agents",
+            "60s",
+            "--start-delay",
+            "3s",
+        ]));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        common::validate(&doc);
+        serde_json::from_value::<BenchResult>(doc).unwrap()
+    };
+    let mut agents = vec![
+        spawn_agent("gcpu", "near", &base),
+        spawn_agent_on("elsewhere", "gcpu", "far", &base),
+    ];
+    let merged = run("gcpu", "2");
+    for a in &mut agents {
+        stop_agent(a);
+    }
+    let (near, far) = (saved_result(&agents[0]), saved_result(&agents[1]));
+    assert!(!merged.osds.is_empty());
+    for o in &merged.osds {
+        let c = o
+            .cpu
+            .as_ref()
+            .unwrap_or_else(|| panic!("osd.{}: no cpu", o.osd));
+        assert!(
+            c.cpu_s.is_some_and(|s| s > 0.0) && c.not_measured.is_none(),
+            "osd.{}: {c:?}",
+            o.osd
+        );
+        assert_eq!(c.pid, Some(osd_pid(o.osd)), "osd.{}", o.osd);
+        assert_eq!(c.host.as_deref(), Some(here.as_str()));
+        let mine = near.osds.iter().find(|x| x.osd == o.osd).unwrap();
+        assert_eq!(
+            mine.cpu.as_ref().unwrap().cpu_s,
+            c.cpu_s,
+            "osd.{}: the near agent's figure",
+            o.osd
+        );
+    }
+    for o in &far.osds {
+        let why = o
+            .cpu
+            .as_ref()
+            .and_then(|c| c.not_measured.clone())
+            .unwrap_or_else(|| panic!("far agent measured osd.{}: {:?}", o.osd, o.cpu));
+        assert!(
+            why.contains(&format!("runs on host {here}, not here")),
+            "{why}"
+        );
+    }
+    // The far agent alone: nothing measured, and the report says where to
+    // run an agent.
+    let mut alone = vec![spawn_agent_on("elsewhere", "gcpu2", "far2", &base)];
+    let r = run("gcpu2", "1");
+    for a in &mut alone {
+        stop_agent(a);
+    }
+    assert!(r
+        .osds
+        .iter()
+        .all(|o| o.cpu.as_ref().is_some_and(|c| c.cpu_s.is_none())));
+    let text = common::render_text(&serde_json::to_value(&r).unwrap());
+    assert!(
+        text.contains(&format!("on host {here}, not here; run an agent there")),
+        "{text}"
+    );
 }

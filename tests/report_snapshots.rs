@@ -1594,6 +1594,24 @@ fn an_image_with_a_data_pool_names_both_pools_in_every_format() {
             && text.contains("usable 67 %"),
         "{text}"
     );
+    // The per-OSD rows show the shard writes the OSD took for other
+    // primaries: its transactions (12,010) beyond its client writes
+    // (12,004) and replica writes (0).
+    let raw = render_short(&r);
+    let header = raw
+        .lines()
+        .find(|l| l.trim_start().starts_with("osd ") && l.contains("kv_sync"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(header.contains(" kv_sync shard_w OSD ops"), "{header}");
+    let row = raw
+        .lines()
+        .find(|l| l.trim_start().starts_with("osd.0 ") && l.contains(" | "))
+        .unwrap();
+    assert!(row.trim_end().ends_with("      6   12004"), "{row}");
+    assert!(
+        text.contains("shard_w = the erasure-coded sub-writes it took, a count"),
+        "{text}"
+    );
     let md = render(Format::Markdown, &r);
     assert!(
         md.contains("on `rbd/cephbench_img.h.1.2 (data in ec21)`")

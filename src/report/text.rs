@@ -733,6 +733,11 @@ fn render_osds(r: &BenchResult, verbose: bool, out: &mut dyn io::Write) -> io::R
             )?;
         }
     }
+    // An erasure-coded pool's replicas are shards, whose writes are in no op
+    // counter: its table shows them (BlueStore transactions beyond the
+    // OSD's client and replica writes) where a replicated pool's shows the
+    // replicas' subop_w.
+    let ec = r.pool.as_ref().is_some_and(|p| p.erasure.is_some());
     writeln!(
         out,
         "  {:<7} {:<6} {:>7} {:>8} {:>8} | {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7}",
@@ -746,7 +751,7 @@ fn render_osds(r: &BenchResult, verbose: bool, out: &mut dyn io::Write) -> io::R
         "op_r",
         "commit",
         "kv_sync",
-        "subop_w",
+        if ec { "shard_w" } else { "subop_w" },
         "OSD ops"
     )?;
     for o in &r.osds {
@@ -760,7 +765,12 @@ fn render_osds(r: &BenchResult, verbose: bool, out: &mut dyn io::Write) -> io::R
                 opt_ms(c.op_r_latency),
                 opt_ms(c.commit_lat),
                 opt_ms(c.kv_sync_lat),
-                opt_ms(c.subop_w_latency),
+                if ec {
+                    c.other_transactions()
+                        .map_or_else(|| "-".to_string(), |n| n.to_string())
+                } else {
+                    opt_ms(c.subop_w_latency)
+                },
                 c.op_w.unwrap_or(0) + c.op_r.unwrap_or(0)
             ),
             None => "counters not read".to_string(),
@@ -788,7 +798,15 @@ fn render_osds(r: &BenchResult, verbose: bool, out: &mut dyn io::Write) -> io::R
         out,
         "  (OSD columns are the OSD's own perf counters over the run: op_w/op_r receive->reply, \
          w_proc dequeue->reply, commit = BlueStore commit_lat, kv_sync = BlueStore's kv sync round: \
-         data flush + RocksDB WAL commit, subop_w = as a replica)"
+         data flush + RocksDB WAL commit, {})",
+        if ec {
+            "shard_w = the erasure-coded sub-writes it took, a count: its BlueStore \
+             transactions beyond its client and replica writes (other primaries' shard writes, \
+             and every shard's log roll-forward after a write with none behind it), as Ceph \
+             counts no EC sub-write"
+        } else {
+            "subop_w = as a replica"
+        }
     )?;
     let mem = r.pool.as_ref().map(|p| p.osd_memory_target.as_slice());
     for o in &r.osds {

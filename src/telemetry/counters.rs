@@ -189,6 +189,24 @@ pub struct OsdCounters {
     pub submit_lat: Option<AvgDelta>,
 }
 
+impl OsdCounters {
+    /// BlueStore transactions beyond the OSD's own client writes and its
+    /// replica writes (`commit_lat`'s count − `op_w` − `subop_w`). On an
+    /// erasure-coded pool these are its sub-writes: `ECBackend::handle_sub_write`
+    /// queues one transaction per sub-write and Ceph counts them in no op
+    /// counter. They are the shard writes it took for other primaries (a
+    /// primary's own shard is its client write's transaction) and the
+    /// empty sub-write every shard, the primary's included, gets to roll
+    /// the log forward after a write with no other write behind it
+    /// (`ECBackend::try_finish_rmw`): at QD1, (k + m − 1) + (k + m) per
+    /// client write over the pool's OSDs. Elsewhere, the OSD's housekeeping
+    /// and other pools' or clients' sub-writes. `None` without the counts.
+    pub fn other_transactions(&self) -> Option<u64> {
+        let txc = self.commit_lat?.count;
+        Some(txc.saturating_sub(self.op_w? + self.subop_w.unwrap_or(0)))
+    }
+}
+
 fn avg_delta(a: Option<Avg>, b: Option<Avg>) -> Result<Option<AvgDelta>, ()> {
     let (Some(a), Some(b)) = (a, b) else {
         return Ok(None);
