@@ -239,11 +239,25 @@ def workloads():
     return w
 
 
+def create_pool(name, app):
+    """The pool with 32 PGs, or 16 or 8 where the cluster's PG budget (mon_max_pg_per_osd x OSDs, which
+    other pools use up) has no room for 32: the mons refuse those with ERANGE. Says which it took."""
+    for pgs in ("32", "16", "8"):
+        p = ceph("osd", "pool", "create", name, pgs, check=False)
+        if p.returncode == 0:
+            if pgs != "32":
+                print(f"bench: pool {name} with {pgs} PGs (the cluster's PG budget has no room for 32)",
+                      file=sys.stderr)
+            break
+        if "ERANGE" not in p.stderr or pgs == "8":
+            raise SystemExit(f"bench: ceph osd pool create {name} {pgs} failed ({p.returncode}): "
+                             f"{p.stderr.strip()[-800:]}")
+    ceph("osd", "pool", "application", "enable", name, app)
+
+
 def setup():
-    ceph("osd", "pool", "create", RPOOL, "32")
-    ceph("osd", "pool", "application", "enable", RPOOL, "rados")
-    ceph("osd", "pool", "create", BPOOL, "32")
-    ceph("osd", "pool", "application", "enable", BPOOL, "rbd")
+    create_pool(RPOOL, "rados")
+    create_pool(BPOOL, "rbd")
     sh(["rbd", "-c", CONF, "create", "--size", f"{IMG_MB}M", f"{BPOOL}/{IMAGE}"])
     with open(CONF) as f, open(FIO_CONF, "w") as g:
         g.write(f.read() + "\n[client]\n\trbd cache = false\n")

@@ -220,7 +220,9 @@ pub const SLOW_QD1_MIN_EXTRA_NS: f64 = 0.5e6;
 ///   in milliseconds; with it, a BlueStore commit takes well under 1 ms);
 /// - a median single-write commit [`SLOW_QD1_FACTOR`] times the fastest
 ///   OSD's (and [`SLOW_QD1_MIN_EXTRA_NS`] more);
-/// - a deep-queue rate under [`SLOW_IOPS_FRACTION`] of the fastest OSD's.
+/// - a deep-queue rate under [`SLOW_IOPS_FRACTION`] of the fastest OSD's;
+/// - which drives would gain from PLP ([`crate::whatif::plp_line`] over
+///   each one's kv sync round), always, as the last line.
 pub fn findings(rows: &[OsdBenchRow]) -> Vec<String> {
     let mut out = Vec::new();
     let drive = |r: &OsdBenchRow| {
@@ -265,6 +267,14 @@ pub fn findings(rows: &[OsdBenchRow]) -> Vec<String> {
         }
         out.push(line);
     }
+    // Which drives would gain from PLP: each one's kv sync round (its
+    // device flush and WAL commit, both cache flushes on a drive without
+    // it) against the flush of a PLP drive.
+    let rounds: Vec<(i32, f64)> = rows
+        .iter()
+        .filter_map(|r| Some((r.osd, r.kv_sync_lat?.mean_ns?)))
+        .collect();
+    let plp = crate::whatif::plp_line(&rounds, "per kv sync round");
     let best = rows
         .iter()
         .filter_map(|r| r.bench.map(|b| (r.osd, b.iops)))
@@ -284,6 +294,7 @@ pub fn findings(rows: &[OsdBenchRow]) -> Vec<String> {
             }
         }
     }
+    out.extend(plp);
     out
 }
 
@@ -541,6 +552,25 @@ mod tests {
         assert_eq!(f.len(), 2, "{f:#?}");
         assert!(f.iter().all(|l| !l.contains("x osd.")), "{f:#?}");
         assert!(findings(&[]).is_empty());
+    }
+
+    /// With BlueStore's kv sync rounds read, the last line says which
+    /// drives would gain from PLP.
+    #[test]
+    fn the_last_line_says_which_drives_would_gain_from_plp() {
+        let mut rows = [row(0, None, Some(0.8)), row(1, None, Some(3.1))];
+        for (r, ms) in rows.iter_mut().zip([0.08, 2.9]) {
+            r.kv_sync_lat = Some(AvgDelta {
+                count: 100,
+                mean_ns: Some(ms * 1e6),
+            });
+        }
+        let f = findings(&rows);
+        assert_eq!(
+            f.last().unwrap(),
+            "PLP drives (a flush of at most 0.100 ms) would gain: osd.1 2.80 ms per kv sync round \
+             (its flush 2.90 ms); osd.0 (0.080 ms) already flushes about as fast"
+        );
     }
 
     /// The text report keeps to 100 columns: long findings wrap.

@@ -562,6 +562,9 @@ fn osd_table(h: &mut String, r: &BenchResult) {
         }
     }
     h.push_str("</table>");
+    if let Some(line) = crate::whatif::plp_line_of(r) {
+        h.push_str(&format!("<p>{}</p>", esc(&line)));
+    }
     if let Some(line) = crate::cpu::pool_line(r) {
         h.push_str(&format!("<p>{}</p>", esc(&line)));
     }

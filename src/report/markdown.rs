@@ -202,6 +202,9 @@ impl Reporter for Markdown {
                     None => writeln!(out, "| osd.{} | - | 0 | - | - |{cpu} {device} |", o.osd)?,
                 }
             }
+            if let Some(line) = crate::whatif::plp_line_of(r) {
+                writeln!(out, "\n{line}")?;
+            }
             if let Some(line) = crate::cpu::pool_line(r) {
                 writeln!(out, "\n{line}")?;
             }

@@ -835,6 +835,9 @@ fn render_osds(r: &BenchResult, verbose: bool, out: &mut dyn io::Write) -> io::R
             None => {}
         }
     }
+    if let Some(line) = crate::whatif::plp_line_of(r) {
+        writeln!(out, "  {line}")?;
+    }
     if let Some(line) = crate::cpu::pool_line(r) {
         writeln!(out, "  {line}")?;
     }
