@@ -285,9 +285,10 @@ pub fn split_osd(i: &OsdInputs<'_>) -> Attribution {
                                 notes.push(
                                     "cluster network = the primary's wait for its replicas beyond \
                                      its own commit, less the slowest replica's own repop time \
-                                     (subop_w): the back network both ways and both OSDs' \
-                                     messengers; replica = that repop time beyond the primary's \
-                                     own commit"
+                                     (subop_w): the back network both ways, both OSDs' messengers \
+                                     and the primary's own commit callback waiting to run (no \
+                                     counter times it; --op-history takes it out); replica = that \
+                                     repop time beyond the primary's own commit"
                                         .into(),
                                 );
                             }

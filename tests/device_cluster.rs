@@ -18,7 +18,11 @@ use serde_json::Value;
 
 use common::ok;
 
-const DIR: &str = "/tmp/cephbench-device-test";
+/// In RAM: the OSDs' block files on tmpfs flush in no time, so the injected
+/// delay is all that tells the two drives apart. On the host's disk a CI run
+/// saw both OSDs' flushes go from 0.3 to 1.5 ms and back within a minute,
+/// which no projection check can tell from the drive under test.
+const DIR: &str = "/dev/shm/cephbench-device-test";
 const NAME: &str = "cbdevtest";
 const SUBNET: &str = "198.51.105";
 const CEPHBENCH: &str = env!("CARGO_BIN_EXE_cephbench");
@@ -361,17 +365,16 @@ fn a_slow_flushing_drive_shows_in_its_pool_and_its_osd_only() {
     // What if the slow pool's drive flushed like the fast pool's: its own
     // network, the fast pool's OSD-side shares and (one client host) its
     // unattributed time. Held against the slow pool measured with its delay
-    // off. Both drives are files on this host, whose own flush time drifts
-    // (0.3 to 3 ms here under other load), so the fast pool's reference run
-    // and the undelayed run are made back to back: the median pair within
-    // 25 % (medians -10, +2, -4 and +4 % at 3 ms, -3 and +19 % at 1 ms: two
-    // file-backed OSDs' flushes differ by that much from one minute to the
-    // next, more than the 15 %). With PLP drives: against the undelayed run less its
+    // off. The host's load still drifts, so the fast pool's reference run
+    // and the undelayed run are made back to back and each projection is
+    // held against its own pair: the median pair within 15 % (medians -1 to
+    // +6 % over three runs in RAM; single pairs -17 to +18 %: this host's
+    // noise on a 0.4 ms write). With PLP drives: against the undelayed run less its
     // flush share beyond 0.1 ms (a file flushes slower than a PLP drive),
     // within 30 % below or 0.4 ms above: at the delayed run's slow pace the OSD's
-    // threads wake from idle more slowly, which the projection keeps (0.67
-    // projected against 0.44 measured here: local +0.10 ms, unattributed
-    // +0.13 ms under the delay).
+    // threads wake from idle more slowly, which the projection keeps (0.54
+    // to 0.66 projected against 0.33 to 0.44 measured here: local +0.2 ms,
+    // unattributed +0.2 ms under the delay).
     let slow_run: Value = serde_json::from_slice(&std::fs::read(&files[1]).unwrap()).unwrap();
     let plp = slow_run["jobs"][0]["projections"]
         .as_array()
@@ -403,7 +406,7 @@ fn a_slow_flushing_drive_shows_in_its_pool_and_its_osd_only() {
         plp_off
     );
     assert!(
-        drives_off.abs() <= 0.25,
+        drives_off.abs() <= 0.15,
         "projected with the fast pool's drives against measured undelayed: {pairs:.3?}"
     );
     assert!(
@@ -488,7 +491,7 @@ fn a_slow_flushing_drive_shows_in_its_pool_and_its_osd_only() {
         "device flush took {flush:.3} of {rise:.3} ms"
     );
     // The drive swap again at 1 ms per flush: the 1 ms run projected onto
-    // the fast pool's drives, against the slow pool undelayed, ±25 %.
+    // the fast pool's drives, against the slow pool undelayed, ±15 %.
     let delayed_1ms = tmp.path().join("slow-1ms.json");
     std::fs::write(&delayed_1ms, qd1_json("slow", &["-d", "3"])).unwrap();
     let pairs_1ms = swap_pairs(&delayed_1ms, 1000, tmp.path());
@@ -499,7 +502,7 @@ fn a_slow_flushing_drive_shows_in_its_pool_and_its_osd_only() {
         err_1ms * 100.0
     );
     assert!(
-        err_1ms.abs() <= 0.25,
+        err_1ms.abs() <= 0.15,
         "1 ms: projected with the fast pool's drives against measured undelayed: {pairs_1ms:.3?}"
     );
     let (rows, f) = osd_bench(&["-p", "slow"]);
