@@ -153,8 +153,9 @@ fn osd_bench(args: &[&str]) -> (Vec<(i64, f64, f64)>, Vec<String>) {
 /// `slow` on osd.1, class consumer, its flush delay at 0), for one test at
 /// a time (they share its directory); `None` (said) without root.
 /// What if the slow pool's drive flushed like the fast pool's, checked:
-/// with osd.1's flush delay off, three alternated pairs of runs (the fast
-/// pool's reference, then the slow pool undelayed), each the delayed run
+/// with osd.1's flush delay off, three pairs of runs back to back (the fast
+/// pool's reference and the slow pool undelayed, which one goes first
+/// alternated), each the delayed run
 /// `delayed` (a result file) projected onto the pair's fast run by
 /// `compare`, and the pair's undelayed run; the delay is `us` again after.
 /// Each pair: (projected ms, measured undelayed ms, that run less its flush
@@ -164,14 +165,39 @@ fn swap_pairs(delayed: &Path, us: u32, tmp: &Path) -> Vec<(f64, f64, f64)> {
         cluster(&["slow-flush", "--osd", "1", "--us", "0"]),
         "cluster.sh slow-flush 0",
     );
-    // Alternated, and each projection held against its own pair's run, so
-    // one second of the host disk's drift does not decide it (a CI run saw
-    // the fast pool at 1.04 then 1.58 ms a minute apart).
+    // Both OSDs' RocksDB compacted first: the fast pool has written and
+    // removed several times the slow one's objects by now (it ran fast
+    // while the other waited). A CI run saw it 40 % slower than the slow
+    // pool undelayed in every pair; compacting takes the removed objects'
+    // tombstones out of both OSDs' way.
+    for osd in ["osd.0", "osd.1"] {
+        let out = Command::new("timeout")
+            .args(["120", "ceph", "-c", &format!("{DIR}/ceph.conf")])
+            .args(["tell", osd, "compact"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "ceph tell {osd} compact: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // Pairs back to back, which goes first alternated, and each projection
+    // held against its own pair's run, so that the host's drift does not
+    // decide it (a CI run saw the fast pool at 1.04 then 1.58 ms a minute
+    // apart).
     let mut pairs = Vec::new();
+    let mut fast_ms = Vec::new();
     for i in 0..3 {
         let fast_now = tmp.join(format!("fast-now-{us}-{i}.json"));
-        std::fs::write(&fast_now, qd1_json("fast", &["-d", "2"])).unwrap();
-        let off: Value = serde_json::from_slice(&qd1_json("slow", &["-d", "2"])).unwrap();
+        let slow_first = i % 2 == 1;
+        let slow_run = || qd1_json("slow", &["-d", "2"]);
+        let early = slow_first.then(slow_run);
+        let fast: Vec<u8> = qd1_json("fast", &["-d", "2"]);
+        let off: Value = serde_json::from_slice(&early.unwrap_or_else(slow_run)).unwrap();
+        let fv: Value = serde_json::from_slice(&fast).unwrap();
+        fast_ms.push(fv["jobs"][0]["latency_ns"]["mean"].as_f64().unwrap() / 1e6);
+        std::fs::write(&fast_now, fast).unwrap();
         let out = Command::new(CEPHBENCH)
             .args(["--format", "json", "compare"])
             .arg(&fast_now)
@@ -191,6 +217,7 @@ fn swap_pairs(delayed: &Path, us: u32, tmp: &Path) -> Vec<(f64, f64, f64)> {
         let plp_want = off_ms - share(&off, "device_flush") + 0.1;
         pairs.push((onto_fast, off_ms, plp_want));
     }
+    eprintln!("the pairs' fast pool runs, ms: {fast_ms:.3?}");
     ok(
         cluster(&["slow-flush", "--osd", "1", "--us", &us.to_string()]),
         "cluster.sh slow-flush",
@@ -368,13 +395,13 @@ fn a_slow_flushing_drive_shows_in_its_pool_and_its_osd_only() {
     // off. The host's load still drifts, so the fast pool's reference run
     // and the undelayed run are made back to back and each projection is
     // held against its own pair: the median pair within 15 % (medians -1 to
-    // +6 % over three runs in RAM; single pairs -17 to +18 %: this host's
-    // noise on a 0.4 ms write). With PLP drives: against the undelayed run less its
+    // +9 % over four runs in RAM; single pairs -17 to +45 %: this host's
+    // noise on a 0.3 ms write). With PLP drives: against the undelayed run less its
     // flush share beyond 0.1 ms (a file flushes slower than a PLP drive),
-    // within 30 % below or 0.4 ms above: at the delayed run's slow pace the OSD's
+    // within 30 % below or 0.5 ms above: at the delayed run's slow pace the OSD's
     // threads wake from idle more slowly, which the projection keeps (0.54
-    // to 0.66 projected against 0.33 to 0.44 measured here: local +0.2 ms,
-    // unattributed +0.2 ms under the delay).
+    // to 0.70 projected against 0.31 to 0.44 measured here: local +0.13 ms,
+    // unattributed +0.18 ms under the delay).
     let slow_run: Value = serde_json::from_slice(&std::fs::read(&files[1]).unwrap()).unwrap();
     let plp = slow_run["jobs"][0]["projections"]
         .as_array()
@@ -388,12 +415,12 @@ fn a_slow_flushing_drive_shows_in_its_pool_and_its_osd_only() {
         v[1]
     };
     let drives_off = median_error(&pairs);
-    // The PLP projection errs high (see above): up to 30 % or 0.4 ms above,
+    // The PLP projection errs high (see above): up to 30 % or 0.5 ms above,
     // at most 30 % below.
     let plp_off = median(&|p| {
         let d = plp - p.2;
         d / if d > 0.0 {
-            (0.3 * p.2).max(0.4)
+            (0.3 * p.2).max(0.5)
         } else {
             0.3 * p.2
         }
