@@ -549,12 +549,22 @@ fn a_slow_flushing_drive_shows_in_its_pool_and_its_osd_only() {
 }
 
 /// 4 KiB QD4 writes on the size-1 pool of osd.1 for 40 s (the counters
-/// sampled every 2 s, the default); when `switch_at` is given, osd.1's flush delay
-/// goes from 0 to 3 ms once the live line (stderr, the run's own clock)
-/// reaches that second. The JSON result, and the run-clock second the
-/// switch was made at.
+/// sampled every 2 s, the default), osd.1 flushing 1 ms slow; when
+/// `switch_at` is given, its flush delay goes from 1 to 4 ms once the live
+/// line (stderr, the run's own clock) reaches that second. The JSON result,
+/// and the run-clock second the switch was made at.
+///
+/// Not from 0: with the drives in RAM an undelayed write takes 0.6 ms at
+/// QD4, and a CI run saw this host's load double its p99 for 7 s on its
+/// own (a real change, correctly reported without an OSD, but not the
+/// one under test). A drive 1 ms slow per flush writes in ~2.5 ms, which
+/// the host's load does not double.
 fn changed_run(tag: &str, switch_at: Option<u64>) -> (Value, Option<f64>) {
     use std::io::{BufRead, BufReader, Read};
+    ok(
+        cluster(&["slow-flush", "--osd", "1", "--us", "1000"]),
+        "cluster.sh slow-flush 1000",
+    );
     let mut child = Command::new(CEPHBENCH)
         .args(["-c", &format!("{DIR}/ceph.conf"), "--progress", "always"])
         .args(["--format", "json"])
@@ -590,8 +600,8 @@ fn changed_run(tag: &str, switch_at: Option<u64>) -> (Value, Option<f64>) {
         if let (Some(at), Some(sec), None) = (switch_at, sec, switched) {
             if sec >= at {
                 ok(
-                    cluster(&["slow-flush", "--osd", "1", "--us", "3000"]),
-                    "cluster.sh slow-flush 3000",
+                    cluster(&["slow-flush", "--osd", "1", "--us", "4000"]),
+                    "cluster.sh slow-flush 4000",
                 );
                 switched = Some(sec as f64);
             }
