@@ -64,6 +64,12 @@ pub fn osd_epoch(rados: &Rados) -> Result<u64, ProbeError> {
 /// `pg dump pgs_brief`, which follows the OSDs' stats reports (seconds late).
 pub const PG_MAP_LIMIT: u32 = 1024;
 
+/// `pg map` commands in flight at once while re-reading a placement.
+const PG_MAP_READERS: usize = 8;
+
+/// One `pg map` answer: the epoch it was computed at, the acting set.
+type PgMapAnswer = (u64, Vec<i32>);
+
 /// Re-reads pool `pool` (id `id`)'s placement during a run: pg_num from the
 /// mons, then each PG's acting set from `pg map` (the mon computes it from
 /// the osdmap: current the moment the epoch changes, needs only mon 'allow
@@ -86,13 +92,43 @@ pub fn placement_now(rados: &Rados, pool: &str, id: i64) -> Result<PoolPlacement
             epoch,
         )?);
     }
+    // A few commands in flight at once: one after another, a 32-PG pool's
+    // re-read took 5.5 s on a loaded host (the mons busy with the very
+    // change that made it), and ops sent meanwhile keep their old primary.
+    let per = (pg_num as usize).div_ceil(PG_MAP_READERS).max(1);
+    let seeds: Vec<u32> = (0..pg_num).collect();
+    let parts: Vec<Result<Vec<PgMapAnswer>, ProbeError>> = std::thread::scope(|s| {
+        let readers: Vec<_> = seeds
+            .chunks(per)
+            .map(|chunk| {
+                s.spawn(move || -> Result<Vec<PgMapAnswer>, ProbeError> {
+                    chunk
+                        .iter()
+                        .map(|seed| -> Result<PgMapAnswer, ProbeError> {
+                            let q = format!(
+                                r#"{{"prefix":"pg map","pgid":"{id}.{seed:x}","format":"json"}}"#
+                            );
+                            Ok(parse::parse_pg_map(&json(
+                                &rados.mon_command(&q)?.out,
+                                "pg map",
+                            )?)?)
+                        })
+                        .collect()
+                })
+            })
+            .collect();
+        readers
+            .into_iter()
+            .map(|r| r.join().expect("a pg map reader panicked"))
+            .collect()
+    });
     let mut acting = Vec::with_capacity(pg_num as usize);
     let mut epoch = u64::MAX;
-    for seed in 0..pg_num {
-        let q = format!(r#"{{"prefix":"pg map","pgid":"{id}.{seed:x}","format":"json"}}"#);
-        let (e, set) = parse::parse_pg_map(&json(&rados.mon_command(&q)?.out, "pg map")?)?;
-        epoch = epoch.min(e);
-        acting.push(set);
+    for part in parts {
+        for (e, set) in part? {
+            epoch = epoch.min(e);
+            acting.push(set);
+        }
     }
     Ok(PoolPlacement {
         pool: id,
