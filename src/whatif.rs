@@ -439,13 +439,26 @@ fn with_flush(
                 .into(),
         );
     }
-    assumptions.push(
-        "everything else of the path (network, queue, the OSDs' own work) stays as measured; \
-         at a slow drive's pace the OSDs' threads wake from idle more slowly, so this may be \
-         pessimistic by a few tenths of a ms"
-            .into(),
-    );
+    assumptions.push(kept_at_a_slow_pace(
+        "(network, queue, the OSDs' own work)",
+        "a slow drive's",
+    ));
     project(job, a, Kind::Flush, what, reference, moved, assumptions)
+}
+
+/// What a projection that speeds up one part keeps: the rest of the path
+/// (`which`, if named) as measured at `pace` (e.g. "a slow drive's"), where
+/// threads woke from idle more slowly than they would at the faster pace.
+fn kept_at_a_slow_pace(which: &str, pace: &str) -> String {
+    let which = if which.is_empty() {
+        String::new()
+    } else {
+        format!(" {which}")
+    };
+    format!(
+        "everything else of the path{which} stays as measured; at {pace} pace the OSDs' threads \
+         wake from idle more slowly, so this may be pessimistic by a few tenths of a ms"
+    )
 }
 
 /// `job` as if every drive flushed as drives with power-loss protection do
@@ -502,11 +515,7 @@ pub fn with_cluster_cable(job: &JobReport, less_ns: f64) -> Option<Projection> {
                 .into(),
         );
     }
-    assumptions.push(
-        "everything else of the path stays as measured; at a slow cable's pace the OSDs' \
-         threads wake from idle more slowly, so this may be pessimistic by a few tenths of a ms"
-            .into(),
-    );
+    assumptions.push(kept_at_a_slow_pace("", "a slow cable's"));
     project(
         job,
         a,
