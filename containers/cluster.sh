@@ -34,7 +34,8 @@
 #   which holds one TAP per namespace interface and delays each frame per (source, destination)
 #   port. Public network 192.0.2.0/25 (segment "public": mon .10, mgr .11, osd.i .(20+i),
 #   client i .(100+i)), cluster network 192.0.2.128/25 (segment "cluster", a second TAP per OSD:
-#   osd.i .(148+i)); frames never cross segments, so client<->OSD and OSD<->OSD replication
+#   osd.i .(148+i); client 0 has one too, port clic, .140, as a tool run on an OSD node would, so
+#   that it can time the back network's own round trip); frames never cross segments, so client<->OSD and OSD<->OSD replication
 #   traffic cross different switch ports and get delays of their own. The addresses exist only
 #   inside the namespaces (the host's own eth0 may sit in 192.0.2.0/24: nothing routes between
 #   them), so clients run in NAME-cli: `cluster.sh exec --dir DIR [--client I] -- CMD`; the script's own
@@ -112,7 +113,8 @@ Commands:
            (--netns), or as is (loopback).
   delay    (--switch) Set the one-way delay, in microseconds, of every frame on a link:
              public   all pairs on the public network (client, mon, mgr, OSD fronts)
-             cluster  OSD<->OSD on the cluster network (replication, back heartbeats)
+             cluster  every pair on the cluster network (OSD<->OSD replication, back heartbeats;
+                      client 0 to the OSDs' cluster addresses)
              client   client<->OSDs, mon and mgr on the public network only (every client;
                       --client I: client I's link only)
              all      everything
@@ -123,7 +125,7 @@ Commands:
            (the OSD must have been started with --slow-flush; 0 turns the delay off).
   switchctl
            (--switch) Send raw control lines to the switch: 'delay SRC DST US' (SRC/DST: a
-           port mon mgr cli cliI osdI osdIc, '*', or '@public'/'@cluster'), 'show', 'stats'.
+           port mon mgr cli clic cliI osdI osdIc, '*', or '@public'/'@cluster'), 'show', 'stats'.
 
 Options:
   --osds N           number of OSDs (default 1; 1..32)
@@ -140,7 +142,8 @@ Options:
                      namespace (NAME-mon, NAME-mgr, NAME-osdI, NAME-cli), public 192.0.2.0/25,
                      cluster 192.0.2.128/25, joined by cephbench-netdelay; see 'delay', 'exec'
   --clients N        (--switch) N client namespaces (1..16, default 1), each a "host" with its
-                     own switch port: client 0 is NAME-cli (port cli, 192.0.2.100), client i
+                     own switch port: client 0 is NAME-cli (port cli, 192.0.2.100; and port
+                     clic, 192.0.2.140, on the cluster network, as an OSD node), client i
                      NAME-cli<i> (port cli<i>, 192.0.2.(100+i)); fixed when the cluster is made
   --client I         (exec, delay --link client) client I of --clients N (default: exec 0,
                      delay every client)
@@ -698,6 +701,8 @@ sw_ports() {
     for ((i = 0; i < ${CLIENTS:-1}; i++)); do
         echo "$(cli_label "$i") public $(cli_ns "$i") eth0 $(cli_ip "$i")/25"
     done
+    # Client 0 also sits on the cluster network, as a tool run on an OSD node does.
+    echo "clic cluster $(cli_ns 0) eth1 $SW_PUB.140/25"
     for ((i = 0; i < OSDS; i++)); do
         echo "osd$i public $NAME-osd$i eth0 $(osd_public_ip "$i")/25"
         echo "osd${i}c cluster $NAME-osd$i eth1 $(osd_cluster_ip "$i")/25"

@@ -113,6 +113,43 @@ pub struct OsdInputs<'a> {
     /// of each op; used instead of the counters' means where it has at least
     /// [`MIN_EVIDENCE_OPS`] ops.
     pub evidence: Option<&'a OpEvidence>,
+    /// The back network's own round trip, ns: this host's fastest ICMP echo
+    /// (else TCP connect) to the cluster address of this primary's slowest
+    /// replica, over its PGs ([`slowest_replica_ns`] over the echoes);
+    /// `None` where this host does not reach them. The cluster-network
+    /// share is held to it, the rest of the OSDs' round trip is
+    /// `messengers`.
+    pub back_rtt_ns: Option<f64>,
+}
+
+/// The OSDs' round trip `round_trip` for a repop and its reply, split into
+/// the back network's own part (at most `back`) and the messengers' rest;
+/// without `back`, all of it stays the cluster network's.
+fn cable_split(round_trip: f64, back: Option<f64>) -> (f64, Option<f64>) {
+    match back {
+        Some(b) => {
+            let cable = round_trip.min(b.max(0.0));
+            (cable, Some(round_trip - cable))
+        }
+        None => (round_trip, None),
+    }
+}
+
+/// How a split cluster-network share was made; `callback` when the round
+/// trip (from the counters) also holds the primary's commit callback.
+fn messengers_note(callback: bool) -> String {
+    format!(
+        "cluster network = the part of it the back network itself takes: this host's fastest \
+         echo to the replicas' cluster addresses (kernel to kernel; the slowest replica's, over \
+         the primary's PGs; under the round trips); OSD messengers = the rest: both OSDs' \
+         messenger threads, waiting for a core or busy{}",
+        if callback {
+            ", and the primary's own commit callback waiting to run (no counter times it; \
+             --op-history takes it out)"
+        } else {
+            ""
+        }
+    )
 }
 
 /// Why an erasure-coded pool's wait for its shards stays one share.
@@ -281,16 +318,26 @@ pub fn split_osd(i: &OsdInputs<'_>) -> Attribution {
                             Some(s) => {
                                 let replica = (s - commit.unwrap_or(0.0)).clamp(0.0, repl);
                                 push(Part::Replica, Some(replica));
-                                push(Part::ClusterNetwork, Some(repl - replica));
-                                notes.push(
+                                let (cable, msgr) = cable_split(repl - replica, i.back_rtt_ns);
+                                push(Part::ClusterNetwork, Some(cable));
+                                push(Part::Messengers, msgr);
+                                notes.push(if i.back_rtt_ns.is_some() {
+                                    format!(
+                                        "the OSDs' round trip = the primary's wait for its \
+                                         replicas beyond its own commit, less the slowest \
+                                         replica's own repop time (subop_w); {}; replica = that \
+                                         repop time beyond the primary's own commit",
+                                        messengers_note(true)
+                                    )
+                                } else {
                                     "cluster network = the primary's wait for its replicas beyond \
                                      its own commit, less the slowest replica's own repop time \
                                      (subop_w): the back network both ways, both OSDs' messengers \
                                      and the primary's own commit callback waiting to run (no \
                                      counter times it; --op-history takes it out); replica = that \
                                      repop time beyond the primary's own commit"
-                                        .into(),
-                                );
+                                        .into()
+                                });
                             }
                             None => {
                                 push(Part::Replication, Some(repl));
@@ -395,8 +442,15 @@ fn split_from_records(
     } else {
         match (ev.cluster_network_ns, ev.replica_ns) {
             (Some(c), Some(r)) => {
-                push(Part::ClusterNetwork, c);
+                let (cable, msgr) = cable_split(c, i.back_rtt_ns);
+                push(Part::ClusterNetwork, cable);
+                if let Some(m) = msgr {
+                    push(Part::Messengers, m);
+                }
                 push(Part::Replica, r);
+                if i.back_rtt_ns.is_some() {
+                    notes.push(messengers_note(false));
+                }
             }
             _ => {
                 push(Part::Replication, ev.replication_ns - reply_queue);
@@ -418,7 +472,12 @@ fn split_from_records(
         } else {
             ""
         },
-        if write && i.pool_size > 1 {
+        if write && i.pool_size > 1 && i.back_rtt_ns.is_some() {
+            "; the OSDs' round trip = the repop and its reply between the OSDs' receive stamps \
+             (back network and both messengers), as far as the primary waited: cluster network + \
+             OSD messengers; replica = the rest: the replica's own time beyond the primary's \
+             commit"
+        } else if write && i.pool_size > 1 {
             "; cluster network = the repop and its reply between the OSDs' receive stamps (back \
              network and both messengers), as far as the primary waited; replica = the rest: the \
              replica's own time beyond the primary's commit"
@@ -455,8 +514,8 @@ fn round_trip_note(osds: &[crate::result::OsdReport], op: &str) -> Option<String
     };
     Some(format!(
         "the fastest tenth of repops went out and back in {range} (wire and both messengers not \
-         waiting for a CPU): the cluster network share above that is repops waiting, for a \
-         messenger thread's CPU or in the cable's queues"
+         waiting for a CPU): the OSDs' round trip above that is repops waiting, for a messenger \
+         thread's CPU or in the cable's queues"
     ))
 }
 
@@ -749,7 +808,7 @@ fn replication_findings(result: &BenchResult) -> Vec<String> {
              'allow *' on every replica OSD, e.g. through --telemetry-id)"
         )];
     }
-    let (Some(net), Some(replica)) = (share(Part::ClusterNetwork), share(Part::Replica)) else {
+    let (Some(cable), Some(replica)) = (share(Part::ClusterNetwork), share(Part::Replica)) else {
         if result.placement.as_ref().is_some_and(|p| p.size >= 2) {
             return vec![format!(
                 "pool '{pool}': no replication verdict: the OSDs' counters were not read (needs \
@@ -773,6 +832,10 @@ fn replication_findings(result: &BenchResult) -> Vec<String> {
     by_subop.sort_by(|a, b| b.1.total_cmp(&a.1));
     let heartbeat = back_heartbeat_ms([result]);
     let ms = |ns: f64| ns / 1e6;
+    // The OSDs' round trip: the cable's share and, where the back network's
+    // own round trip was measured, the messengers' rest.
+    let messengers = share(Part::Messengers);
+    let net = cable + messengers.unwrap_or(0.0);
     let mut out = Vec::new();
     if replica >= SLOW_REPLICA_NS && replica >= 2.0 * net {
         let slowest = by_subop.first().map(|(o, v)| {
@@ -817,13 +880,28 @@ fn replication_findings(result: &BenchResult) -> Vec<String> {
             slowest.unwrap_or_default()
         ));
     } else if net >= SLOW_CLUSTER_NETWORK_NS && net >= 2.0 * replica {
+        let cause = match messengers {
+            Some(m) if cable >= CABLE_SHARE_OF_WAIT * net => format!(
+                "the back network: this host's fastest echo to the replicas' cluster addresses \
+                 took {:.2} ms of it (the OSDs' messengers the other {:.2} ms)",
+                ms(cable),
+                ms(m)
+            ),
+            Some(m) => format!(
+                "not the cable: the back network's own round trip (this host's fastest echo to \
+                 the replicas' cluster addresses) was {:.2} ms; the other {:.2} ms are the OSDs' \
+                 messenger threads waiting for a core (the OSD hosts' CPU or load)",
+                ms(cable),
+                ms(m)
+            ),
+            None => CableEvidence::judge(ms(net), heartbeat).cause(),
+        };
         out.push(format!(
             "pool '{pool}': each write waited {:.2} ms on the cluster network (the primary↔replica \
              round trip, both OSDs' messengers included) beyond its replicas' own {:.2} ms, not \
-             the replicas' drives: {}",
+             the replicas' drives: {cause}",
             ms(net),
             ms(replica),
-            CableEvidence::judge(ms(net), heartbeat).cause()
         ));
     }
     out
@@ -1118,12 +1196,27 @@ fn attribute_shares(result: &mut BenchResult) {
     // there would be another pool's).
     let erasure = result.pool.as_ref().is_some_and(|p| p.erasure.is_some());
     let subop = |osd: i32| counter_ns(result, osd, |c| c.subop_w_latency);
+    // This host's fastest echo to each OSD's cluster address (ICMP, else
+    // TCP connect: as for the public round trip).
+    let back = |osd: i32| {
+        let rows = result.network.as_ref().map(|n| n.back_rtt.as_slice())?;
+        ["icmp_echo", "tcp_connect"].iter().find_map(|m| {
+            rows.iter()
+                .find(|r| r.osd == osd && r.samples > 0 && r.method == *m)
+                .map(|r| r.min_us * 1e3)
+        })
+    };
     let mut per_osd = Vec::new();
     for o in &result.osds {
         let replica_ns = if erasure {
             None
         } else {
             slowest_replica_ns(&o.replica_sets, subop)
+        };
+        let back_rtt_ns = if erasure {
+            None
+        } else {
+            slowest_replica_ns(&o.replica_sets, back)
         };
         for (ix, row) in o.client.iter().enumerate() {
             if row.op == "flush" {
@@ -1141,6 +1234,7 @@ fn attribute_shares(result: &mut BenchResult) {
                 erasure,
                 replica_ns,
                 evidence: row.evidence.as_ref(),
+                back_rtt_ns,
             });
             per_osd.push((o.osd, ix, a));
         }
@@ -1214,6 +1308,16 @@ pub(crate) mod tests {
 
     /// A size-3 write on an OSD with counters `c`, 0.25 ms from the client.
     fn size3_write(c: &OsdCounters, client_mean_ns: f64, replica_ns: Option<f64>) -> Attribution {
+        size3_write_with_back(c, client_mean_ns, replica_ns, None)
+    }
+
+    /// [`size3_write`] with the back network's own round trip measured.
+    fn size3_write_with_back(
+        c: &OsdCounters,
+        client_mean_ns: f64,
+        replica_ns: Option<f64>,
+        back_rtt_ns: Option<f64>,
+    ) -> Attribution {
         split_osd(&OsdInputs {
             op: "write",
             client_mean_ns,
@@ -1226,6 +1330,7 @@ pub(crate) mod tests {
             erasure: false,
             replica_ns,
             evidence: None,
+            back_rtt_ns,
         })
     }
 
@@ -1330,6 +1435,7 @@ pub(crate) mod tests {
                 erasure: false,
                 replica_ns: None,
                 evidence: None,
+                back_rtt_ns: None,
             })
         };
         // size 1: process 4 = local 2.5 + flush 1.5.
@@ -1369,6 +1475,7 @@ pub(crate) mod tests {
             erasure: false,
             replica_ns: None,
             evidence: None,
+            back_rtt_ns: None,
         });
         assert_eq!(get(&w, Part::ClusterNetwork), Some(0.0));
         assert_eq!(get(&w, Part::Replica), Some(0.0));
@@ -1388,6 +1495,7 @@ pub(crate) mod tests {
             erasure: false,
             replica_ns: None,
             evidence: None,
+            back_rtt_ns: None,
         });
         assert_eq!(get(&r, Part::OsdQueue), Some(0.25));
         assert_eq!(get(&r, Part::OsdLocal), Some(0.75));
@@ -1413,6 +1521,7 @@ pub(crate) mod tests {
                 erasure: false,
                 replica_ns: None,
                 evidence: None,
+                back_rtt_ns: None,
             });
             assert_eq!(get(&a, Part::OsdQueue), None);
             assert_eq!(get(&a, Part::Unattributed), Some(2.0));
@@ -1436,6 +1545,7 @@ pub(crate) mod tests {
             erasure: false,
             replica_ns: None,
             evidence: None,
+            back_rtt_ns: None,
         });
         assert_eq!(get(&a, Part::Replication), Some(0.0));
         assert_eq!(get(&a, Part::OsdLocal), Some(4.0));
@@ -1453,6 +1563,7 @@ pub(crate) mod tests {
             erasure: false,
             replica_ns: None,
             evidence: None,
+            back_rtt_ns: None,
         });
         assert_eq!(get(&a, Part::Replication), Some(3.5));
     }
@@ -1474,6 +1585,7 @@ pub(crate) mod tests {
                 erasure: false,
                 replica_ns: None,
                 evidence: None,
+                back_rtt_ns: None,
             })
         };
         let w = mk("write", Some(1e9), Some(0.25e6));
@@ -1732,6 +1844,7 @@ pub(crate) mod tests {
         }
         r.network = Some(crate::result::NetworkReport {
             client_rtt: rtts,
+            back_rtt: Vec::new(),
             heartbeat: Vec::new(),
         });
         attribute(&mut r);
@@ -1777,6 +1890,7 @@ pub(crate) mod tests {
     fn back_heartbeats(ms: Option<f64>) -> crate::result::NetworkReport {
         crate::result::NetworkReport {
             client_rtt: Vec::new(),
+            back_rtt: Vec::new(),
             heartbeat: ms
                 .into_iter()
                 .flat_map(|ms| {
@@ -1790,6 +1904,124 @@ pub(crate) mod tests {
                 })
                 .collect(),
         }
+    }
+
+    /// This host's echoes to the OSDs' cluster addresses, `us` each.
+    fn back_echoes(us: [f64; 3]) -> Vec<crate::telemetry::network::ClientRtt> {
+        (0..3)
+            .map(|o: i32| crate::telemetry::network::ClientRtt {
+                osd: o,
+                addr: format!("127.0.1.{}", 20 + o),
+                method: "icmp_echo".into(),
+                samples: 4,
+                failures: 0,
+                min_us: us[o as usize],
+                mean_us: us[o as usize] * 1.5,
+                max_us: us[o as usize] * 3.0,
+                bulk_bytes: None,
+                bulk_min_us: None,
+                bandwidth_bytes_per_s: None,
+            })
+            .collect()
+    }
+
+    /// Where the back network's own round trip was measured, the
+    /// cluster-network share is held to it (the slowest replica's echo) and
+    /// the rest of the OSDs' round trip is the messengers'; the verdict
+    /// names the cable only when the echo carries the wait.
+    #[test]
+    fn the_cable_share_is_held_to_the_back_networks_own_round_trip() {
+        let c = counters();
+        let split = |back| size3_write_with_back(&c, 6e6, Some(2.8e6), back);
+        // The OSDs' round trip is 0.7 ms (as in the split above).
+        let a = split(Some(0.3e6));
+        assert!((get(&a, Part::ClusterNetwork).unwrap() - 0.3).abs() < 1e-9);
+        assert!((get(&a, Part::Messengers).unwrap() - 0.4).abs() < 1e-9);
+        assert!((get(&a, Part::Replica).unwrap() - 0.8).abs() < 1e-9);
+        assert!((sum(&a) - 6e6).abs() < 1e-6);
+        assert!(a
+            .notes
+            .iter()
+            .any(|n| n.contains("commit callback waiting")));
+        // An echo slower than the whole round trip: all of it is the cable's.
+        let a = split(Some(5e6));
+        assert!((get(&a, Part::ClusterNetwork).unwrap() - 0.7).abs() < 1e-9);
+        assert_eq!(get(&a, Part::Messengers), Some(0.0));
+        // Not measured: no messengers share, the round trip stays whole.
+        let a = split(None);
+        assert_eq!(get(&a, Part::Messengers), None);
+        assert!((get(&a, Part::ClusterNetwork).unwrap() - 0.7).abs() < 1e-9);
+
+        // From the OSDs' own records: the same hold.
+        let ev = OpEvidence {
+            ops: 100,
+            split_ops: 100,
+            receive_ns: 0.01e6,
+            queue_ns: 0.1e6,
+            local_ns: 1.0e6,
+            replication_ns: 0.5e6,
+            reply_queue_ns: Some(0.05e6),
+            cluster_network_ns: Some(0.35e6),
+            replica_ns: Some(0.1e6),
+            osd_ns: 1.7e6,
+            ..OpEvidence::default()
+        };
+        let r = split_osd(&OsdInputs {
+            op: "write",
+            client_mean_ns: 2.5e6,
+            counters: None,
+            rtt_ns: Some(0.05e6),
+            rtt_method: Some("ICMP echo"),
+            op_bytes: 4096.0,
+            bandwidth: None,
+            pool_size: 3,
+            erasure: false,
+            replica_ns: None,
+            evidence: Some(&ev),
+            back_rtt_ns: Some(0.05e6),
+        });
+        assert!((get(&r, Part::ClusterNetwork).unwrap() - 0.05).abs() < 1e-9);
+        assert!((get(&r, Part::Messengers).unwrap() - 0.3).abs() < 1e-9);
+        assert!((sum(&r) - 2.5e6).abs() < 1e-6);
+        assert!(r.notes.iter().any(|n| n.contains("OSD messengers")));
+        assert!(!r
+            .notes
+            .iter()
+            .any(|n| n.contains("commit callback waiting")));
+
+        // A whole pool: the slowest replica's echo per primary (osd.2's
+        // 0.3 ms for the primaries it replicates for; 0.2 ms for osd.2's
+        // own, whose replicas are osd.0 and osd.1).
+        let mut p = pool_result([6.39; 3], [1.5; 3], [1.2; 3], [0.5; 3]);
+        p.network = Some(crate::result::NetworkReport {
+            back_rtt: back_echoes([100.0, 200.0, 300.0]),
+            ..back_heartbeats(None)
+        });
+        attribute(&mut p);
+        let row = |o: usize| p.osds[o].client[0].attribution.clone().unwrap();
+        assert!((get(&row(0), Part::ClusterNetwork).unwrap() - 0.3).abs() < 1e-9);
+        assert!((get(&row(2), Part::ClusterNetwork).unwrap() - 0.2).abs() < 1e-9);
+        assert!((get(&row(2), Part::Messengers).unwrap() - 4.69).abs() < 1e-9);
+        let f = &p.findings[0];
+        assert!(
+            f.contains("waited 4.89 ms on the cluster network")
+                && f.contains("not the cable")
+                && f.contains("the OSDs' messenger threads waiting for a core"),
+            "{f}"
+        );
+        // A slow cable: the echoes carry the wait.
+        p.network = Some(crate::result::NetworkReport {
+            back_rtt: back_echoes([4000.0; 3]),
+            ..back_heartbeats(None)
+        });
+        attribute(&mut p);
+        let f = &p.findings[0];
+        assert!(
+            f.contains("waited 4.89 ms on the cluster network")
+                && f.contains("the back network: this host's fastest echo")
+                && f.contains("took 4.00 ms"),
+            "{f}"
+        );
     }
 
     /// Slow device flushes on several OSDs of one kind of drive are one
@@ -1949,6 +2181,7 @@ pub(crate) mod tests {
         }
         r.network = Some(crate::result::NetworkReport {
             client_rtt: Vec::new(),
+            back_rtt: Vec::new(),
             heartbeat: Vec::new(),
         });
         attribute(&mut r);
@@ -1977,6 +2210,7 @@ pub(crate) mod tests {
                 erasure: false,
                 replica_ns: None,
                 evidence: None,
+                back_rtt_ns: None,
             })
         };
         let (a, b) = (mk(6e6, 0.2e6), mk(8e6, 0.6e6));

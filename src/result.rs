@@ -590,6 +590,13 @@ pub enum Part {
     /// the wire both ways plus both sides' messengers (see
     /// [`crate::attribution`]).
     ClusterNetwork,
+    /// The rest of the OSDs' round trip for the repop and its reply, beyond
+    /// what the back network itself took (this host's fastest ICMP echo to
+    /// the OSDs' cluster addresses): both OSDs' messenger threads, waiting
+    /// for a core or busy (and, from the counters, the primary's commit
+    /// callback waiting to run). Only where that echo was measured; else it
+    /// stays in `cluster_network`.
+    Messengers,
     /// The rest of the wait for the replicas: how much longer the slowest
     /// replica took from receiving the repop to its commit (`subop_w`: its
     /// queue, its objectstore, its device flush) than the primary's own
@@ -605,13 +612,14 @@ pub enum Part {
 
 impl Part {
     /// Every part, in report order.
-    pub const ALL: [Part; 9] = [
+    pub const ALL: [Part; 10] = [
         Part::Client,
         Part::PublicNetwork,
         Part::OsdQueue,
         Part::OsdLocal,
         Part::DeviceFlush,
         Part::ClusterNetwork,
+        Part::Messengers,
         Part::Replica,
         Part::Replication,
         Part::Unattributed,
@@ -626,6 +634,7 @@ impl Part {
             Part::OsdLocal => "OSD local",
             Part::DeviceFlush => "device flush",
             Part::ClusterNetwork => "cluster network",
+            Part::Messengers => "OSD messengers",
             Part::Replica => "replica",
             Part::Replication => "replication",
             Part::Unattributed => "unattributed",
@@ -638,6 +647,12 @@ impl Part {
 pub struct NetworkReport {
     /// The client's own RTT to each serving OSD's public address.
     pub client_rtt: Vec<ClientRtt>,
+    /// This host's RTT to each serving OSD's cluster (back) address, where
+    /// it reaches it (a host on the cluster network): the back network's
+    /// own round trip, kernel to kernel, that the split's cluster-network
+    /// share is held to.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub back_rtt: Vec<ClientRtt>,
     /// OSD↔OSD heartbeat RTTs on the front and back networks, as the OSDs
     /// report them (empty until an OSD has been up for a minute).
     pub heartbeat: Vec<HeartbeatRtt>,

@@ -535,22 +535,27 @@ pub fn with_cluster_cable(job: &JobReport, less_ns: f64) -> Option<Projection> {
 /// on (the cluster network and the replicas' own time gone).
 pub fn without_copies(job: &JobReport) -> Option<Projection> {
     let a = job.attribution.as_ref()?;
-    let moved: Vec<ProjectedPart> = [Part::ClusterNetwork, Part::Replica, Part::Replication]
-        .into_iter()
-        .filter_map(|p| {
-            share(a, p).filter(|v| *v > 0.0).map(|v| ProjectedPart {
-                part: p,
-                measured_ns: v,
-                projected_ns: 0.0,
-            })
+    let moved: Vec<ProjectedPart> = [
+        Part::ClusterNetwork,
+        Part::Messengers,
+        Part::Replica,
+        Part::Replication,
+    ]
+    .into_iter()
+    .filter_map(|p| {
+        share(a, p).filter(|v| *v > 0.0).map(|v| ProjectedPart {
+            part: p,
+            measured_ns: v,
+            projected_ns: 0.0,
         })
-        .collect();
+    })
+    .collect();
     project(
         job,
         a,
         Kind::NoCopyWait,
         "no wait for copies".into(),
-        "this run's cluster-network and replica shares".into(),
+        "this run's cluster-network, messenger and replica shares".into(),
         moved,
         vec![
             "the primary answers after its own commit: the floor of any layout with copies, not \

@@ -134,12 +134,18 @@ struct Lat {
     p50_ms: f64,
     /// The attribution's shares, ms.
     public_ms: f64,
+    /// The cluster network's share: held to the back network's own round
+    /// trip, the rest of the OSDs' round trip is `messengers_ms`.
     cluster_ms: f64,
+    messengers_ms: f64,
     replica_ms: f64,
     flush_ms: f64,
     /// The client's fastest ICMP echo round trip to each OSD's host (mean
     /// over OSDs), ms: the delay the switch gives a frame it sends on time.
     icmp_ms: f64,
+    /// The same to each OSD's cluster address, from the client's own port
+    /// on the cluster network.
+    back_icmp_ms: f64,
     findings: Vec<String>,
     /// The run's mean projected with a cluster network 2D faster per round
     /// trip (`report --what-if cluster-rtt:-2D`), ms.
@@ -203,12 +209,27 @@ fn write_run(tag: &str) -> Lat {
         "no ICMP round trips as root: {}",
         v["network"]
     );
+    let back: Vec<f64> = v["network"]["back_rtt"]
+        .as_array()
+        .expect("round trips to the OSDs' cluster addresses (client 0 is on that network)")
+        .iter()
+        .filter(|r| r["method"] == "icmp_echo" && r["samples"].as_u64() > Some(0))
+        .map(|r| r["min_us"].as_f64().unwrap() / 1e3)
+        .collect();
+    assert_eq!(
+        back.len(),
+        3,
+        "one back round trip per OSD: {}",
+        v["network"]
+    );
     common::validate(&v);
     let r: cephbench::result::BenchResult = serde_json::from_value(v.clone()).unwrap();
     let cable = cephbench::whatif::with_cluster_cable(&r.jobs[0], 2.0 * f64::from(DELAY_US) * 1e3);
     Lat {
         cable_ms: cable.map(|p| p.projected_mean_ns / 1e6),
         icmp_ms: icmp.iter().sum::<f64>() / icmp.len() as f64,
+        back_icmp_ms: back.iter().sum::<f64>() / back.len() as f64,
+        messengers_ms: share(job, "messengers"),
         mean_ms: l["mean"].as_f64().unwrap() / 1e6,
         p50_ms: l["p50"].as_f64().unwrap() / 1e6,
         public_ms: share(job, "public_network"),
@@ -415,11 +436,12 @@ fn one_way_delays_on_cluster_and_public_links_raise_write_latency_by_two_d() {
     // client-delayed run i with base i + 1 after it, slow-flush run i with
     // base 3 + i before it.
     type Pick = fn(&Lat) -> f64;
-    let shares: [(&str, Pick); 4] = [
+    let shares: [(&str, Pick); 5] = [
         ("public network", |l| l.public_ms),
         ("cluster network", |l| l.cluster_ms),
         ("replica", |l| l.replica_ms),
         ("device flush", |l| l.flush_ms),
+        ("OSD messengers", |l| l.messengers_ms),
     ];
     let med = |runs: &[Lat], f: Pick| median(runs.iter().map(f).collect());
     let pairs = |runs: &[Lat], refs: &[&Lat], f: Pick| {
@@ -485,6 +507,41 @@ fn one_way_delays_on_cluster_and_public_links_raise_write_latency_by_two_d() {
     assert!(
         (0.8 * two_d..=1.2 * two_d).contains(&clu_net),
         "cluster delay: cluster-network share {clu_net:+.3} ms (fastest runs), want {two_d:.1} ± 20%"
+    );
+    // The cable's share is held to the back network's own round trip (the
+    // client's echo to the OSDs' cluster addresses): undelayed, within its
+    // noise of 0; the echo itself rises by 2D with the cluster delay (the
+    // delay the test injected), not with the client's; the rest of the
+    // OSDs' round trip, their messengers, does not take the delay (against
+    // the client delay's runs, whose cycle is as long).
+    let (cable_base, cable_noise) = (med(&base, |l| l.cluster_ms), noise_of(|l| l.cluster_ms));
+    let back_rise = floor_rise(&clu, |l| l.back_icmp_ms);
+    let back_pub = rise(&publ, 1, |l| l.back_icmp_ms);
+    let msgr = clu_vs_pub(|l| l.messengers_ms);
+    eprintln!(
+        "back network: echo {:.3} ms undelayed, {back_rise:+.3} under the cluster delay, \
+         {back_pub:+.3} under the client's; cluster-network share undelayed {cable_base:.3} ms \
+         (noise {cable_noise:.3}); OSD messengers {:.3} ms undelayed, cluster against client \
+         delay {msgr:+.3} ms",
+        med(&base, |l| l.back_icmp_ms),
+        med(&base, |l| l.messengers_ms),
+    );
+    assert!(
+        cable_base <= cable_noise,
+        "undelayed cluster-network share {cable_base:.3} ms, more than its noise {cable_noise:.3}"
+    );
+    assert!(
+        (0.8 * two_d..=1.2 * two_d).contains(&back_rise),
+        "cluster delay: back echo {back_rise:+.3} ms (fastest runs), want {two_d:.1} ± 20%"
+    );
+    assert!(
+        back_pub.abs() < 0.3,
+        "the client delay moved the back echo by {back_pub:+.3} ms"
+    );
+    assert!(
+        msgr.abs() <= noise_of(|l| l.messengers_ms) + 0.3,
+        "the cluster delay moved the OSD messengers share by {msgr:+.3} ms against the client \
+         delay's"
     );
     // What if the cable were 2D faster: the cluster-delayed runs projected
     // so come back to the undelayed runs' mean, within 25 % of 2D (fastest

@@ -15,7 +15,7 @@ use cephbench::telemetry::counters::{AvgDelta, CounterSample, MgrOsdPerf, OsdCou
 use cephbench::telemetry::network::ClientRtt;
 
 /// A write split as a size-3 pool's would be (the replication wait split
-/// into cluster network and replica).
+/// into cluster network, the OSDs' messengers and replica).
 fn attribution() -> Attribution {
     let ms = |part, v: f64| Share { part, ns: v * 1e6 };
     Attribution {
@@ -24,7 +24,8 @@ fn attribution() -> Attribution {
             ms(Part::PublicNetwork, 0.12),
             ms(Part::OsdQueue, 1.1),
             ms(Part::OsdLocal, 6.0),
-            ms(Part::ClusterNetwork, 0.7),
+            ms(Part::ClusterNetwork, 0.55),
+            ms(Part::Messengers, 0.15),
             ms(Part::Replica, 1.3),
             ms(Part::Unattributed, 4.08125),
         ],
@@ -303,6 +304,19 @@ fn fixture() -> BenchResult {
             }],
         }),
         network: Some(NetworkReport {
+            back_rtt: vec![ClientRtt {
+                osd: 0,
+                addr: "127.0.1.20".into(),
+                method: "icmp_echo".into(),
+                samples: 10,
+                failures: 0,
+                min_us: 550.0,
+                mean_us: 571.5,
+                max_us: 630.0,
+                bulk_bytes: None,
+                bulk_min_us: None,
+                bandwidth_bytes_per_s: None,
+            }],
             client_rtt: vec![
                 ClientRtt {
                     osd: 0,

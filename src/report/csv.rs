@@ -16,7 +16,10 @@ pub struct Csv;
 /// empty where that part was not measured; `replication_ms` holds the
 /// unsplit wait for the replicas (results made before it was split into
 /// `cluster_network_ms` and `replica_ms`, or without the replicas' counters)
-/// and is empty otherwise, so the share cells always add up to the mean.
+/// and is empty otherwise; `messengers_ms` is empty where the back
+/// network's own round trip was not measured (the cluster-network cell then
+/// holds the whole round trip), so the share cells always add up to the
+/// mean.
 /// `mean_in_flight` / `asked_in_flight`: the ops the cluster had in flight
 /// on average and the ops asked (closed loop; empty where not recorded):
 /// below 90 % the client set the pace. `cluster_quiet`: `true`/`false`
@@ -37,7 +40,7 @@ pub struct Csv;
 /// whole run's, on every job line of it.
 pub const HEADER: &str = "workload,pool,job,op,ops,errors,elapsed_s,iops,mib_per_s,\
 lat_min_ms,lat_mean_ms,lat_stddev_ms,lat_p50_ms,lat_p90_ms,lat_p99_ms,lat_p99_9_ms,lat_max_ms,stop_reason,\
-public_network_ms,osd_queue_ms,osd_local_ms,device_flush_ms,cluster_network_ms,replica_ms,replication_ms,\
+public_network_ms,osd_queue_ms,osd_local_ms,device_flush_ms,cluster_network_ms,messengers_ms,replica_ms,replication_ms,\
 unattributed_ms,mean_in_flight,asked_in_flight,cluster_quiet,not_quiet,read_cache,changes,change_lines,what_if,disrupt,\
 before_iops,before_mean_ms,before_p99_ms,before_max_ms,before_stall_s,\
 degraded_iops,degraded_mean_ms,degraded_p99_ms,degraded_max_ms,degraded_stall_s,\

@@ -148,27 +148,30 @@ impl Format {
 /// The parts a report can show as columns, in path order (`client` is not
 /// measured on its own, so it has no column; it is inside `unattributed`).
 /// `replication` is the unsplit wait for the replicas (older results, or no
-/// replica counters): [`share_columns`] drops it when no row has it.
-pub const SHARE_COLUMNS: [Part; 8] = [
+/// replica counters), `messengers` exists only where the back network's own
+/// round trip was measured: [`share_columns`] drops each when no row has it.
+pub const SHARE_COLUMNS: [Part; 9] = [
     Part::PublicNetwork,
     Part::OsdQueue,
     Part::OsdLocal,
     Part::DeviceFlush,
     Part::ClusterNetwork,
+    Part::Messengers,
     Part::Replica,
     Part::Replication,
     Part::Unattributed,
 ];
 
 /// The columns for these attributions: [`SHARE_COLUMNS`], without
-/// `replication` unless one of them has that (unsplit) share.
+/// `replication` or `messengers` unless one of them has that share.
 pub fn share_columns<'a>(atts: impl IntoIterator<Item = &'a Attribution>) -> Vec<Part> {
-    let unsplit = atts
-        .into_iter()
-        .any(|a| a.shares.iter().any(|s| s.part == Part::Replication));
+    let atts: Vec<&Attribution> = atts.into_iter().collect();
+    let has = |part: Part| atts.iter().any(|a| a.shares.iter().any(|s| s.part == part));
+    let (unsplit, messengers) = (has(Part::Replication), has(Part::Messengers));
     SHARE_COLUMNS
         .into_iter()
         .filter(|p| unsplit || *p != Part::Replication)
+        .filter(|p| messengers || *p != Part::Messengers)
         .collect()
 }
 

@@ -924,6 +924,7 @@ fn short_part(p: crate::result::Part) -> &'static str {
         OsdLocal => "local",
         DeviceFlush => "flush",
         ClusterNetwork => "cable",
+        Messengers => "msgr",
         Replica => "repl",
         Replication => "repl",
         Unattributed => "other",

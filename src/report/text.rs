@@ -491,6 +491,7 @@ fn render_osd_attribution(r: &BenchResult, out: &mut dyn io::Write) -> io::Resul
             crate::result::Part::OsdLocal => "local",
             crate::result::Part::DeviceFlush => "flush",
             crate::result::Part::ClusterNetwork => "cl.net",
+            crate::result::Part::Messengers => "msgr",
             crate::result::Part::Replica => "replica",
             crate::result::Part::Replication => "replic.",
             _ => "unattr.",
@@ -638,6 +639,20 @@ fn opt_ms(d: Option<crate::telemetry::counters::AvgDelta>) -> String {
     d.and_then(|d| d.mean_ns).map_or_else(|| "-".into(), ms)
 }
 
+/// One probed round trip: OSD, method, address, min/mean/max µs, samples.
+fn rtt_row(c: &crate::telemetry::network::ClientRtt, out: &mut dyn io::Write) -> io::Result<()> {
+    let how = if c.method == "icmp_echo" {
+        "icmp"
+    } else {
+        "tcp"
+    };
+    writeln!(
+        out,
+        "  osd.{:<4} {how:<4} {:<21} min {:>7.1}  mean {:>7.1}  max {:>7.1}  ({} samples, {} failed)",
+        c.osd, c.addr, c.min_us, c.mean_us, c.max_us, c.samples, c.failures
+    )
+}
+
 fn render_network(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
     let Some(n) = &r.network else {
         return Ok(());
@@ -649,16 +664,7 @@ fn render_network(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
             "Network: client -> OSD round trip, µs (TCP connect to its public address; ICMP echo):"
         )?;
         for c in &n.client_rtt {
-            let how = if c.method == "icmp_echo" {
-                "icmp"
-            } else {
-                "tcp"
-            };
-            writeln!(
-                out,
-                "  osd.{:<4} {how:<4} {:<21} min {:>7.1}  mean {:>7.1}  max {:>7.1}  ({} samples, {} failed)",
-                c.osd, c.addr, c.min_us, c.mean_us, c.max_us, c.samples, c.failures
-            )?;
+            rtt_row(c, out)?;
         }
         let bulk: Vec<_> = n
             .client_rtt
@@ -682,6 +688,15 @@ fn render_network(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
                     .collect();
                 writeln!(out, "    {}", cells.join("   "))?;
             }
+        }
+    }
+    if !n.back_rtt.is_empty() {
+        writeln!(
+            out,
+            "  this host -> OSD cluster (back) address, µs (the split's cluster-network share is held to it):"
+        )?;
+        for c in &n.back_rtt {
+            rtt_row(c, out)?;
         }
     }
     if !n.heartbeat.is_empty() {

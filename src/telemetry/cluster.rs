@@ -34,16 +34,26 @@ pub fn placement(rados: &Rados, pool: &str) -> Result<PoolPlacement, ProbeError>
     cluster_map(rados, pool).map(|(p, _)| p)
 }
 
-/// The placement and every OSD's public address, from one `osd dump`.
-pub fn cluster_map(
-    rados: &Rados,
-    pool: &str,
-) -> Result<(PoolPlacement, Vec<(i32, SocketAddr)>), ProbeError> {
+/// Each OSD's messenger addresses, from `osd dump`.
+#[derive(Debug, Clone, Default)]
+pub struct OsdAddrs {
+    /// Public (client-facing).
+    pub public: Vec<(i32, SocketAddr)>,
+    /// Cluster (back, OSD↔OSD).
+    pub back: Vec<(i32, SocketAddr)>,
+}
+
+/// The placement and every OSD's public and cluster addresses, from one
+/// `osd dump`.
+pub fn cluster_map(rados: &Rados, pool: &str) -> Result<(PoolPlacement, OsdAddrs), ProbeError> {
     let id = rados.pool_id(pool)?;
     let dump = rados.mon_command(r#"{"prefix":"osd dump","format":"json"}"#)?;
     let dump = json(&dump.out, "osd dump")?;
     parse::parse_osd_dump_pool(&dump, id)?;
-    let addrs = network::parse_osd_addrs(&dump)?;
+    let addrs = OsdAddrs {
+        public: network::parse_osd_addrs(&dump)?,
+        back: network::parse_osd_back_addrs(&dump)?,
+    };
     // The PGs' acting sets as the mons compute them now: the mgr's `pg
     // dump` follows the OSDs' reports, seconds late, and a placement read
     // from it just after a change stays wrong until the next osdmap epoch

@@ -21,6 +21,20 @@ use super::stop::StopSignal;
 /// output: the `v2` entry of `public_addrs`, else the `v1` one, else the
 /// legacy `public_addr` string.
 pub fn parse_osd_addrs(doc: &Value) -> Result<Vec<(i32, SocketAddr)>, ShapeError> {
+    parse_addrs_of(doc, "public_addrs", "public_addr")
+}
+
+/// The cluster (back, OSD↔OSD) messenger address of each OSD in `osd dump`
+/// output, picked as [`parse_osd_addrs`] picks the public one.
+pub fn parse_osd_back_addrs(doc: &Value) -> Result<Vec<(i32, SocketAddr)>, ShapeError> {
+    parse_addrs_of(doc, "cluster_addrs", "cluster_addr")
+}
+
+fn parse_addrs_of(
+    doc: &Value,
+    vec_key: &str,
+    legacy_key: &str,
+) -> Result<Vec<(i32, SocketAddr)>, ShapeError> {
     let osds = doc
         .get("osds")
         .and_then(Value::as_array)
@@ -34,7 +48,7 @@ pub fn parse_osd_addrs(doc: &Value) -> Result<Vec<(i32, SocketAddr)>, ShapeError
             continue;
         };
         let vec = o
-            .get("public_addrs")
+            .get(vec_key)
             .and_then(|a| a.get("addrvec"))
             .and_then(Value::as_array);
         let pick = |t: &str| {
@@ -45,7 +59,7 @@ pub fn parse_osd_addrs(doc: &Value) -> Result<Vec<(i32, SocketAddr)>, ShapeError
             })
         };
         let legacy = o
-            .get("public_addr")
+            .get(legacy_key)
             .and_then(Value::as_str)
             .map(|s| s.split('/').next().unwrap_or(s));
         let addr = pick("v2").or_else(|| pick("v1")).or(legacy);
@@ -256,11 +270,26 @@ type Rounds = (Vec<Acc>, Option<Vec<(Acc, Acc)>>);
 
 /// A background thread that times, once per interval, a TCP connect to
 /// every OSD's public address and (where raw sockets are permitted) an
-/// ICMP echo (small, then bulk) to its host, until stopped.
+/// ICMP echo (small, then bulk) to its host, until stopped; and the same
+/// host's round trip to each OSD's cluster (back) address, by small ICMP
+/// echo (else TCP connect), where this host reaches it.
 pub struct RttProbe {
     stop: StopSignal,
     thread: Option<JoinHandle<Rounds>>,
     targets: Vec<(i32, SocketAddr)>,
+    back: Vec<(i32, SocketAddr)>,
+}
+
+/// What [`RttProbe::finish`] returns.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RttRows {
+    /// One row per OSD and method to its public address: `tcp_connect`,
+    /// then `icmp_echo` where permitted.
+    pub front: Vec<ClientRtt>,
+    /// One row per OSD to its cluster address (`icmp_echo` where permitted,
+    /// else `tcp_connect`); none for an address this host could not reach
+    /// at the first try (a client that is not on the cluster network).
+    pub back: Vec<ClientRtt>,
 }
 
 /// Small + bulk echo pairs sent to each target before the workload starts,
@@ -276,12 +305,14 @@ impl RttProbe {
     /// pairs on the idle path (waiting for them at most 2 s).
     pub fn start(
         targets: Vec<(i32, SocketAddr)>,
+        back: Vec<(i32, SocketAddr)>,
         interval: Duration,
         timeout: Duration,
     ) -> RttProbe {
         let stop = StopSignal::new();
         let flag = stop.clone();
-        let addrs: Vec<SocketAddr> = targets.iter().map(|t| t.1).collect();
+        let front = targets.len();
+        let addrs: Vec<SocketAddr> = targets.iter().chain(&back).map(|t| t.1).collect();
         let (calibrated, wait) = std::sync::mpsc::sync_channel::<()>(1);
         let thread = std::thread::Builder::new()
             .name("rtt-probe".into())
@@ -293,7 +324,7 @@ impl RttProbe {
                     .map(|_| vec![(Acc::new(), Acc::new()); addrs.len()]);
                 if let (Some(p), Some(acc)) = (pinger.as_mut(), icmp.as_mut()) {
                     for _ in 0..CALIBRATION_PAIRS {
-                        for (i, addr) in addrs.iter().enumerate() {
+                        for (i, addr) in addrs.iter().enumerate().take(front) {
                             if let std::net::IpAddr::V4(ip) = addr.ip() {
                                 acc[i].0.add(p.ping(ip, SMALL_ECHO_BYTES, timeout));
                                 acc[i].1.add(p.ping(ip, BULK_ECHO_BYTES, timeout));
@@ -302,9 +333,33 @@ impl RttProbe {
                     }
                 }
                 let _ = calibrated.send(());
+                // A cluster address that does not answer its first probe is
+                // not reachable from here (a client host off the cluster
+                // network): it is not probed again, so it costs the public
+                // probes no timeouts.
+                let mut unreachable = vec![false; addrs.len()];
                 while !flag.is_raised() {
                     let round = Instant::now();
                     for (i, addr) in addrs.iter().enumerate() {
+                        if i >= front {
+                            if unreachable[i] {
+                                continue;
+                            }
+                            let acc = match (pinger.as_mut(), icmp.as_mut(), addr.ip()) {
+                                (Some(p), Some(acc), std::net::IpAddr::V4(ip)) => {
+                                    acc[i].0.add(p.ping(ip, SMALL_ECHO_BYTES, timeout));
+                                    acc[i].0
+                                }
+                                _ => {
+                                    let t = Instant::now();
+                                    let s = TcpStream::connect_timeout(addr, timeout).ok();
+                                    tcp[i].add(s.map(|_| t.elapsed()));
+                                    tcp[i]
+                                }
+                            };
+                            unreachable[i] = acc.n == 0;
+                            continue;
+                        }
                         let t = Instant::now();
                         let s = TcpStream::connect_timeout(addr, timeout).ok();
                         tcp[i].add(s.map(|_| t.elapsed()));
@@ -337,18 +392,32 @@ impl RttProbe {
             stop,
             thread,
             targets,
+            back,
         }
     }
 
-    /// Stops the thread and returns one row per OSD and method:
-    /// `tcp_connect`, then `icmp_echo` where permitted.
-    pub fn finish(mut self) -> Vec<ClientRtt> {
+    /// Stops the thread and returns its rows.
+    pub fn finish(mut self) -> RttRows {
         self.stop.raise();
         let (tcp, icmp) = self
             .thread
             .take()
             .and_then(|t| t.join().ok())
             .unwrap_or_default();
+        let front = self.targets.len();
+        let back = self
+            .back
+            .iter()
+            .enumerate()
+            .filter_map(|(j, (osd, addr))| {
+                let i = front + j;
+                let row = match &icmp {
+                    Some(icmp) => icmp.get(i)?.0.row(*osd, addr.ip().to_string(), "icmp_echo"),
+                    None => tcp.get(i)?.row(*osd, addr.to_string(), "tcp_connect"),
+                };
+                (row.samples > 0).then_some(row)
+            })
+            .collect();
         let mut rows: Vec<ClientRtt> = self
             .targets
             .iter()
@@ -373,7 +442,7 @@ impl RttProbe {
                     }),
             );
         }
-        rows
+        RttRows { front: rows, back }
     }
 }
 
@@ -464,13 +533,21 @@ mod tests {
             let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
             l.local_addr().unwrap()
         };
+        // Back (cluster) addresses: one this host reaches, one it does not
+        // (TEST-NET-1, routed nowhere here: dropped after its first probe).
+        let nowhere: SocketAddr = "192.0.2.254:6800".parse().unwrap();
         let p = RttProbe::start(
             vec![(0, good), (1, bad)],
+            vec![(0, good), (5, nowhere)],
             Duration::from_millis(50),
-            Duration::from_secs(1),
+            Duration::from_millis(300),
         );
-        std::thread::sleep(Duration::from_millis(600));
-        let r = p.finish();
+        std::thread::sleep(Duration::from_millis(900));
+        let rows = p.finish();
+        assert_eq!(rows.back.len(), 1, "{:?}", rows.back);
+        assert_eq!(rows.back[0].osd, 0);
+        assert!(rows.back[0].samples >= 2, "{:?}", rows.back);
+        let r = rows.front;
         assert!(r[0].samples >= 2, "{r:?}");
         assert_eq!(r[0].failures, 0);
         assert!(r[0].mean_us > 0.0 && r[0].mean_us < 1_000_000.0, "{r:?}");

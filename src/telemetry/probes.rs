@@ -69,12 +69,14 @@ impl Probes {
         let slots = match cluster::cluster_map(rados, pool) {
             Ok((p, addrs)) => {
                 let serving = p.osds();
-                let targets = addrs
-                    .into_iter()
-                    .filter(|(o, _)| serving.contains(o))
-                    .collect();
+                let pick = |v: Vec<(i32, std::net::SocketAddr)>| {
+                    v.into_iter()
+                        .filter(|(o, _)| serving.contains(o))
+                        .collect::<Vec<_>>()
+                };
                 rtt = Some(RttProbe::start(
-                    targets,
+                    pick(addrs.public),
+                    pick(addrs.back),
                     Duration::from_secs(1),
                     Duration::from_secs(1),
                 ));
@@ -216,7 +218,7 @@ impl Probes {
     /// Stops the RTT probe and reads the OSDs' heartbeat round trips.
     pub fn network(&mut self, rados: &Rados) -> Option<NetworkReport> {
         let rados = rados.telemetry();
-        let client_rtt = self.rtt.take()?.finish();
+        let rows = self.rtt.take()?.finish();
         let mut heartbeat = Vec::new();
         for (osd, _) in &self.before {
             if let Ok(h) = cluster::osd_network(rados, *osd) {
@@ -224,7 +226,8 @@ impl Probes {
             }
         }
         Some(NetworkReport {
-            client_rtt,
+            client_rtt: rows.front,
+            back_rtt: rows.back,
             heartbeat,
         })
     }
