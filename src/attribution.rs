@@ -650,8 +650,10 @@ impl CableEvidence {
                  (mean of their 1-min averages); the rest may be the replicas' or the primary's CPU \
                  or host load (messenger threads waiting for a core)"
             ),
-            CableEvidence::Unknown => "no cause named: the OSDs' back-interface heartbeats were not \
-                 read, so nothing here tells the cable from the hosts' CPU or load"
+            CableEvidence::Unknown => "no cause named: no back-interface heartbeats came back (an \
+                 OSD reports them from its first minute up on, to osd 'allow *'), and this host \
+                 does not reach the OSDs' cluster addresses to time the cable itself, so nothing \
+                 here tells the cable from the hosts' CPU or load"
                 .to_string(),
         }
     }

@@ -542,8 +542,13 @@ pub fn headlines(c: &Comparison) -> Vec<String> {
             let (s0, si) = (top.0.ms[0].unwrap_or(0.0), top.0.ms[i].unwrap_or(0.0));
             let slower = if diff > 0.0 { i } else { 0 };
             // The cluster-network share names the cable only when the
-            // heartbeats on the back network carry it.
-            let cable = (top.0.part == Part::ClusterNetwork).then(|| {
+            // heartbeats on the back network carry it, or when it was held
+            // to the back network's own echo (the messengers split off).
+            let held = m
+                .parts
+                .iter()
+                .any(|p| p.part == Part::Messengers && p.ms[slower].is_some());
+            let cable = (top.0.part == Part::ClusterNetwork && !held).then(|| {
                 crate::attribution::CableEvidence::judge(
                     top.0.ms[slower].unwrap_or(0.0),
                     c.back_heartbeat_ms.get(slower).copied().flatten(),
@@ -581,6 +586,13 @@ pub fn headlines(c: &Comparison) -> Vec<String> {
             );
             if let Some(cable) = cable {
                 line.push_str(&format!(": on {}, {}", name(slower), cable.cause()));
+            } else if held && top.0.part == Part::ClusterNetwork {
+                line.push_str(&format!(
+                    ": on {}, the back network itself (the share is held to this host's fastest \
+                     echo to the replicas' cluster addresses; the OSDs' messengers are a share of \
+                     their own)",
+                    name(slower)
+                ));
             }
             if top.0.part == Part::DeviceFlush {
                 let worst = |src: usize| {
@@ -1395,17 +1407,16 @@ mod tests {
     /// 4.89 ms waited, heartbeats 1.30 ms).
     #[test]
     fn the_cluster_network_headline_names_the_cable_only_with_the_heartbeats() {
-        let a = split_on("size1", 4.0, &[(Part::OsdLocal, 4.0)]);
-        let b = split_on(
-            "size3",
-            12.6,
-            &[
-                (Part::OsdLocal, 5.0),
-                (Part::ClusterNetwork, 4.89),
-                (Part::Replica, 2.71),
-            ],
-        );
-        let mut c = compare(&[a, b]);
+        // A size-1 pool against a size-3 one split into `parts`.
+        let size3 = |parts: &[(Part, f64)]| {
+            let a = split_on("size1", 4.0, &[(Part::OsdLocal, 4.0)]);
+            compare(&[a, split_on("size3", 12.6, parts)])
+        };
+        let mut c = size3(&[
+            (Part::OsdLocal, 5.0),
+            (Part::ClusterNetwork, 4.89),
+            (Part::Replica, 2.71),
+        ]);
         c.back_heartbeat_ms = vec![Some(1.2), Some(1.30)];
         let h = headlines(&c);
         assert_eq!(h.len(), 1, "{h:?}");
@@ -1421,6 +1432,22 @@ mod tests {
         assert!(
             h[0].contains("57% of that is the cluster network (0.00 -> 4.89 ms)")
                 && h[0].contains("the back network or the hosts' network stack"),
+            "{h:?}"
+        );
+        // Held to the back network's own echo (the messengers split off):
+        // the share is the cable whatever the heartbeats say.
+        let mut c = size3(&[
+            (Part::OsdLocal, 5.0),
+            (Part::ClusterNetwork, 4.89),
+            (Part::Messengers, 0.2),
+            (Part::Replica, 2.51),
+        ]);
+        c.back_heartbeat_ms = vec![Some(1.2), Some(1.30)];
+        let h = headlines(&c);
+        assert!(
+            h[0].contains("57% of that is the cluster network (0.00 -> 4.89 ms)")
+                && h[0].contains("on size3, the back network itself")
+                && !h[0].contains("heartbeats"),
             "{h:?}"
         );
     }
