@@ -411,11 +411,17 @@ impl RttProbe {
             .enumerate()
             .filter_map(|(j, (osd, addr))| {
                 let i = front + j;
-                let row = match &icmp {
-                    Some(icmp) => icmp.get(i)?.0.row(*osd, addr.ip().to_string(), "icmp_echo"),
-                    None => tcp.get(i)?.row(*osd, addr.to_string(), "tcp_connect"),
-                };
-                (row.samples > 0).then_some(row)
+                // ICMP where it ran (IPv4 with raw sockets), else the TCP
+                // connects (the probe's fallback, e.g. for IPv6).
+                let echo = icmp
+                    .as_ref()
+                    .and_then(|v| v.get(i))
+                    .map(|a| a.0.row(*osd, addr.ip().to_string(), "icmp_echo"));
+                let connect = tcp
+                    .get(i)
+                    .map(|a| a.row(*osd, addr.to_string(), "tcp_connect"));
+                echo.filter(|r| r.samples > 0)
+                    .or_else(|| connect.filter(|r| r.samples > 0))
             })
             .collect();
         let mut rows: Vec<ClientRtt> = self
@@ -536,17 +542,32 @@ mod tests {
         // Back (cluster) addresses: one this host reaches, one it does not
         // (TEST-NET-1, routed nowhere here: dropped after its first probe).
         let nowhere: SocketAddr = "192.0.2.254:6800".parse().unwrap();
+        // An IPv6 address (where this host has ::1): no ICMP there, its TCP
+        // connects make its row.
+        let v6 = std::net::TcpListener::bind("[::1]:0").ok();
+        let mut back = vec![(0, good), (5, nowhere)];
+        back.extend(v6.as_ref().map(|l| (6, l.local_addr().unwrap())));
         let p = RttProbe::start(
             vec![(0, good), (1, bad)],
-            vec![(0, good), (5, nowhere)],
+            back,
             Duration::from_millis(50),
             Duration::from_millis(300),
         );
         std::thread::sleep(Duration::from_millis(900));
         let rows = p.finish();
-        assert_eq!(rows.back.len(), 1, "{:?}", rows.back);
+        assert_eq!(
+            rows.back.len(),
+            1 + usize::from(v6.is_some()),
+            "{:?}",
+            rows.back
+        );
         assert_eq!(rows.back[0].osd, 0);
         assert!(rows.back[0].samples >= 2, "{:?}", rows.back);
+        if v6.is_some() {
+            assert_eq!(rows.back[1].osd, 6);
+            assert_eq!(rows.back[1].method, "tcp_connect", "{:?}", rows.back);
+            assert!(rows.back[1].samples >= 2, "{:?}", rows.back);
+        }
         let r = rows.front;
         assert!(r[0].samples >= 2, "{r:?}");
         assert_eq!(r[0].failures, 0);
