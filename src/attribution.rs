@@ -1147,6 +1147,23 @@ pub fn attribute(result: &mut BenchResult) {
     crate::whatif::annotate(result, &slow);
 }
 
+/// The fastest probe of `osd` among `rows`: its ICMP echo where that ran,
+/// else its TCP connect.
+fn fastest_echo(rows: &[crate::telemetry::network::ClientRtt], osd: i32) -> Option<RttEstimate> {
+    ["icmp_echo", "tcp_connect"].iter().find_map(|m| {
+        rows.iter()
+            .find(|r| r.osd == osd && r.samples > 0 && r.method == *m)
+            .map(|r| RttEstimate {
+                ns: r.min_us * 1e3,
+                method: if *m == "icmp_echo" {
+                    "ICMP echo"
+                } else {
+                    "TCP connect"
+                },
+            })
+    })
+}
+
 fn attribute_shares(result: &mut BenchResult) {
     let Some(size) = result.placement.as_ref().map(|p| p.size) else {
         return;
@@ -1159,19 +1176,10 @@ fn attribute_shares(result: &mut BenchResult) {
     // answers them), else the fastest TCP connect (its mean carries the
     // OSD host's accept path under load: 360 µs against ICMP's 11 µs seen).
     let rtt = |osd: i32| {
-        let rows = result.network.as_ref().map(|n| n.client_rtt.as_slice())?;
-        ["icmp_echo", "tcp_connect"].iter().find_map(|m| {
-            rows.iter()
-                .find(|r| r.osd == osd && r.samples > 0 && r.method == *m)
-                .map(|r| RttEstimate {
-                    ns: r.min_us * 1e3,
-                    method: if *m == "icmp_echo" {
-                        "ICMP echo"
-                    } else {
-                        "TCP connect"
-                    },
-                })
-        })
+        fastest_echo(
+            result.network.as_ref().map(|n| n.client_rtt.as_slice())?,
+            osd,
+        )
     };
     let bandwidth = |osd: i32| {
         result.network.as_ref().and_then(|n| {
@@ -1201,12 +1209,7 @@ fn attribute_shares(result: &mut BenchResult) {
     // This host's fastest echo to each OSD's cluster address (ICMP, else
     // TCP connect: as for the public round trip).
     let back = |osd: i32| {
-        let rows = result.network.as_ref().map(|n| n.back_rtt.as_slice())?;
-        ["icmp_echo", "tcp_connect"].iter().find_map(|m| {
-            rows.iter()
-                .find(|r| r.osd == osd && r.samples > 0 && r.method == *m)
-                .map(|r| r.min_us * 1e3)
-        })
+        fastest_echo(result.network.as_ref().map(|n| n.back_rtt.as_slice())?, osd).map(|r| r.ns)
     };
     let mut per_osd = Vec::new();
     for o in &result.osds {

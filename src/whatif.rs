@@ -439,26 +439,18 @@ fn with_flush(
                 .into(),
         );
     }
-    assumptions.push(kept_at_a_slow_pace(
-        "(network, queue, the OSDs' own work)",
-        "a slow drive's",
-    ));
+    assumptions.push(kept_at_a_slow_pace());
     project(job, a, Kind::Flush, what, reference, moved, assumptions)
 }
 
-/// What a projection that speeds up one part keeps: the rest of the path
-/// (`which`, if named) as measured at `pace` (e.g. "a slow drive's"), where
-/// threads woke from idle more slowly than they would at the faster pace.
-fn kept_at_a_slow_pace(which: &str, pace: &str) -> String {
-    let which = if which.is_empty() {
-        String::new()
-    } else {
-        format!(" {which}")
-    };
-    format!(
-        "everything else of the path{which} stays as measured; at {pace} pace the OSDs' threads \
-         wake from idle more slowly, so this may be pessimistic by a few tenths of a ms"
-    )
+/// What a flush projection keeps: the rest of the path as measured at a
+/// slow drive's pace, where threads woke from idle more slowly than they
+/// would at the faster pace.
+fn kept_at_a_slow_pace() -> String {
+    "everything else of the path (network, queue, the OSDs' own work) stays as measured; at a \
+     slow drive's pace the OSDs' threads wake from idle more slowly, so this may be pessimistic \
+     by a few tenths of a ms"
+        .into()
 }
 
 /// `job` as if every drive flushed as drives with power-loss protection do
@@ -515,7 +507,13 @@ pub fn with_cluster_cable(job: &JobReport, less_ns: f64) -> Option<Projection> {
                 .into(),
         );
     }
-    assumptions.push(kept_at_a_slow_pace("", "a slow cable's"));
+    assumptions.push(
+        "everything else of the path stays as measured under the slow cable: the OSDs' threads \
+         wake from idle more slowly at that pace, while the primary's own commit no longer \
+         shares the cores with its copies' writes, so this may be off by a few tenths of a ms \
+         either way"
+            .into(),
+    );
     project(
         job,
         a,
