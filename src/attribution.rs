@@ -869,9 +869,20 @@ fn replication_findings(result: &BenchResult) -> Vec<String> {
             .first()
             .and_then(|(o, _)| device_flush_ns(result, *o))
             .is_some_and(|f| f >= SLOW_FLUSH_NS);
+        // The replica share holds the repop's payload transfer where the
+        // back network's bandwidth was not measured: "not the cable" only
+        // where that transfer is small.
+        let not_cable = match payload_per_write(result) {
+            Some(b) if b > FLUSH_PROJECTION_BYTES && back_bandwidth(result).is_none() => format!(
+                " (the cable is not ruled out: each repop carries {} that no probe timed, the \
+                 back network's bandwidth was not measured)",
+                crate::units::fmt_bytes(b as u64)
+            ),
+            _ => ", not the cable".to_string(),
+        };
         out.push(format!(
             "pool '{pool}': each write waited {:.2} ms for its replicas beyond its own commit, \
-             {:.2} ms of it on the cluster network: {}, not the cable{}",
+             {:.2} ms of it on the cluster network: {}{not_cable}{}",
             ms(net + replica),
             ms(net),
             if flush_slow {
@@ -891,10 +902,10 @@ fn replication_findings(result: &BenchResult) -> Vec<String> {
             ),
             Some(m) => format!(
                 "not the cable: the back network's own round trip (this host's fastest echo to \
-                 the replicas' cluster addresses) was {:.2} ms; the other {:.2} ms are the OSDs' \
-                 messenger threads waiting for a core (the OSD hosts' CPU or load)",
+                 the replicas' cluster addresses) was {:.2} ms; the other {:.2} ms {}",
                 ms(cable),
-                ms(m)
+                ms(m),
+                messengers_cause(result)
             ),
             None => CableEvidence::judge(ms(net), heartbeat).cause(),
         };
@@ -907,6 +918,64 @@ fn replication_findings(result: &BenchResult) -> Vec<String> {
         ));
     }
     out
+}
+
+/// Writes above this size carry a payload whose transfer on the back
+/// network is not small beside a round trip.
+const FLUSH_PROJECTION_BYTES: f64 = 65536.0;
+
+/// The mean payload of the run's writes, bytes.
+fn payload_per_write(result: &BenchResult) -> Option<f64> {
+    let (b, n) = result
+        .jobs
+        .iter()
+        .filter(|j| j.op == "write")
+        .fold((0u64, 0u64), |(b, n), j| (b + j.bytes, n + j.ops));
+    (n > 0).then(|| b as f64 / n as f64)
+}
+
+/// The back network's bandwidth, where a probe measured it, bytes/s.
+fn back_bandwidth(result: &BenchResult) -> Option<f64> {
+    result
+        .network
+        .as_ref()?
+        .back_rtt
+        .iter()
+        .filter_map(|r| r.bandwidth_bytes_per_s)
+        .reduce(f64::min)
+}
+
+/// What the OSD messengers share is, in words, by the OSDs' CPU figures:
+/// their threads waiting for a core only where an OSD's CPU was at its
+/// limit; else an unexplained wait, said as such.
+fn messengers_cause(result: &BenchResult) -> String {
+    let bound: Vec<i32> = result
+        .osds
+        .iter()
+        .filter(|o| o.cpu.as_ref().is_some_and(|c| c.cpu_bound))
+        .map(|o| o.osd)
+        .collect();
+    let measured = result
+        .osds
+        .iter()
+        .filter(|o| o.cpu.as_ref().is_some_and(|c| c.cores_busy.is_some()))
+        .count();
+    if !bound.is_empty() {
+        format!(
+            "are the OSDs' messenger threads waiting for a core: {} used what {} may use (see \
+             the OSDs' CPU)",
+            osd_list(&bound),
+            if bound.len() == 1 { "it" } else { "they" }
+        )
+    } else if measured > 0 && measured == result.osds.len() {
+        "are a wait in the OSDs' messengers that the figures do not explain: no OSD's CPU was \
+         at its limit"
+            .to_string()
+    } else {
+        "are a wait in the OSDs' messengers that the figures do not explain (the OSDs' CPU was \
+         not measured, so a wait for a core is not ruled out)"
+            .to_string()
+    }
 }
 
 /// OSD names, in id order, runs of four or more consecutive ids folded
@@ -2011,9 +2080,34 @@ pub(crate) mod tests {
         assert!(
             f.contains("waited 4.89 ms on the cluster network")
                 && f.contains("not the cable")
-                && f.contains("the OSDs' messenger threads waiting for a core"),
+                && f.contains(
+                    "a wait in the OSDs' messengers that the figures do not explain (the OSDs' \
+                     CPU was not measured"
+                ),
             "{f}"
         );
+        // Put down to the OSDs' CPU only where it was at its limit.
+        let cpu = |bound: bool| crate::result::OsdCpu {
+            cores_busy: Some(0.5),
+            cpu_bound: bound,
+            ..Default::default()
+        };
+        for o in &mut p.osds {
+            o.cpu = Some(cpu(false));
+        }
+        let f = replication_findings(&p).join(" ");
+        assert!(f.contains("no OSD's CPU was at its limit"), "{f}");
+        p.osds[1].cpu = Some(cpu(true));
+        let f = replication_findings(&p).join(" ");
+        assert!(
+            f.contains(
+                "the OSDs' messenger threads waiting for a core: osd.1 used what it may use"
+            ),
+            "{f}"
+        );
+        for o in &mut p.osds {
+            o.cpu = None;
+        }
         // A slow cable: the echoes carry the wait.
         p.network = Some(crate::result::NetworkReport {
             back_rtt: back_echoes([4000.0; 3]),
@@ -2161,6 +2255,15 @@ pub(crate) mod tests {
             f.contains("the replicas' drives, not the cable")
                 && f.contains("slowest replica osd.2")
                 && f.contains("its device flush 3.50 ms"),
+            "{f}"
+        );
+        // 4 MiB writes: the replica share holds the repop's payload on a
+        // back network whose bandwidth no probe measured: the cable is not
+        // ruled out.
+        r.jobs[0].bytes = r.jobs[0].ops * (4 << 20);
+        let f = replication_findings(&r).join(" ");
+        assert!(
+            !f.contains("not the cable") && f.contains("the cable is not ruled out"),
             "{f}"
         );
         // No replica counters (a replica's subop_w unread): no verdict, and why.

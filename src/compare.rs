@@ -57,13 +57,17 @@ pub struct Comparison {
     /// 1-min averages, mean), the evidence for or against the cable.
     #[serde(skip)]
     pub back_heartbeat_ms: Vec<Option<f64>>,
-    /// What-if projections held against another side's measured mean: each
-    /// side's job with the other side's drive-side shares (both ways
-    /// between the baseline and each other side, where it moves the mean by
-    /// [`CROSS_PROJECTION_FROM`] or more), and the baseline's own
-    /// projections against each later run of the same pool ("projected
-    /// 0.85 ms, measured 0.79 ms").
+    /// What-if projections beside another side's measured mean: each side's
+    /// job with the other side's drive-side shares (both ways between the
+    /// baseline and each other side, where it moves the mean by
+    /// [`CROSS_PROJECTION_FROM`] or more, between like jobs only), and, when
+    /// asked for ([`Comparison::with_own_projections`]), the baseline's own
+    /// projections beside each later run of the same pool.
     pub projections: Vec<ProjectionCheck>,
+    /// Why pairs of jobs got no cross projection (unlike jobs, the same
+    /// drives).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub projections_left_out: Vec<String>,
 }
 
 /// One what-if projection of a comparison and the measured mean it is
@@ -82,17 +86,18 @@ pub struct ProjectionCheck {
     /// `against`'s measured mean of the same job, ns.
     pub measured_mean_ns: f64,
     /// A cross projection (`source` with `against`'s drives): its reference
-    /// is the run it would be held against, so the two differ only by what
-    /// the projection kept (the networks, and the unattributed time when
-    /// the runs came from different client hosts): shown beside it, not
-    /// as a check.
+    /// is the run it is set beside, so the two differ only by what the
+    /// projection kept (the networks, and the unattributed time when the
+    /// runs came from different client hosts). Else the baseline's own
+    /// projection, beside a later run of its pool. Neither is a check of
+    /// the projection: that needs a pool measured independently.
     pub cross: bool,
 }
 
 impl ProjectionCheck {
-    /// The check in one line, with the sources' letters: "A with B's
-    /// drives: mean 7.30 → 0.85 ms, IOPS 137 → 1,180; B measured: projected
-    /// 0.85 ms, measured 0.79 ms (−7 %)".
+    /// In one line, with the sources' letters: "A with B's drives: mean
+    /// 7.30 → 0.85 ms, IOPS 137 → 1,180 (B measured 0.79 ms)", or "A's own:
+    /// PLP drives (…): mean … (B, the same pool later, measured 0.79 ms)".
     pub fn line(&self) -> String {
         if self.cross {
             return format!(
@@ -104,11 +109,11 @@ impl ProjectionCheck {
             );
         }
         format!(
-            "{}: {}; {} measured: {}",
+            "{}'s own: {} ({}, the same pool later, measured {} ms)",
             letter(self.source),
             self.projection.line(),
             letter(self.against),
-            self.projection.against(self.measured_mean_ns)
+            crate::units::ms_prose(self.measured_mean_ns)
         )
     }
 }
@@ -117,19 +122,74 @@ impl ProjectionCheck {
 /// moves the mean by at least this fraction.
 pub const CROSS_PROJECTION_FROM: f64 = 0.05;
 
-/// The what-if checks of `keys` between the baseline and every other side
-/// (see [`Comparison::projections`]).
-fn projection_checks(keys: &[String], results: &[Source]) -> Vec<ProjectionCheck> {
-    fn find<'a>(r: &'a Source, key: &str) -> Option<&'a JobReport> {
-        r.jobs
-            .iter()
-            .find(|j| format!("{}/{}", j.name, j.op) == key)
-    }
+fn find_job<'a>(r: &'a Source, key: &str) -> Option<&'a JobReport> {
+    r.jobs
+        .iter()
+        .find(|j| format!("{}/{}", j.name, j.op) == key)
+}
+
+/// What differs between two jobs that a projection from one onto the
+/// other cannot carry: op, block size, ops in flight, rate.
+fn unlike(a: &JobReport, b: &JobReport) -> Vec<String> {
+    let bs = |j: &JobReport| (j.ops > 0).then(|| j.bytes / j.ops);
+    let qd = |j: &JobReport| j.client.as_ref().map(|c| c.asked_in_flight);
+    let rate = |j: &JobReport| j.rate.as_ref().map(|r| r.asked.round() as u64);
     let mut out = Vec::new();
+    if a.op != b.op {
+        out.push(format!("op {} vs {}", a.op, b.op));
+    }
+    if let (Some(x), Some(y)) = (bs(a), bs(b)) {
+        if x != y {
+            out.push(format!(
+                "block size {} vs {}",
+                crate::units::fmt_bytes(x),
+                crate::units::fmt_bytes(y)
+            ));
+        }
+    }
+    if let (Some(x), Some(y)) = (qd(a), qd(b)) {
+        if x != y {
+            out.push(format!("queue depth {x} vs {y}"));
+        }
+    }
+    if rate(a) != rate(b) {
+        let r = |v: Option<u64>| v.map_or("closed loop".to_string(), |v| format!("{v}/s"));
+        out.push(format!("rate {} vs {}", r(rate(a)), r(rate(b))));
+    }
+    out
+}
+
+/// The cross projections of `keys` between the baseline and every other
+/// side (see [`Comparison::projections`]), and why pairs got none.
+fn projection_checks(keys: &[String], results: &[Source]) -> (Vec<ProjectionCheck>, Vec<String>) {
+    let mut out = Vec::new();
+    let mut left_out = Vec::new();
     for key in keys {
         for other in 1..results.len() {
+            let (Some(x), Some(y)) = (find_job(&results[0], key), find_job(&results[other], key))
+            else {
+                continue;
+            };
+            let differ = unlike(x, y);
+            if !differ.is_empty() {
+                left_out.push(format!(
+                    "no what-if between A and {} for {}: unlike jobs ({})",
+                    letter(other),
+                    job_label(key),
+                    differ.join(", ")
+                ));
+                continue;
+            }
+            if same_drives(&results[0], &results[other]) {
+                left_out.push(format!(
+                    "no drive swap between A and {}: the same pool on the same OSDs",
+                    letter(other)
+                ));
+                continue;
+            }
             for (from, to) in [(0, other), (other, 0)] {
-                let (Some(a), Some(b)) = (find(&results[from], key), find(&results[to], key))
+                let (Some(a), Some(b)) =
+                    (find_job(&results[from], key), find_job(&results[to], key))
                 else {
                     continue;
                 };
@@ -172,14 +232,45 @@ fn projection_checks(keys: &[String], results: &[Source]) -> Vec<ProjectionCheck
                     cross: true,
                 }));
             }
-            // The baseline's own projections are about its pool: held
-            // against a later run of the same pool (after the change).
-            if results[0].name != results[other].name {
-                continue;
-            }
-            if let (Some(a), Some(b)) = (find(&results[0], key), find(&results[other], key)) {
+        }
+    }
+    left_out.dedup();
+    (out, left_out)
+}
+
+/// Two sources ran on the same pool and the same OSDs: swapping their
+/// drives would change nothing.
+fn same_drives(a: &Source, b: &Source) -> bool {
+    let ids = |s: &Source| {
+        let mut v: Vec<i32> = s.osds.iter().map(|o| o.osd).collect();
+        v.sort_unstable();
+        v
+    };
+    a.name == b.name && !a.osds.is_empty() && ids(a) == ids(b)
+}
+
+impl Comparison {
+    /// Adds the baseline's own projections (`report --what-if`, or shown
+    /// unasked in its run) beside each later run of the same pool and like
+    /// job: asked for with `compare --own-projections`.
+    pub fn with_own_projections(mut self, results: &[Source]) -> Self {
+        let mut keys: Vec<&String> = self.rows.iter().map(|r| &r.job).collect();
+        keys.dedup();
+        for key in keys {
+            for other in 1..results.len() {
+                if results[0].name != results[other].name {
+                    continue;
+                }
+                let (Some(a), Some(b)) =
+                    (find_job(&results[0], key), find_job(&results[other], key))
+                else {
+                    continue;
+                };
+                if !unlike(a, b).is_empty() {
+                    continue;
+                }
                 for p in a.projections.iter().flatten() {
-                    out.push(ProjectionCheck {
+                    self.projections.push(ProjectionCheck {
                         job: key.clone(),
                         source: 0,
                         against: other,
@@ -190,8 +281,8 @@ fn projection_checks(keys: &[String], results: &[Source]) -> Vec<ProjectionCheck
                 }
             }
         }
+        self
     }
-    out
 }
 
 /// One job's split of the mean in every source, and how each share moved
@@ -802,6 +893,7 @@ pub fn compare_sources(results: &[Source]) -> Comparison {
             })
         })
         .collect();
+    let (projections, projections_left_out) = projection_checks(&keys, results);
     let mut c = Comparison {
         labels,
         moved: moved(&keys, results),
@@ -811,7 +903,8 @@ pub fn compare_sources(results: &[Source]) -> Comparison {
         osds,
         names: source_names(results),
         back_heartbeat_ms: results.iter().map(|s| s.back_heartbeat_ms).collect(),
-        projections: projection_checks(&keys, results),
+        projections,
+        projections_left_out,
     };
     if !results.is_empty() && results.iter().all(|s| !s.per_run.is_empty()) {
         let per_run = |i: usize, key: &str| -> Vec<JobReport> {

@@ -37,7 +37,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::attribution::{counter_ns, device_flush_ns, slowest_replica_ns};
-use crate::result::{Attribution, BenchResult, JobReport, Part};
+use crate::result::{Attribution, BenchResult, JobReport, Part, ReplicaSet};
 use crate::units::ms_prose as ms;
 
 /// A device flush on a drive with power-loss protection, ns: it
@@ -105,12 +105,27 @@ pub struct Projection {
     pub parts: Vec<ProjectedPart>,
     /// What the projection assumes.
     pub assumptions: Vec<String>,
+    /// Why the change moves nothing, where it binds nothing (a cap above
+    /// every flush, a pool without copies).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unchanged: Option<String>,
+    /// What the change was held to, where it asked for more than the
+    /// measured part holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clamped: Option<String>,
 }
 
 impl Projection {
     /// The projection in one line: "PLP drives (…): mean 7.30 → 0.85 ms,
     /// IOPS 137 → 1,180".
     pub fn line(&self) -> String {
+        if let Some(why) = &self.unchanged {
+            return format!("{}: no change, {why}", self.what);
+        }
+        let clamped = self
+            .clamped
+            .as_ref()
+            .map_or(String::new(), |c| format!(" ({c})"));
         let iops = match self.projected_iops {
             Some(p) => format!(
                 ", IOPS {} → {}",
@@ -120,7 +135,7 @@ impl Projection {
             None => format!(" (IOPS not projected: {})", self.iops_basis),
         };
         format!(
-            "{}: mean {} → {} ms{iops}",
+            "{}: mean {} → {} ms{iops}{clamped}",
             self.what,
             ms(self.mean_ns),
             ms(self.projected_mean_ns)
@@ -152,8 +167,10 @@ const DRIVE_PARTS: [Part; 4] = [
 ];
 
 /// Builds a projection of `job` (its split `a`) with `moved` parts: the
-/// mean moves by their differences; `None` when nothing moves or the
-/// projected mean would not be positive.
+/// mean moves by their differences. With nothing moved it is a projection
+/// of no change when `unchanged` says why, else `None`; `None` too when the
+/// projected mean would not be positive. `bound` caps the IOPS.
+#[allow(clippy::too_many_arguments)]
 fn project(
     job: &JobReport,
     a: &Attribution,
@@ -162,15 +179,27 @@ fn project(
     reference: String,
     moved: Vec<ProjectedPart>,
     assumptions: Vec<String>,
+    unchanged: Option<String>,
+    bound: Option<CpuBound>,
 ) -> Option<Projection> {
     let delta: f64 = moved.iter().map(|p| p.projected_ns - p.measured_ns).sum();
-    let projected = a.mean_ns + delta;
     // (NaN is not positive either.)
     let positive = |x: f64| x > 0.0;
-    if moved.is_empty() || !positive(projected) || !positive(a.mean_ns) {
+    if !positive(a.mean_ns) {
         return None;
     }
-    let (projected_iops, iops_basis) = project_iops(job, a, projected);
+    let unchanged = unchanged.filter(|_| delta.abs() < 1e-6 * a.mean_ns);
+    if moved.is_empty() && unchanged.is_none() {
+        return None;
+    }
+    let mut projected = a.mean_ns + delta;
+    if unchanged.is_some() {
+        projected = a.mean_ns;
+    }
+    if !positive(projected) {
+        return None;
+    }
+    let (projected_iops, iops_basis, projected) = project_iops(job, a, projected, bound.as_ref());
     Some(Projection {
         kind,
         what,
@@ -182,15 +211,25 @@ fn project(
         iops_basis,
         parts: moved,
         assumptions,
+        unchanged,
+        clamped: None,
     })
 }
 
-/// The IOPS at a projected mean, and its basis (see the module's docs).
-fn project_iops(job: &JobReport, a: &Attribution, projected_ns: f64) -> (Option<f64>, String) {
+/// The IOPS at a projected mean, its basis (see the module's docs), and
+/// the mean again: where the OSDs' CPU bounds the IOPS, the ops in flight
+/// wait that much longer.
+fn project_iops(
+    job: &JobReport,
+    a: &Attribution,
+    projected_ns: f64,
+    bound: Option<&CpuBound>,
+) -> (Option<f64>, String, f64) {
     if let Some(r) = &job.rate {
         return (
             None,
             format!("an open-loop job's IOPS is its --rate ({:.0}/s)", r.asked),
+            projected_ns,
         );
     }
     let (in_flight, refill) = job
@@ -207,9 +246,30 @@ fn project_iops(job: &JobReport, a: &Attribution, projected_ns: f64) -> (Option<
                 ms(queue),
                 ms(a.mean_ns)
             ),
+            projected_ns,
         );
     }
     let iops = job.iops * (a.mean_ns + refill) / (projected_ns + refill);
+    if let Some(b) = bound.filter(|b| iops > b.iops && b.iops >= job.iops) {
+        // Little's law again: the slots cycle no faster than the bound.
+        let mean = (in_flight / b.iops * 1e9 - refill)
+            .max(projected_ns)
+            .min(a.mean_ns);
+        return (
+            Some(b.iops),
+            format!(
+                "bounded by the OSDs' CPU: on {host} they used {:.2} of the {} cores they may \
+                 use at {} IOPS, so at most {} IOPS (Little's law alone would give {})",
+                b.busy,
+                b.cores,
+                crate::units::thousands(job.iops.round() as u64),
+                crate::units::thousands(b.iops.round() as u64),
+                crate::units::thousands(iops.round() as u64),
+                host = b.host,
+            ),
+            mean,
+        );
+    }
     (
         Some(iops),
         format!(
@@ -217,6 +277,7 @@ fn project_iops(job: &JobReport, a: &Attribution, projected_ns: f64) -> (Option<
              not saturated)",
             ms(queue)
         ),
+        projected_ns,
     )
 }
 
@@ -347,12 +408,270 @@ pub fn onto_drives(
         reference_label,
         moved,
         assumptions,
+        None,
+        None,
     )
 }
 
+/// One primary OSD row of a job's split: what its ops waited for beyond
+/// the primary's own commit, part by part (ns, the row's own means).
+#[derive(Debug, Clone)]
+struct RowWait<'a> {
+    /// The row's ops (its weight in the job's split).
+    ops: f64,
+    /// The primary.
+    osd: i32,
+    /// Its PGs' replica (or shard) sets.
+    sets: &'a [ReplicaSet],
+    /// Its device-flush share.
+    flush: Option<f64>,
+    /// The cluster-network share (the whole OSDs' round trip where no echo
+    /// split off the messengers).
+    cable: f64,
+    /// The OSD messengers share.
+    messengers: f64,
+    /// The replica share (the slowest replica's own time beyond the
+    /// primary's commit).
+    replica: f64,
+    /// The unsplit wait for the copies (erasure-coded, or no replica
+    /// counters), where there is one.
+    unsplit: Option<f64>,
+}
+
+impl RowWait<'_> {
+    /// The whole wait for the copies beyond the primary's own commit.
+    fn wait(&self) -> f64 {
+        self.unsplit
+            .unwrap_or(self.cable + self.messengers + self.replica)
+    }
+
+    /// The pool keeps copies of this row's objects.
+    fn has_copies(&self) -> bool {
+        !self.sets.is_empty()
+    }
+}
+
+/// The rows of `job` (primary OSD by primary OSD) that have a split.
+fn row_waits<'a>(result: &'a BenchResult, job: &JobReport) -> Vec<RowWait<'a>> {
+    let mut out = Vec::new();
+    for o in &result.osds {
+        for row in o.client.iter().filter(|r| r.op == job.op && r.ops > 0) {
+            let Some(ra) = &row.attribution else { continue };
+            let get = |p| share(ra, p).unwrap_or(0.0).max(0.0);
+            out.push(RowWait {
+                ops: row.ops as f64,
+                osd: o.osd,
+                sets: &o.replica_sets,
+                flush: share(ra, Part::DeviceFlush),
+                cable: get(Part::ClusterNetwork),
+                messengers: get(Part::Messengers),
+                replica: get(Part::Replica),
+                unsplit: share(ra, Part::Replication).map(|v| v.max(0.0)),
+            });
+        }
+    }
+    out
+}
+
+/// How one row changes: the primary's own commit `own` ns shorter, the
+/// slowest copy's path `copies` ns shorter (its drive faster, or its cable),
+/// the round trip at most `cable_cut` ns shorter.
+#[derive(Debug, Clone, Copy, Default)]
+struct RowChange {
+    own: f64,
+    copies: f64,
+}
+
+/// A row's projected parts: (flush, cable, messengers, replica, unsplit).
+#[derive(Debug, Clone, Copy, Default)]
+struct RowParts {
+    flush: f64,
+    cable: f64,
+    messengers: f64,
+    replica: f64,
+    unsplit: f64,
+}
+
+impl RowWait<'_> {
+    fn parts(&self) -> RowParts {
+        RowParts {
+            flush: self.flush.unwrap_or(0.0),
+            cable: self.cable,
+            messengers: self.messengers,
+            replica: self.replica,
+            unsplit: self.unsplit.unwrap_or(0.0),
+        }
+    }
+
+    /// The row's parts after `change`: the primary waits for the later of
+    /// its own commit and its slowest copy's path. With a measured wait `w`
+    /// beyond its own commit the copies were the later, by `w`; with none,
+    /// its own commit was, by `slack` (estimated, never below 0). So the
+    /// op gets `min(w + own, copies)` faster with a wait, `min(own, slack +
+    /// copies)` without one: never slower, and not at all where a change
+    /// binds nothing.
+    fn after(&self, change: RowChange, slack: f64, hidden_rt: (f64, f64)) -> RowParts {
+        let mut p = self.parts();
+        let own = change.own.clamp(0.0, p.flush);
+        let copies = change.copies.max(0.0);
+        if !self.has_copies() {
+            p.flush -= own;
+            return p;
+        }
+        let w = self.wait();
+        let gain = if w > 0.0 {
+            (w + own).min(copies)
+        } else {
+            own.min(slack + copies)
+        };
+        p.flush -= own;
+        // The wait beyond the (new) own commit moves by own − gain.
+        let dw = own - gain;
+        if let Some(u) = self.unsplit {
+            p.unsplit = (u + dw).max(0.0);
+            return p;
+        }
+        if dw >= 0.0 {
+            // More of the copies' path shows: first a round trip that the
+            // primary's own commit hid (the pool's), then the replica's.
+            let (hc, hm) = if w > 0.0 { (0.0, 0.0) } else { hidden_rt };
+            let c = dw.min(hc);
+            let m = (dw - c).min(hm);
+            p.cable += c;
+            p.messengers += m;
+            p.replica += dw - c - m;
+        } else {
+            // Less of it: off the replica's time first, then the messengers',
+            // then the cable's.
+            let mut less = -dw;
+            for v in [&mut p.replica, &mut p.messengers, &mut p.cable] {
+                let d = less.min(*v);
+                *v -= d;
+                less -= d;
+            }
+        }
+        p
+    }
+}
+
+/// The rows' parts after `change(row)`, combined by op weight: (measured,
+/// projected) per part, and whether any row's copies were an estimate.
+fn moved_parts(
+    result: &BenchResult,
+    rows: &[RowWait<'_>],
+    change: impl Fn(&RowWait<'_>) -> RowChange,
+) -> Vec<ProjectedPart> {
+    let n: f64 = rows.iter().map(|r| r.ops).sum();
+    if n <= 0.0 {
+        return Vec::new();
+    }
+    // The round trip the rows that waited for their copies measured: what
+    // a row whose own commit hid it would show once its commit is faster.
+    let waited: Vec<&RowWait<'_>> = rows
+        .iter()
+        .filter(|r| r.unsplit.is_none() && r.wait() > 0.0)
+        .collect();
+    let wn: f64 = waited.iter().map(|r| r.ops).sum();
+    let hidden_rt = if wn > 0.0 {
+        (
+            waited.iter().map(|r| r.ops * r.cable).sum::<f64>() / wn,
+            waited.iter().map(|r| r.ops * r.messengers).sum::<f64>() / wn,
+        )
+    } else {
+        (0.0, 0.0)
+    };
+    let (mut before, mut after) = (RowParts::default(), RowParts::default());
+    for r in rows {
+        let w = r.ops / n;
+        let slack = slack_ns(result, r, hidden_rt.0 + hidden_rt.1);
+        let (b, a) = (r.parts(), r.after(change(r), slack, hidden_rt));
+        for (acc, v) in [(&mut before, b), (&mut after, a)] {
+            acc.flush += w * v.flush;
+            acc.cable += w * v.cable;
+            acc.messengers += w * v.messengers;
+            acc.replica += w * v.replica;
+            acc.unsplit += w * v.unsplit;
+        }
+    }
+    let any = |f: fn(&RowWait<'_>) -> bool| rows.iter().any(f);
+    [
+        (
+            Part::DeviceFlush,
+            before.flush,
+            after.flush,
+            any(|r| r.flush.is_some()),
+        ),
+        (
+            Part::ClusterNetwork,
+            before.cable,
+            after.cable,
+            any(|r| r.unsplit.is_none() && r.has_copies()),
+        ),
+        (
+            Part::Messengers,
+            before.messengers,
+            after.messengers,
+            before.messengers + after.messengers > 0.0,
+        ),
+        (
+            Part::Replica,
+            before.replica,
+            after.replica,
+            any(|r| r.unsplit.is_none() && r.has_copies()),
+        ),
+        (
+            Part::Replication,
+            before.unsplit,
+            after.unsplit,
+            any(|r| r.unsplit.is_some()),
+        ),
+    ]
+    .into_iter()
+    .filter(|(_, b, a, present)| *present && (a - b).abs() > 1e-6)
+    .map(|(part, measured_ns, projected_ns, _)| ProjectedPart {
+        part,
+        measured_ns,
+        projected_ns,
+    })
+    .collect()
+}
+
+/// How much sooner a row's primary committed than its slowest copy came
+/// back, where it waited for none: its own commit less the slowest
+/// replica's repop time and the pool's round trip (0 where unknown, which
+/// gives the smaller gain).
+fn slack_ns(result: &BenchResult, r: &RowWait<'_>, round_trip: f64) -> f64 {
+    if r.wait() > 0.0 || r.unsplit.is_some() {
+        return 0.0;
+    }
+    let commit = counter_ns(result, r.osd, |c| c.commit_lat);
+    let slowest = slowest_replica_ns(r.sets, |o| counter_ns(result, o, |c| c.subop_w_latency));
+    commit
+        .zip(slowest)
+        .map_or(0.0, |(c, s)| (c - s - round_trip).max(0.0))
+}
+
+/// The mean over a primary's PGs (by PG count) of the least of `f` over
+/// each PG's copies: how much sooner an unsplit wait for shards at least
+/// ends when each shard's OSD gets `f` faster.
+fn least_over_sets(sets: &[ReplicaSet], f: impl Fn(i32) -> f64) -> f64 {
+    let (mut sum, mut pgs) = (0.0, 0u64);
+    for s in sets.iter().filter(|s| s.pgs > 0 && !s.osds.is_empty()) {
+        let least = s.osds.iter().map(|o| f(*o)).fold(f64::INFINITY, f64::min);
+        sum += least * f64::from(s.pgs);
+        pgs += u64::from(s.pgs);
+    }
+    if pgs > 0 {
+        sum / pgs as f64
+    } else {
+        0.0
+    }
+}
+
 /// `job` of `result` with every OSD's device flush per transaction made
-/// at most `cap`; `None` for reads, large writes, or where no
-/// row has a flush share.
+/// at most `cap`; `None` for reads, large writes, or where no row has a
+/// flush share. `what` names the change, `binds_nothing` says why nothing
+/// moves when no flush is above the cap.
 fn with_flush(
     result: &BenchResult,
     job: &JobReport,
@@ -368,79 +687,65 @@ fn with_flush(
     if job.bytes as f64 / job.ops as f64 > FLUSH_PROJECTION_MAX_BYTES {
         return None;
     }
-    let loss = |osd: i32| device_flush_ns(result, osd).map(|f| (f - f.min(cap)).max(0.0));
-    // Per primary row: (ops, flush Δ, replica Δ).
-    let (mut ops, mut d_flush, mut d_replica, mut replica_before, mut flush_before) =
-        (0u64, 0.0, 0.0, 0.0, 0.0);
-    let mut replica_kept = false;
-    for o in &result.osds {
-        for row in o.client.iter().filter(|r| r.op == job.op) {
-            let Some(ra) = &row.attribution else { continue };
-            let Some(f) = share(ra, Part::DeviceFlush) else {
-                continue;
-            };
-            let f_new = f.min(cap);
-            let gain_primary = f - f_new;
-            let w = row.ops as f64;
-            ops += row.ops;
-            d_flush += w * (f_new - f);
-            flush_before += w * f;
-            if let Some(r) = share(ra, Part::Replica) {
-                // R = max(0, S - commit) before the clamp, from the counters:
-                // the slowest replica's repop time less its flush loss, and
-                // the primary's commit less its own.
-                let subop = |osd: i32| counter_ns(result, osd, |c| c.subop_w_latency);
-                let s_new = slowest_replica_ns(&o.replica_sets, |osd| {
-                    Some(subop(osd)? - loss(osd).unwrap_or(0.0))
-                });
-                let commit = counter_ns(result, o.osd, |c| c.commit_lat);
-                let r_new = match s_new.zip(commit) {
-                    Some((s, c)) => (s - (c - gain_primary)).max(0.0),
-                    None => {
-                        replica_kept = true;
-                        r
-                    }
-                };
-                d_replica += w * (r_new - r);
-                replica_before += w * r;
-            }
-        }
-    }
-    if ops == 0 {
+    let rows = row_waits(result, job);
+    if !rows.iter().any(|r| r.flush.is_some()) {
         return None;
     }
-    let n = ops as f64;
-    let mut moved = vec![ProjectedPart {
-        part: Part::DeviceFlush,
-        measured_ns: flush_before / n,
-        projected_ns: (flush_before + d_flush) / n,
-    }];
-    if replica_before > 0.0 || d_replica != 0.0 {
-        moved.push(ProjectedPart {
-            part: Part::Replica,
-            measured_ns: replica_before / n,
-            projected_ns: (replica_before + d_replica) / n,
-        });
+    let loss = |osd: i32| device_flush_ns(result, osd).map_or(0.0, |f| (f - f.min(cap)).max(0.0));
+    // The slowest copy's path: its repop time (subop_w) less its drive's
+    // loss, against the same before; for an unsplit wait, the least loss
+    // among the copies.
+    let subop = |osd: i32| counter_ns(result, osd, |c| c.subop_w_latency);
+    let copies = |r: &RowWait<'_>| {
+        if r.unsplit.is_some() {
+            return least_over_sets(r.sets, loss);
+        }
+        let before = slowest_replica_ns(r.sets, subop);
+        let after = slowest_replica_ns(r.sets, |o| Some(subop(o)? - loss(o)));
+        before.zip(after).map_or(0.0, |(b, x)| (b - x).max(0.0))
+    };
+    let moved = moved_parts(result, &rows, |r| RowChange {
+        own: r.flush.map_or(0.0, |f| f - f.min(cap)),
+        copies: copies(r),
+    });
+    let slowest = result
+        .osds
+        .iter()
+        .filter_map(|o| device_flush_ns(result, o.osd).map(|f| (o.osd, f)))
+        .max_by(|x, y| x.1.total_cmp(&y.1));
+    let unchanged = slowest.filter(|(_, f)| *f <= cap).map(|(osd, f)| {
+        format!(
+            "every flush is already at most that (the slowest, osd.{osd}'s, {} ms)",
+            ms(f)
+        )
+    });
+    if rows.iter().any(|r| r.has_copies()) {
         assumptions.push(
-            "the wait for the replicas beyond the primary's own commit is taken again from \
-             their repop times (subop_w) and the primary's commit, each less its drive's loss"
+            "the primary waits for the later of its own commit and its slowest copy: each gets \
+             faster by its own drive's loss (a copy's from its repop time, subop_w), so a \
+             faster primary gains nothing while a slower copy holds it"
                 .into(),
         );
     }
-    if replica_kept {
+    if rows.iter().any(|r| r.unsplit.is_some()) {
         assumptions.push(
-            "some replicas' repop or commit times were not read: their wait is kept as measured"
-                .into(),
-        );
-    }
-    if share(a, Part::Replication).is_some() {
-        assumptions.push(
-            "the wait for the copies is not split into cable and drives: it is kept as measured"
+            "the wait for the copies is not split into cable and drives: it is taken to end \
+             sooner by the least loss among each PG's copies"
                 .into(),
         );
     }
     assumptions.push(kept_at_a_slow_pace());
-    project(job, a, Kind::Flush, what, reference, moved, assumptions)
+    project(
+        job,
+        a,
+        Kind::Flush,
+        what,
+        reference,
+        moved,
+        assumptions,
+        unchanged,
+        cpu_bound(result, job),
+    )
 }
 
 /// What a flush projection keeps: the rest of the path as measured at a
@@ -470,14 +775,17 @@ pub fn with_plp(result: &BenchResult, job: &JobReport) -> Option<Projection> {
     )
 }
 
-/// `job` as if every OSD's drive flushed like `osd`'s (this run's own
-/// figure for it).
+/// `job` as if no drive flushed slower than `osd`'s (this run's own figure
+/// for it): a cap, so drives faster than it stay as they are.
 pub fn like_osd(result: &BenchResult, job: &JobReport, osd: i32) -> Option<Projection> {
     let f = device_flush_ns(result, osd)?;
     with_flush(
         result,
         job,
-        format!("every drive flushing like osd.{osd}'s ({} ms)", ms(f)),
+        format!(
+            "every drive flushing no slower than osd.{osd}'s ({} ms)",
+            ms(f)
+        ),
         format!("osd.{osd}'s device flush per transaction in this run"),
         f,
         vec![format!(
@@ -487,23 +795,39 @@ pub fn like_osd(result: &BenchResult, job: &JobReport, osd: i32) -> Option<Proje
     )
 }
 
-/// `job` with a cluster network round trip `less_ns` shorter (never below 0).
-pub fn with_cluster_cable(job: &JobReport, less_ns: f64) -> Option<Projection> {
+/// `job` of `result` with a cluster network round trip `less_ns` shorter.
+/// Each row gains at most the round trip its back network measured (the
+/// cluster-network share): the cable cannot go below nothing, and a row
+/// whose own commit hid its copies' path gains nothing.
+pub fn with_cluster_cable(
+    result: &BenchResult,
+    job: &JobReport,
+    less_ns: f64,
+) -> Option<Projection> {
     let a = job.attribution.as_ref()?;
-    let (part, m) = [Part::ClusterNetwork, Part::Replication]
-        .into_iter()
-        .find_map(|p| share(a, p).map(|v| (p, v)))?;
-    if m <= 0.0 {
+    let rows = row_waits(result, job);
+    if !rows.iter().any(|r| r.has_copies() && r.wait() > 0.0) {
         return None;
     }
+    let cut = |r: &RowWait<'_>| match r.unsplit {
+        Some(u) => less_ns.min(u),
+        None => less_ns.min(r.cable),
+    };
+    let moved = moved_parts(result, &rows, |r| RowChange {
+        own: 0.0,
+        copies: cut(r),
+    });
+    let n: f64 = rows.iter().map(|r| r.ops).sum();
+    let mean_cut = rows.iter().map(|r| r.ops * cut(r)).sum::<f64>() / n;
     let mut assumptions = vec![format!(
-        "the primary waits {} ms less for its copies (never below 0)",
+        "the primary's copies come back {} ms sooner, at most by the cable's own round trip \
+         (the cluster-network share)",
         ms(less_ns)
     )];
-    if part == Part::Replication {
+    if rows.iter().any(|r| r.unsplit.is_some()) {
         assumptions.push(
-            "the wait for the copies is not split into cable and drives: the whole wait is \
-             shortened"
+            "the wait for the copies is not split into cable and drives: its whole is taken as \
+             the cable's"
                 .into(),
         );
     }
@@ -514,46 +838,62 @@ pub fn with_cluster_cable(job: &JobReport, less_ns: f64) -> Option<Projection> {
          either way"
             .into(),
     );
-    project(
+    let clamped = (mean_cut < less_ns - 1e3).then(|| {
+        format!(
+            "held to the cable's measured round trip: {} ms per op, on average",
+            ms(mean_cut)
+        )
+    });
+    let mut p = project(
         job,
         a,
         Kind::ClusterCable,
         format!("a cluster network {} ms faster per round trip", ms(less_ns)),
         "this run's cluster-network share".into(),
-        vec![ProjectedPart {
-            part,
-            measured_ns: m,
-            projected_ns: (m - less_ns).max(0.0),
-        }],
+        moved,
         assumptions,
-    )
+        None,
+        cpu_bound(result, job),
+    )?;
+    p.clamped = clamped;
+    Some(p)
 }
 
-/// `job` with no wait for copies: the floor any layout with copies stands
-/// on (the cluster network and the replicas' own time gone).
-pub fn without_copies(job: &JobReport) -> Option<Projection> {
+/// `job` of `result` with no wait for copies: the floor any layout with
+/// copies stands on (every row's wait beyond its own commit gone).
+pub fn without_copies(result: &BenchResult, job: &JobReport) -> Option<Projection> {
     let a = job.attribution.as_ref()?;
-    let moved: Vec<ProjectedPart> = [
-        Part::ClusterNetwork,
-        Part::Messengers,
-        Part::Replica,
-        Part::Replication,
-    ]
-    .into_iter()
-    .filter_map(|p| {
-        share(a, p).filter(|v| *v > 0.0).map(|v| ProjectedPart {
-            part: p,
-            measured_ns: v,
-            projected_ns: 0.0,
-        })
-    })
-    .collect();
+    let rows = row_waits(result, job);
+    if rows.is_empty() {
+        return None;
+    }
+    let moved = moved_parts(result, &rows, |r| RowChange {
+        own: 0.0,
+        copies: r.wait(),
+    });
+    let named: Vec<&str> = moved.iter().map(|p| part_name(p.part)).collect();
+    let unchanged = if !rows.iter().any(RowWait::has_copies) {
+        Some("a pool of one copy waits for no copies".to_string())
+    } else if moved.is_empty() {
+        Some("every write's own commit outlasted its copies: no wait for them to take off".into())
+    } else {
+        None
+    };
+    let reference = if named.is_empty() {
+        "this run's split".to_string()
+    } else {
+        format!(
+            "this run's {} {}",
+            and_list(&named),
+            if named.len() == 1 { "share" } else { "shares" }
+        )
+    };
     project(
         job,
         a,
         Kind::NoCopyWait,
         "no wait for copies".into(),
-        "this run's cluster-network, messenger and replica shares".into(),
+        reference,
         moved,
         vec![
             "the primary answers after its own commit: the floor of any layout with copies, not \
@@ -564,7 +904,82 @@ pub fn without_copies(job: &JobReport) -> Option<Projection> {
              faster still"
                 .into(),
         ],
+        unchanged,
+        cpu_bound(result, job),
     )
+}
+
+/// A part's name in a sentence.
+fn part_name(p: Part) -> &'static str {
+    match p {
+        Part::ClusterNetwork => "cluster-network",
+        Part::Messengers => "OSD messengers",
+        Part::Replica => "replica",
+        Part::Replication => "replication (unsplit)",
+        Part::DeviceFlush => "device-flush",
+        _ => "other",
+    }
+}
+
+/// "a", "a and b", "a, b and c".
+fn and_list(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => (*one).to_string(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// The most IOPS the OSDs' measured CPU allows: on each host, the job's
+/// IOPS scaled by the cores its OSDs may use over the cores they used (the
+/// OSDs' own CPU, which grows with the IOPS; other processes' load is not
+/// counted, so the bound is the most the OSDs could do with the host to
+/// themselves); the least over the hosts. `None` unless every OSD's CPU was
+/// measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CpuBound {
+    /// The bound, IOPS.
+    pub iops: f64,
+    /// The host it comes from ("this host" where not known).
+    pub host: String,
+    /// The cores its OSDs may use (the fewest any of them may).
+    pub cores: f64,
+    /// The cores its OSDs used during the run.
+    pub busy: f64,
+}
+
+/// See [`CpuBound`].
+pub fn cpu_bound(result: &BenchResult, job: &JobReport) -> Option<CpuBound> {
+    if job.iops <= 0.0 || result.osds.is_empty() {
+        return None;
+    }
+    let mut hosts: Vec<CpuBound> = Vec::new();
+    for o in &result.osds {
+        let c = o.cpu.as_ref()?;
+        let used = c.cores_busy?;
+        let cores = crate::cpu::limit_cores(c)?;
+        let host = c.host.clone().unwrap_or_else(|| "this host".into());
+        match hosts.iter_mut().find(|h| h.host == host) {
+            Some(h) => {
+                h.cores = h.cores.min(cores);
+                h.busy += used;
+            }
+            None => hosts.push(CpuBound {
+                iops: 0.0,
+                host,
+                cores,
+                busy: used,
+            }),
+        }
+    }
+    hosts
+        .into_iter()
+        .filter(|h| h.busy > 0.0 && h.cores > 0.0)
+        .map(|h| CpuBound {
+            iops: job.iops * h.cores / h.busy,
+            ..h
+        })
+        .min_by(|a, b| a.iops.total_cmp(&b.iops))
 }
 
 /// The projections a result shows unasked, per job: each only with its
@@ -585,7 +1000,7 @@ pub fn unasked(result: &BenchResult, job: &JobReport, slow_osds: &[i32]) -> Vec<
             out.extend(like_osd(result, job, osd));
         }
     }
-    out.extend(without_copies(job));
+    out.extend(without_copies(result, job));
     out.retain(|p| (p.mean_ns - p.projected_mean_ns).abs() >= SHOWN_FROM * p.mean_ns);
     out
 }
@@ -647,7 +1062,7 @@ pub fn asked(result: &BenchResult, job: &JobReport, ask: Ask) -> Option<Projecti
         Ask::Flush(ns) => with_flush(
             result,
             job,
-            format!("drives flushing in {} ms", ms(ns)),
+            format!("drives flushing in at most {} ms", ms(ns)),
             "the flush asked for (--what-if flush:…)".into(),
             ns,
             vec![format!(
@@ -656,8 +1071,8 @@ pub fn asked(result: &BenchResult, job: &JobReport, ask: Ask) -> Option<Projecti
             )],
         ),
         Ask::LikeOsd(osd) => like_osd(result, job, osd),
-        Ask::ClusterRtt(ns) => with_cluster_cable(job, ns),
-        Ask::NoCopyWait => without_copies(job),
+        Ask::ClusterRtt(ns) => with_cluster_cable(result, job, ns),
+        Ask::NoCopyWait => without_copies(result, job),
     }
 }
 
@@ -811,11 +1226,21 @@ mod tests {
         assert!(close(f, 1.5) && close(f2, 0.1), "{p:?}");
         let (rep, rep2) = part(&p, Part::Replica).unwrap();
         assert!(close(rep, 2.2) && close(rep2, 0.3), "{p:?}");
+        // osd.2's rows waited for no copy: its own commit (4.2 ms) hid
+        // their path, the round trip the other rows measured (0.3 ms) and
+        // its replicas' 1.5 ms, with 2.4 ms to spare. With its flush 3.4 ms
+        // faster its copies are waited for again: 0.3 ms of round trip and
+        // 0.3 of replica show, a third of the rows: +0.1 ms of cable.
+        let (c, c2) = part(&p, Part::ClusterNetwork).unwrap();
+        assert!(close(c, 0.2) && close(c2, 0.3), "{p:?}");
         let mean = job.latency_ns.mean / 1e6;
-        assert!(close(p.projected_mean_ns / 1e6, mean - 1.4 - 1.9), "{p:?}");
+        assert!(
+            close(p.projected_mean_ns / 1e6, mean - 1.4 - 1.9 + 0.1),
+            "{p:?}"
+        );
         // One op in flight (no client figures): IOPS scales with the mean.
         let iops = p.projected_iops.unwrap();
-        assert!((iops - 200.0 * mean / (mean - 3.3)).abs() < 1e-6, "{p:?}");
+        assert!((iops - 200.0 * mean / (mean - 3.2)).abs() < 1e-6, "{p:?}");
         assert!(p
             .line()
             .starts_with("PLP drives (a flush of 0.1 ms): mean "));
@@ -832,11 +1257,137 @@ mod tests {
             kinds,
             [
                 "PLP drives (a flush of 0.1 ms)",
-                "every drive flushing like osd.0's (0.500 ms)",
+                "every drive flushing no slower than osd.0's (0.500 ms)",
                 "no wait for copies"
             ],
             "{kinds:?}"
         );
+    }
+
+    /// A change that binds nothing moves nothing: a flush cap above every
+    /// flush, "like" the slowest drive, a pool of one copy without copies.
+    /// Said as no change, not as a forecast.
+    #[test]
+    fn a_change_that_binds_nothing_moves_nothing() {
+        let mut r = slow_osd2();
+        attribute(&mut r);
+        let job = &r.jobs[0];
+        for p in [
+            asked(&r, job, Ask::Flush(100e6)).unwrap(),
+            like_osd(&r, job, 2).unwrap(),
+        ] {
+            assert_eq!(p.projected_mean_ns, p.mean_ns, "{p:?}");
+            assert_eq!(p.projected_iops, Some(p.iops), "{p:?}");
+            assert!(p.parts.is_empty(), "{p:?}");
+            assert!(
+                p.line().ends_with(
+                    "no change, every flush is already at most that (the slowest, osd.2's, 3.50 ms)"
+                ),
+                "{}",
+                p.line()
+            );
+        }
+        assert!(asked(&r, job, Ask::Flush(100e6))
+            .unwrap()
+            .line()
+            .starts_with("drives flushing in at most 100 ms: no change"));
+        let mut one = pool_result([0.0; 3], [0.4; 3], [0.3; 3], [0.1; 3]);
+        one.placement.as_mut().unwrap().size = 1;
+        for o in &mut one.osds {
+            o.replica_sets.clear();
+        }
+        attribute(&mut one);
+        let p = without_copies(&one, &one.jobs[0]).unwrap();
+        assert_eq!(p.projected_mean_ns, p.mean_ns);
+        assert!(p
+            .line()
+            .ends_with("no change, a pool of one copy waits for no copies"));
+    }
+
+    /// A faster part never forecasts a slower pool: every flush cap from
+    /// above the slowest drive down to nothing, on pools where the primary
+    /// or a replica is the slow one, and where the replicas' repop times
+    /// carry another pool's traffic (shared OSDs: subop_w far above what
+    /// this pool's primaries waited), moves the mean down or not at all, and
+    /// a lower cap never gives a higher mean.
+    #[test]
+    fn a_faster_part_never_forecasts_a_slower_pool() {
+        let pools = [
+            slow_osd2(),
+            pool_result([3.8; 3], [1.5; 3], [1.2; 3], [0.5; 3]),
+            // Shared OSDs: the replicas' subop_w is 9 ms (another pool's
+            // large writes), the primaries waited 1.3 ms beyond prepare.
+            pool_result([1.3; 3], [9.0; 3], [1.0; 3], [0.6; 3]),
+            // The primaries' own commit the slowest everywhere.
+            pool_result([2.0; 3], [0.5; 3], [2.0; 3], [1.5; 3]),
+        ];
+        for mut r in pools {
+            attribute(&mut r);
+            let job = r.jobs[0].clone();
+            let mut last = job.latency_ns.mean;
+            for cap_us in [
+                10_000.0, 4_000.0, 3_000.0, 1_000.0, 500.0, 300.0, 100.0, 10.0, 0.0,
+            ] {
+                let p = asked(&r, &job, Ask::Flush(cap_us * 1e3)).unwrap();
+                assert!(
+                    p.projected_mean_ns <= p.mean_ns + 1e-6,
+                    "{cap_us} µs: {p:?}"
+                );
+                assert!(p.projected_mean_ns <= last + 1e-6, "{cap_us} µs: {p:?}");
+                last = p.projected_mean_ns;
+            }
+            for less_us in [1.0, 100.0, 1_000.0, 100_000.0] {
+                if let Some(p) = with_cluster_cable(&r, &job, less_us * 1e3) {
+                    assert!(p.projected_mean_ns <= p.mean_ns + 1e-6, "{p:?}");
+                }
+            }
+            let p = without_copies(&r, &job).unwrap();
+            assert!(p.projected_mean_ns <= p.mean_ns + 1e-6, "{p:?}");
+        }
+    }
+
+    /// The IOPS a projection promises is bounded by the OSDs' CPU: 2 cores
+    /// with 1.6 busy hold a quarter more IOPS than measured; the bound is
+    /// said, and the ops in flight wait the longer for it.
+    #[test]
+    fn projected_iops_stay_within_the_cpu_measured() {
+        let mut r = slow_osd2();
+        for o in &mut r.osds {
+            o.cpu = Some(crate::result::OsdCpu {
+                host: Some("h".into()),
+                allowed_cpus: Some(2),
+                // Other processes' load is not the OSDs': not counted.
+                allowed_cpus_busy: Some(2.0),
+                cpu_s: Some(1.6 / 3.0 * 10.0),
+                window_s: Some(10.0),
+                ..Default::default()
+            });
+        }
+        // Little's law holds for the measured run: 8 in flight at its mean.
+        let mean = r.jobs[0].latency_ns.mean;
+        r.jobs[0].iops = 8.0 / (mean / 1e9);
+        r.jobs[0].client = Some(ClientLoad {
+            asked_in_flight: 8,
+            mean_in_flight: 8.0,
+            refill_wait_ns: 0.0,
+        });
+        attribute(&mut r);
+        let p = with_plp(&r, &r.jobs[0]).unwrap();
+        let iops = r.jobs[0].iops;
+        assert!(
+            (p.projected_iops.unwrap() - 1.25 * iops).abs() < 1e-6,
+            "{p:?}"
+        );
+        assert!(
+            p.iops_basis
+                .starts_with("bounded by the OSDs' CPU: on h they used 1.60 of the 2 cores"),
+            "{}",
+            p.iops_basis
+        );
+        assert!((p.projected_mean_ns - 0.8 * mean).abs() < 1.0, "{p:?}");
+        // Without every OSD's CPU there is no bound.
+        r.osds[0].cpu = None;
+        assert!(cpu_bound(&r, &r.jobs[0]).is_none());
     }
 
     /// Like the pool's fastest OSD: only osd.2 loses (3.0 ms); osd.0's
@@ -953,7 +1504,7 @@ mod tests {
             .find(|s| s.part == Part::OsdQueue)
             .unwrap()
             .ns = q;
-        let p = without_copies(&job).unwrap();
+        let p = without_copies(&r, &job).unwrap();
         assert_eq!(p.projected_iops, None);
         assert!(p.line().contains("IOPS not projected: the OSDs queued ops"));
         job.rate = Some(RateReport {
@@ -971,7 +1522,7 @@ mod tests {
             },
             kept_up: true,
         });
-        let p = without_copies(&job).unwrap();
+        let p = without_copies(&r, &job).unwrap();
         assert!(p.iops_basis.contains("--rate"));
     }
 
@@ -1015,9 +1566,9 @@ mod tests {
         let job = &r.jobs[0];
         let cn = share(job.attribution.as_ref().unwrap(), Part::ClusterNetwork).unwrap();
         assert!(cn > 1e6, "{cn}");
-        let p = with_cluster_cable(job, 1e6).unwrap();
+        let p = with_cluster_cable(&r, job, 1e6).unwrap();
         assert!(close(p.mean_ns - p.projected_mean_ns, 1e6));
-        let p = with_cluster_cable(job, 100e6).unwrap();
+        let p = with_cluster_cable(&r, job, 100e6).unwrap();
         assert!(close(p.mean_ns - p.projected_mean_ns, cn));
         assert!(p.line().contains("100 ms faster"));
     }

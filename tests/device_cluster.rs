@@ -234,7 +234,7 @@ fn median_error(pairs: &[(f64, f64, f64)]) -> f64 {
 
 fn rig() -> Option<(common::Down, std::sync::MutexGuard<'static, ()>)> {
     if !common::is_root() {
-        eprintln!("SKIPPED: the drive rig needs root (network namespace, daemons)");
+        common::cannot_run("the drive rig needs root (network namespace, daemons)");
         return None;
     }
     let turn = common::serial();

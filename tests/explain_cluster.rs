@@ -698,7 +698,7 @@ fn shares_add_up_to_the_client_mean() {
     let v3 = write_run(p3, "4");
     let project = |v: &Value| {
         let r: cephbench::result::BenchResult = serde_json::from_value(v.clone()).unwrap();
-        cephbench::whatif::without_copies(&r.jobs[0])
+        cephbench::whatif::without_copies(&r, &r.jobs[0])
             .map(|p| p.projected_mean_ns / 1e6)
             .unwrap_or_else(|| panic!("no projection: {}", v["jobs"][0]["attribution"]))
     };

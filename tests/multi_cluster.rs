@@ -1422,7 +1422,7 @@ fn sweep_splits_each_points_rate_across_the_group() {
 fn each_agent_measures_the_cpu_of_its_own_hosts_osds() {
     let _g = serial();
     if !common::is_root() {
-        eprintln!("skipped: unshare --uts needs root");
+        common::cannot_run("unshare --uts needs root");
         return;
     }
     pool(POOL);

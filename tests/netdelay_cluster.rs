@@ -224,7 +224,8 @@ fn write_run(tag: &str) -> Lat {
     );
     common::validate(&v);
     let r: cephbench::result::BenchResult = serde_json::from_value(v.clone()).unwrap();
-    let cable = cephbench::whatif::with_cluster_cable(&r.jobs[0], 2.0 * f64::from(DELAY_US) * 1e3);
+    let cable =
+        cephbench::whatif::with_cluster_cable(&r, &r.jobs[0], 2.0 * f64::from(DELAY_US) * 1e3);
     Lat {
         cable_ms: cable.map(|p| p.projected_mean_ns / 1e6),
         icmp_ms: icmp.iter().sum::<f64>() / icmp.len() as f64,
@@ -290,9 +291,9 @@ fn delay(link: &str, us: u32) {
 /// The tests' turn on the rig, or `None` (with a message) where it cannot run.
 fn take_turn() -> Option<std::sync::MutexGuard<'static, ()>> {
     if let Some(why) = skip_reason() {
-        eprintln!(
-            "SKIPPED: the delay-switch cluster test needs root, /dev/net/tun and `ip netns`: {why}"
-        );
+        common::cannot_run(&format!(
+            "the delay-switch cluster test needs root, /dev/net/tun and `ip netns`: {why}"
+        ));
         return None;
     }
     Some(common::serial())

@@ -1471,8 +1471,8 @@ fn a_projection_is_in_every_format() {
     let mut r = fixture();
     let job = r.jobs[0].clone();
     let p = vec![
-        cephbench::whatif::without_copies(&job).unwrap(),
-        cephbench::whatif::with_cluster_cable(&job, 0.5e6).unwrap(),
+        cephbench::whatif::without_copies(&r, &job).unwrap(),
+        cephbench::whatif::with_cluster_cable(&r, &job, 0.5e6).unwrap(),
     ];
     r.jobs[0].projections = Some(p);
     let short = render_short(&r);

@@ -78,7 +78,7 @@ fn osd_writes(p: &Value) -> u64 {
 #[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn a_sweep_finds_the_knee_lower_on_the_slow_flushing_pool() {
     if !common::is_root() {
-        eprintln!("SKIPPED: the rig needs root (network namespace, daemons)");
+        common::cannot_run("the rig needs root (network namespace, daemons)");
         return;
     }
     let wall = Instant::now();

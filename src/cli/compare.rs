@@ -19,6 +19,11 @@ pub struct CompareArgs {
     /// latency and the difference is not within the noise (for CI regression gates).
     #[arg(long, value_name = "PCT", value_parser = parse_pct)]
     pub fail_if_slower: Option<f64>,
+    /// Also show the baseline's own what-if projections (those its report showed, or asked
+    /// with `report --what-if`) beside each later run of the same pool and job. They are
+    /// figures beside a measurement, not a check: the later run is not independent of them.
+    #[arg(long)]
+    pub own_projections: bool,
 }
 
 fn parse_pct(s: &str) -> Result<f64, String> {

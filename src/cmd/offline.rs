@@ -83,7 +83,10 @@ pub fn compare(args: &CompareArgs, g: &Globals) -> anyhow::Result<ExitCode> {
         )
         .into());
     }
-    let c = cephbench::compare::compare_sources(&sources);
+    let mut c = cephbench::compare::compare_sources(&sources);
+    if args.own_projections {
+        c = c.with_own_projections(&sources);
+    }
     let suites = all_suites(&inputs)
         .map(cephbench::suite::Suites::new)
         .filter(|s| s.cdm.is_some() && format != Format::Json);

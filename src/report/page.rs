@@ -125,12 +125,11 @@ pub fn comparison_section(h: &mut String, c: &compare::Comparison, names: &[Stri
         esc(c.method)
     ));
     evidence(h, c);
-    if !c.projections.is_empty() {
+    if !c.projections.is_empty() || !c.projections_left_out.is_empty() {
         h.push_str(
             "<h3>What if</h3><p class=\"note\">Each side with the other side's OSD queue, OSD \
              local, device flush and replica shares, and its unattributed time when one client \
-             host ran both, its own network kept; and the baseline's own projections against \
-             the later run.</p><ul>",
+             host ran both, its own network kept; like jobs only.</p><ul>",
         );
         for p in &c.projections {
             h.push_str(&format!(
@@ -138,6 +137,9 @@ pub fn comparison_section(h: &mut String, c: &compare::Comparison, names: &[Stri
                 esc(&compare::job_label(&p.job)),
                 esc(&p.line())
             ));
+        }
+        for l in &c.projections_left_out {
+            h.push_str(&format!("<li>{}</li>", esc(l)));
         }
         h.push_str("</ul>\n");
     }

@@ -60,13 +60,13 @@ pub fn comparison_table(c: &Comparison, markdown: bool, out: &mut dyn io::Write)
 /// The what-if projections held against the other side's measured mean,
 /// one line each under its job.
 fn render_projections(c: &Comparison, markdown: bool, out: &mut dyn io::Write) -> io::Result<()> {
-    if c.projections.is_empty() {
+    if c.projections.is_empty() && c.projections_left_out.is_empty() {
         return Ok(());
     }
     writeln!(out)?;
     let head = "What if (each side with the other side's OSD queue, OSD local, device flush and \
                 replica shares, and its unattributed time when one client host ran both, its own \
-                network kept; and the baseline's own projections against the later run):";
+                network kept; like jobs only):";
     if markdown {
         writeln!(out, "**{head}**\n")?;
     } else {
@@ -84,6 +84,13 @@ fn render_projections(c: &Comparison, markdown: bool, out: &mut dyn io::Write) -
             writeln!(out, "- {}: {}", job_label(job), p.line())?;
         } else {
             writeln!(out, "{}", wrap(&format!("    {}", p.line()), TEXT_WIDTH))?;
+        }
+    }
+    for l in &c.projections_left_out {
+        if markdown {
+            writeln!(out, "- {l}")?;
+        } else {
+            writeln!(out, "{}", wrap(&format!("  {l}"), TEXT_WIDTH))?;
         }
     }
     Ok(())
@@ -892,6 +899,7 @@ fn comparison_short(c: &Comparison, markdown: bool, out: &mut dyn io::Write) -> 
         moved: Vec::new(),
         osds: Vec::new(),
         projections: Vec::new(),
+        projections_left_out: Vec::new(),
         ..c.clone()
     };
     comparison_table(&short, markdown, out)?;
