@@ -82,6 +82,45 @@ pub struct ProjectedPart {
     pub projected_ns: f64,
 }
 
+/// How far the pool measured after the change lay from a projection of
+/// its kind on the project's own rig (perf/projections.sh: each projection
+/// against a run it was not made from), percent of the projected mean.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Band {
+    /// The lowest, percent (negative: measured below the projection).
+    pub low_pct: f64,
+    /// The highest, percent.
+    pub high_pct: f64,
+}
+
+/// A projection that moves the mean by at least this fraction changes the
+/// ops' pace, which it keeps as measured: it carries its kind's [`Band`].
+pub const BAND_FROM: f64 = 0.25;
+
+/// The band of a projection of `kind` that changes the pace (see
+/// [`BAND_FROM`]); `None` where the project's rig found it within ±15 %.
+pub fn band_of(kind: Kind) -> Option<Band> {
+    // perf/projections.sh, 4 KiB QD1 writes, 3 OSDs in RAM, 3 ms added per
+    // flush, medians and extremes of alternated pairs (docs/explain.md).
+    match kind {
+        Kind::Flush => Some(FLUSH_BAND),
+        Kind::NoCopyWait => Some(NO_COPY_BAND),
+        Kind::Drives | Kind::ClusterCable => None,
+    }
+}
+
+/// See [`band_of`].
+const FLUSH_BAND: Band = Band {
+    low_pct: -30.0,
+    high_pct: 5.0,
+};
+
+/// See [`band_of`].
+const NO_COPY_BAND: Band = Band {
+    low_pct: -45.0,
+    high_pct: 5.0,
+};
+
 /// One what-if projection of one job.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Projection {
@@ -113,6 +152,10 @@ pub struct Projection {
     /// measured part holds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clamped: Option<String>,
+    /// Where the change moves the ops' pace, how far a pool measured after
+    /// such a change lay from a projection of this kind on the project's rig.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub band: Option<Band>,
 }
 
 impl Projection {
@@ -126,6 +169,13 @@ impl Projection {
             .clamped
             .as_ref()
             .map_or(String::new(), |c| format!(" ({c})"));
+        let band = self.band.map_or(String::new(), |b| {
+            format!(
+                " ({:+.0}/{:+.0} % on the project's rig)",
+                b.low_pct, b.high_pct
+            )
+            .replace('-', "−")
+        });
         let iops = match self.projected_iops {
             Some(p) => format!(
                 ", IOPS {} → {}",
@@ -135,7 +185,7 @@ impl Projection {
             None => format!(" (IOPS not projected: {})", self.iops_basis),
         };
         format!(
-            "{}: mean {} → {} ms{iops}{clamped}",
+            "{}: mean {} → {} ms{band}{iops}{clamped}",
             self.what,
             ms(self.mean_ns),
             ms(self.projected_mean_ns)
@@ -211,6 +261,7 @@ fn project(
         iops_basis,
         parts: moved,
         assumptions,
+        band: band_of(kind).filter(|_| (projected - a.mean_ns).abs() >= BAND_FROM * a.mean_ns),
         unchanged,
         clamped: None,
     })
@@ -1244,6 +1295,15 @@ mod tests {
         assert!(p
             .line()
             .starts_with("PLP drives (a flush of 0.1 ms): mean "));
+        // It halves the mean: the ops' pace changes, which the projection
+        // keeps as measured, so it carries its kind's measured band.
+        assert_eq!(p.band, Some(FLUSH_BAND));
+        let band = format!(
+            "ms ({:+.0}/{:+.0} % on the project's rig), IOPS",
+            FLUSH_BAND.low_pct, FLUSH_BAND.high_pct
+        )
+        .replace('-', "−");
+        assert!(p.line().contains(&band), "{}", p.line());
         // Unasked: PLP and "like osd.0" (the verdict names osd.2), each
         // moving the mean by 10 % or more, and no wait for copies.
         let kinds: Vec<String> = job
