@@ -161,6 +161,11 @@ the OSD's messenger reading the payload (paced by its CPU, not only the cable's 
 bandwidth) is not timed apart by any counter; --op-history times the receive on its own and \
 puts it in the public network share";
 
+/// Why an erasure-coded pool's reads have no cluster-network share.
+pub const EC_READ_NOTE: &str = "erasure-coded pool: a read gathers the other shards from their \
+OSDs over the cluster network; no counter times that apart, so it is in OSD local (not \
+measured on its own, not 0)";
+
 /// Why an erasure-coded pool's wait for its shards stays one share.
 pub const EC_NOTE: &str = "erasure-coded pool: the wait for the other shards' writes is not \
 split into cluster network and shards (Ceph counts no per-op latency for EC sub-writes: \
@@ -376,8 +381,14 @@ pub fn split_osd(i: &OsdInputs<'_>) -> Attribution {
             let (op, process) = (mean(c.op_r_latency), mean(c.op_r_process_latency));
             push(Part::OsdQueue, op.zip(process).map(|(o, p)| o - p));
             push(Part::OsdLocal, process);
-            push(Part::ClusterNetwork, Some(0.0));
-            push(Part::Replica, Some(0.0));
+            if i.erasure {
+                // The primary gathers the other shards over the cluster
+                // network: not 0, just not timed apart.
+                notes.push(EC_READ_NOTE.into());
+            } else {
+                push(Part::ClusterNetwork, Some(0.0));
+                push(Part::Replica, Some(0.0));
+            }
         }
         _ => {}
     }
@@ -448,7 +459,9 @@ fn split_from_records(
                 .into(),
         );
     }
-    if !write || i.pool_size <= 1 {
+    if !write && i.erasure {
+        notes.push(EC_READ_NOTE.into());
+    } else if !write || i.pool_size <= 1 {
         push(Part::ClusterNetwork, 0.0);
         push(Part::Replica, 0.0);
     } else {
@@ -1047,6 +1060,21 @@ fn flush_findings(result: &BenchResult) -> Vec<String> {
         );
         return out;
     }
+    // A drive that changed mid-run is judged on neither half: its mean
+    // would average the two and could hide it among the others.
+    let changed: Vec<(i32, f64, f64, f64)> = changed_flushes(result);
+    let drives: Vec<DriveFlush> = drives
+        .into_iter()
+        .filter(|d| !changed.iter().any(|c| c.0 == d.osd))
+        .collect();
+    for (osd, t, before, after) in &changed {
+        out.push(format!(
+            "osd.{osd}: its kv sync round went {:.2} → {:.2} ms from {t:.0} s (see the Change \
+             line): its drive is not judged on the run's mean, which averages both",
+            before / 1e6,
+            after / 1e6
+        ));
+    }
     let (lines, slow) = drive_verdicts(&drives);
     out.extend(lines);
     if let Some(job) = result.jobs.iter().find(|j| j.op == "write") {
@@ -1065,6 +1093,23 @@ fn flush_findings(result: &BenchResult) -> Vec<String> {
             ));
         }
     }
+    out
+}
+
+/// The OSDs whose kv sync round a lasting change moved (a write job's
+/// `changes`): (OSD, the change's start s, before ns, after ns).
+fn changed_flushes(result: &BenchResult) -> Vec<(i32, f64, f64, f64)> {
+    let mut out: Vec<(i32, f64, f64, f64)> = Vec::new();
+    for j in result.jobs.iter().filter(|j| j.op == "write") {
+        for c in j.changes.iter().flatten() {
+            for m in c.osds.iter().filter(|m| m.counter == "kv_sync_lat") {
+                if !out.iter().any(|x| x.0 == m.osd) {
+                    out.push((m.osd, c.t_s, m.before_ns, m.after_ns));
+                }
+            }
+        }
+    }
+    out.sort_by_key(|x| x.0);
     out
 }
 
@@ -1167,8 +1212,8 @@ pub fn drive_verdicts(drives: &[DriveFlush]) -> (Vec<String>, Vec<i32>) {
         };
         let ids: Vec<i32> = drives.iter().map(|d| d.osd).collect();
         let line = format!(
-            "{}{kinds}: every OSD's device flush takes {:.2}–{:.2} ms (RocksDB WAL commit per kv sync \
-             round, mean), and no drive stands out — this host's own storage is slow to flush \
+            "{}{kinds}: every OSD's WAL commit takes {:.2}–{:.2} ms (RocksDB, per kv sync round, \
+             mean: one small sync write and its device flush), and no drive stands out — this host's own storage is slow to flush \
              (file-backed OSDs, virtual disks), or the drives all lack power-loss protection (with it \
              a flush takes well under 0.2 ms)",
             osd_list(&ids),
@@ -1205,7 +1250,7 @@ pub fn drive_verdicts(drives: &[DriveFlush]) -> (Vec<String>, Vec<i32>) {
                 format!("{:.2}–{:.2} ms", lo / 1e6, hi / 1e6)
             };
             format!(
-                "{}{}: each device flush takes {took} (RocksDB WAL commit per kv sync round, mean{}{beside}) \
+                "{}{}: each WAL commit takes {took} (RocksDB, per kv sync round, mean{}{beside}) \
                  — sync writes wait on the drive's cache flush, as on drives without power-loss \
                  protection; drives with it flush in well under 0.2 ms",
                 osd_list(&ids),
@@ -1838,6 +1883,89 @@ pub(crate) mod tests {
             .any(|n| n.contains("OSD queue share is receive + queue")));
     }
 
+    /// An erasure-coded pool's reads gather shards over the cluster
+    /// network: no cluster-network or replica share of 0, a note instead.
+    #[test]
+    fn an_ec_read_shows_what_is_not_measured_as_not_measured() {
+        let c = counters();
+        let read = |erasure| {
+            split_osd(&OsdInputs {
+                op: "read",
+                client_mean_ns: 2e6,
+                counters: Some(&c),
+                rtt_ns: Some(0.1e6),
+                rtt_method: None,
+                op_bytes: 4096.0,
+                bandwidth: None,
+                pool_size: 3,
+                erasure,
+                replica_ns: None,
+                evidence: None,
+                back_rtt_ns: None,
+            })
+        };
+        let ec = read(true);
+        assert_eq!(get(&ec, Part::ClusterNetwork), None, "{ec:?}");
+        assert_eq!(get(&ec, Part::Replica), None, "{ec:?}");
+        assert!(ec
+            .notes
+            .iter()
+            .any(|n| n.contains("not measured on its own, not 0")));
+        let rep = read(false);
+        assert_eq!(get(&rep, Part::ClusterNetwork), Some(0.0));
+    }
+
+    /// A drive slowed mid-run: the verdict does not average its halves and
+    /// then say that no drive stands out; it says that the drive changed.
+    #[test]
+    fn a_drive_that_changed_mid_run_is_not_judged_on_its_mean() {
+        let mut r = pool_result([1.5; 3], [1.5; 3], [1.2; 3], [0.5; 3]);
+        for (o, ms) in r.osds.iter_mut().zip([1.55, 3.58, 2.9]) {
+            o.counters.as_mut().unwrap().kv_commit_lat = avg(ms);
+        }
+        attribute(&mut r);
+        assert!(
+            r.findings.iter().any(|f| f.contains("no drive stands out")),
+            "{:?}",
+            r.findings
+        );
+        let phase = crate::changes::Phase {
+            from_s: 0.0,
+            to_s: 27.0,
+            iops: 100.0,
+            mean_ns: 2e6,
+            p99_ns: None,
+        };
+        r.jobs[0].changes = Some(vec![crate::changes::Change {
+            t_s: 27.0,
+            before: phase,
+            after: phase,
+            osds: vec![crate::changes::OsdMove {
+                osd: 1,
+                counter: "kv_sync_lat".into(),
+                before_ns: 1.63e6,
+                after_ns: 18.6e6,
+            }],
+            events: Vec::new(),
+        }]);
+        attribute(&mut r);
+        assert!(
+            r.findings.iter().any(|f| f.starts_with(
+                "osd.1: its kv sync round went 1.63 → 18.60 ms from 27 s (see the Change line)"
+            )),
+            "{:?}",
+            r.findings
+        );
+        // The others alone: no longer "no drive stands out" over osd.1's mean.
+        assert!(
+            r.findings
+                .iter()
+                .all(|f| !f.contains("osd.0, osd.1, osd.2") || !f.contains("WAL commit")),
+            "{:?}",
+            r.findings
+        );
+    }
+
     fn drive(osd: i32, ms: f64) -> DriveFlush {
         DriveFlush {
             osd,
@@ -1863,7 +1991,7 @@ pub(crate) mod tests {
         assert_eq!(slow, [1]);
         assert_eq!(l.len(), 1);
         assert!(
-            l[0].starts_with("osd.1 (class consumer): each device flush takes 4.10 ms")
+            l[0].starts_with("osd.1 (class consumer): each WAL commit takes 4.10 ms")
                 && l[0].contains("the pool's fastest: 0.08 ms"),
             "{l:?}"
         );
@@ -1871,7 +1999,7 @@ pub(crate) mod tests {
         let (l, slow) = drive_verdicts(&[drive(0, 0.08), drive(1, 4.1), drive(2, 3.0)]);
         assert_eq!((slow, l.len()), (vec![1, 2], 2));
         assert!(
-            l[1].starts_with("osd.2 (class plp): each device flush takes 3.00 ms"),
+            l[1].starts_with("osd.2 (class plp): each WAL commit takes 3.00 ms"),
             "{l:?}"
         );
         // This host's file-backed OSDs: all slow and none standing out, one
@@ -1880,7 +2008,7 @@ pub(crate) mod tests {
         assert!(slow.is_empty());
         assert_eq!(l.len(), 1);
         assert!(
-            l[0].starts_with("osd.0, osd.1, osd.2: every OSD's device flush takes 1.02–2.10 ms")
+            l[0].starts_with("osd.0, osd.1, osd.2: every OSD's WAL commit takes 1.02–2.10 ms")
                 && l[0].contains("no drive stands out"),
             "{l:?}"
         );
@@ -1888,7 +2016,7 @@ pub(crate) mod tests {
         let (l, slow) = drive_verdicts(&[drive(0, 1.0), drive(1, 4.5), drive(2, 1.1)]);
         assert_eq!(slow, [1]);
         assert!(
-            l[0].starts_with("osd.1 (class consumer): each device flush takes 4.50 ms"),
+            l[0].starts_with("osd.1 (class consumer): each WAL commit takes 4.50 ms"),
             "{l:?}"
         );
         // Slow, but not standing out from a fast one: no verdict on it
@@ -1916,7 +2044,7 @@ pub(crate) mod tests {
             attribute(&mut r);
             r.findings
                 .into_iter()
-                .filter(|f| f.contains("device flush takes"))
+                .filter(|f| f.contains("WAL commit takes"))
                 .collect::<Vec<_>>()
         };
         let (small, large) = (verdict(0.3), verdict(4.2));
@@ -2175,14 +2303,14 @@ pub(crate) mod tests {
         let per_osd: Vec<&String> = r
             .findings
             .iter()
-            .filter(|f| f.contains("each device flush takes"))
+            .filter(|f| f.contains("each WAL commit takes"))
             .collect();
         assert_eq!(per_osd.len(), 1, "{:?}", r.findings);
         assert!(
             per_osd[0].starts_with(
-                "osd.0, osd.2 (class consumer, objectstore unknown): each device flush takes \
-                 3.00–3.20 ms (RocksDB WAL commit per kv sync round, mean per OSD; the pool's \
-                 fastest: 0.10 ms)"
+                "osd.0, osd.2 (class consumer, objectstore unknown): each WAL commit takes \
+                 3.00–3.20 ms (RocksDB, per kv sync round, mean per OSD; the pool's fastest: \
+                 0.10 ms)"
             ),
             "{}",
             per_osd[0]

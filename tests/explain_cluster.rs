@@ -359,7 +359,7 @@ fn drive_verdict(v: &Value) -> Vec<String> {
         .into_iter()
         .flatten()
         .filter_map(Value::as_str)
-        .find(|f| f.contains("device flush takes") && !f.contains("every OSD's"))
+        .find(|f| f.contains("WAL commit takes") && !f.contains("every OSD's"))
     else {
         return Vec::new();
     };
