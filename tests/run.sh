@@ -26,10 +26,11 @@ if [[ -z ${CEPHBENCH_TEST_CONF:-} ]]; then
     export CEPHBENCH_TEST_CONF=$dir/ceph.conf
 fi
 
-# Cluster tests serialise themselves within each test binary; cargo runs the
-# binaries one after another, so one cluster serves them all. They are marked
-# #[ignore] (plain `cargo test` needs no cluster and lists them as ignored);
-# here they run with the rest.
+# The cluster tests are one test binary (tests/cluster/, a module per topic)
+# and take turns within it (common::serial); cargo runs the binaries one after
+# another, so one cluster serves them all. They are marked #[ignore] (plain
+# `cargo test` needs no cluster and lists them as ignored); here they run with
+# the rest.
 cargo test --workspace --no-fail-fast -- --include-ignored
 step "cargo test"
 
