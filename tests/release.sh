@@ -13,7 +13,7 @@
 #    coexists with a loopback cluster on this machine; stopped on exit;
 # 3. tests/capture-fixtures.sh into target/fixtures/RELEASE and the fixture
 #    tests over it (copy it to tests/fixtures/RELEASE to refresh the committed set);
-# 4. each test binary (default: the list below) against the cluster; a summary
+# 4. each test binary or cluster test module (default: the list below) against the cluster; a summary
 #    of which passed. Exit 1 if any failed. `deb` in the list is tests/deb.sh: the
 #    package installed with apt in a clean root of that release's Debian suite (its
 #    librados/librbd) and run from there against the cluster.
@@ -55,7 +55,14 @@ for t in "${tests[@]}"; do
         if bash tests/deb.sh --release "$release" --conf "$CEPHBENCH_TEST_CONF"; then passed+=("$t"); else failed+=("$t"); fi
         continue
     fi
-    if cargo test --test "$t" -- --include-ignored; then passed+=("$t"); else failed+=("$t"); fi
+    # The cluster tests are one binary, a module per former test file (tests/cluster/): a
+    # module runs alone by its name as the filter.
+    if [[ -e tests/cluster/$t.rs || -d tests/cluster/$t ]]; then
+        run=(cargo test --test cluster -- --include-ignored "$t::")
+    else
+        run=(cargo test --test "$t" -- --include-ignored)
+    fi
+    if "${run[@]}"; then passed+=("$t"); else failed+=("$t"); fi
 done
 echo "release job ($(chroot "$root" ceph --version | cut -d' ' -f3,5)):" \
     "passed: ${passed[*]:-none}; failed: ${failed[*]:-none}" >&2

@@ -18,20 +18,37 @@ step clippy
 cargo build --workspace --all-targets
 step build
 
+# On the way out (also on failure): the package's background build (below) stopped, the cluster
+# started here stopped.
+dir="" deb_build=""
+on_exit() {
+    [[ -z $deb_build ]] || kill -- "-$deb_build" 2>/dev/null || true # its process group (setsid)
+    [[ -z $dir ]] || bash containers/cluster.sh down --dir "$dir" >&2 || true
+}
+trap on_exit EXIT
+
 if [[ -z ${CEPHBENCH_TEST_CONF:-} ]]; then
     dir=/tmp/cephbench-test
     bash containers/cluster.sh down --dir "$dir" >/dev/null 2>&1 || true
-    trap 'bash containers/cluster.sh down --dir "$dir" >&2 || true' EXIT
     bash containers/cluster.sh up --dir "$dir" --name cbtest --osds 3 >/dev/null
     export CEPHBENCH_TEST_CONF=$dir/ceph.conf
 fi
 
-# Cluster tests serialise themselves within each test binary; cargo runs the
-# binaries one after another, so one cluster serves them all. They are marked
-# #[ignore] (plain `cargo test` needs no cluster and lists them as ignored);
-# here they run with the rest.
+# The cluster tests are one test binary (tests/cluster/, a module per topic)
+# and take turns within it (common::serial); cargo runs the binaries one after
+# another, so one cluster serves them all. They are marked #[ignore] (plain
+# `cargo test` needs no cluster and lists them as ignored); here they run with
+# the rest.
 cargo test --workspace --no-fail-fast -- --include-ignored
 step "cargo test"
+
+# The package check's release build (packaging/build-deb.sh: ~3.5 min of CPU from nothing) needs no
+# cluster and times nothing, so it runs in the background from here on, next to valgrind, the
+# benchmark script's quick run and the container job, none of which holds a time to a bound (the
+# cluster tests above had the machine to themselves). target/release has a cargo lock of its own:
+# the debug builds below do not wait for it.
+setsid bash packaging/build-deb.sh >target/ci-deb.path 2>target/ci-deb.log &
+deb_build=$!
 
 # The FFI layer's tests once more under valgrind memcheck (a short subset).
 bash tests/valgrind.sh
@@ -51,9 +68,14 @@ step "perf --quick"
 bash tests/container.sh
 step "container job"
 
-# The Debian package (packaging/build-deb.sh: a release build, its size printed), installed with
+# The Debian package (packaging/build-deb.sh, started after cargo test: a release build, its size
+# printed), installed with
 # `apt install ./cephbench_*.deb` in a clean bookworm root without Rust (debootstrapped once, cached
 # under /var/cache/cephbench) and run from there against this cluster: rados write/seq, cleanup, an
 # rbd job, `man cephbench-rados`, the completions, missing/too-old libraries (tests/deb.sh).
-bash tests/deb.sh --conf "$CEPHBENCH_TEST_CONF"
+wait "$deb_build" || { cat target/ci-deb.log >&2; echo "tests/run.sh: packaging/build-deb.sh failed" >&2; exit 1; }
+deb_build=""
+cat target/ci-deb.log >&2
+step "deb build (in the background since cargo test)"
+bash tests/deb.sh --deb "$(tail -n 1 target/ci-deb.path)" --conf "$CEPHBENCH_TEST_CONF"
 step "deb package"

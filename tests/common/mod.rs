@@ -30,7 +30,8 @@ pub fn connect() -> cephbench::ceph::Rados {
     .expect("connect to the test cluster")
 }
 
-/// Tests in one binary share one cluster; run them one at a time.
+/// The cluster tests share one cluster (the rigs' tests the machine's cores):
+/// one at a time, across the whole cluster binary (tests/cluster/).
 pub fn serial() -> MutexGuard<'static, ()> {
     static LOCK: Mutex<()> = Mutex::new(());
     LOCK.lock().unwrap_or_else(|e| e.into_inner())

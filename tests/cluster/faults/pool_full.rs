@@ -4,8 +4,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use super::support::*;
 use crate::common::{self, ceph, list, serial, validate};
-use crate::support::*;
 
 /// A quota reached mid-run: writes fail at once with EDQUOT (the ioctx
 /// sets FULL_TRY; plain librados, like `rados bench`, would pause them

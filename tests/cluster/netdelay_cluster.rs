@@ -19,7 +19,7 @@
 //! Needs root and `ip netns`; skipped with a message otherwise. Needs the switch binary,
 //! which `cargo build --workspace` (tests/run.sh) builds.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};

@@ -3,7 +3,7 @@
 //! (`--drop-caches`). Each figure printed is checked against what the test
 //! reads itself (`ceph health`, `ceph pg dump`, the OSD's own counters).
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -1,7 +1,7 @@
 //! `cephbench rados` against the real throwaway cluster (`CEPHBENCH_TEST_CONF`).
 //! Tests share the cluster and run one at a time.
 
-mod common;
+use crate::common;
 
 use std::process::Stdio;
 use std::time::{Duration, Instant};

@@ -2,7 +2,7 @@
 //! listing, drop discipline, image management, and where the connection
 //! settings come from.
 
-mod common;
+use crate::common;
 
 use std::ffi::CString;
 use std::time::Duration;

@@ -1,7 +1,7 @@
 //! `cephbench rbd` against the real throwaway cluster (`CEPHBENCH_TEST_CONF`),
 //! compared with fio's rbd engine on the same image. Tests run one at a time.
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

@@ -2,7 +2,7 @@
 //! → primary mapping against the monitors' `osd map`, and its per-OSD
 //! client counts against the OSDs' own perf counters.
 
-mod common;
+use crate::common;
 
 use cephbench::placement::{object_seed, stable_mod};
 use cephbench::telemetry::cluster;

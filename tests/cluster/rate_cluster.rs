@@ -4,7 +4,7 @@
 //! open loop's percentiles but in one op only of a closed loop's.
 //! Needs CEPHBENCH_TEST_CONF (bluestore: the figures are timings).
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

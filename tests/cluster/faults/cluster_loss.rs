@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use super::support::*;
 use crate::common::{self, ceph, cephbench, conf, list, pool_sized, serial, validate, wait_clean};
-use crate::support::*;
 
 fn cluster_dir() -> PathBuf {
     conf()

@@ -18,7 +18,7 @@
 //! after), so the doubling rule does not rank two pools reliably here; it
 //! and the target rule are unit-tested in src/sweep/mod.rs.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -81,6 +81,9 @@ fn a_sweep_finds_the_knee_lower_on_the_slow_flushing_pool() {
         common::cannot_run("the rig needs root (network namespace, daemons)");
         return;
     }
+    // Its turn among the cluster tests (one binary since tests/cluster/): the
+    // rig needs the machine's cores to itself, as when it was a binary alone.
+    let _turn = common::serial();
     let wall = Instant::now();
     let _down = common::up_slow_flush_rig(
         DIR,

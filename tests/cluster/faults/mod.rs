@@ -4,9 +4,6 @@
 //! cephbench does not own. Each test makes and removes its own pools; the
 //! tests take turns (`common::serial`).
 
-#[path = "../common/mod.rs"]
-mod common;
-
 mod cluster_loss;
 mod disrupt;
 mod interrupts;

@@ -1,6 +1,6 @@
 //! Least privilege and secrets, against the real cluster.
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! Coordinated multi-client runs: the watch/notify layer against the real
 //! cluster, then `cephbench agent` processes driven by a controller.
 
-mod common;
+use crate::common;
 
 use std::ffi::CString;
 use std::time::{Duration, SystemTime};

@@ -4,8 +4,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::support::*;
 use crate::common::{cephbench, serial, validate};
-use crate::support::*;
 
 /// SIGINT while RBD preconditions the test area: stops promptly, prints
 /// the (empty) result marked interrupted, removes the image, exits 130.

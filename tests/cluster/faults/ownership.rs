@@ -5,8 +5,8 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
+use super::support::*;
 use crate::common::{self, cephbench, list, serial, validate};
-use crate::support::*;
 
 fn md5(data: &[u8]) -> String {
     let mut c = Command::new("md5sum")

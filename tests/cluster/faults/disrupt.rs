@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use super::support::*;
 use crate::common::{ceph, conf, pool_sized, serial, validate, wait_clean};
-use crate::support::*;
 
 const OSD: &str = "1";
 

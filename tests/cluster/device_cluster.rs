@@ -7,9 +7,9 @@
 //! each OSD's row names its class; `osd-bench` names the slow drive from the
 //! OSDs' own benches, at two delays; `compare` and `suite --pools` name the
 //! moved share and the slow pool's OSD. The rig is a cluster of its own (2 bluestore OSDs
-//! in a network namespace), started and stopped by this binary.
+//! in a network namespace), started and stopped by its tests.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Output};

@@ -4,7 +4,7 @@
 //! vs size-3 comparison flags the write difference; a suite compared with
 //! itself shows 0% and no significant difference. Tests run one at a time.
 
-mod common;
+use crate::common;
 
 use cephbench::suite::{self, SuiteDoc};
 use serde_json::Value;
