@@ -48,6 +48,21 @@ fn unknown_flag_is_one_line_exit_2() {
     assert!(e.contains("--frobnicate"), "{e}");
 }
 
+/// A missing required argument is named on the one line (clap lists them on
+/// lines of its own, which the one-line error used to drop).
+#[test]
+fn missing_required_arguments_are_named() {
+    let e = usage_error(&["rados", "write"]);
+    assert!(
+        e.contains("missing required arguments: --pool <POOL>"),
+        "{e}"
+    );
+    let e = usage_error(&["rbd", "-p", "x"]);
+    assert!(e.contains("--image") && e.contains("--size"), "{e}");
+    let e = usage_error(&["compare"]);
+    assert!(e.contains("RESULT.json"), "{e}");
+}
+
 #[test]
 fn interval_out_of_range_is_one_line_exit_2() {
     for bad in ["0", "50ms", "2h", "abc"] {

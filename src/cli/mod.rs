@@ -411,6 +411,25 @@ pub struct DataPoolsArg {
     pub data_pools: Option<Vec<String>>,
 }
 
+/// clap's error as one line: the missing arguments named (its rendering
+/// lists them on lines of their own, after the first).
+pub fn usage_line(e: &clap::Error) -> String {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    match (e.kind(), e.get(ContextKind::InvalidArg)) {
+        (ErrorKind::MissingRequiredArgument, Some(ContextValue::Strings(missing))) => {
+            format!("missing required arguments: {}", missing.join(", "))
+        }
+        _ => first_line(e),
+    }
+}
+
+/// The first line of clap's rendering of `e`, without its "error: ".
+fn first_line(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let first = text.lines().next().unwrap_or("invalid arguments");
+    first.strip_prefix("error: ").unwrap_or(first).to_string()
+}
+
 /// Bad input that clap's types cannot catch; printed as one line, exit 2.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
