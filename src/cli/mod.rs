@@ -411,15 +411,39 @@ pub struct DataPoolsArg {
     pub data_pools: Option<Vec<String>>,
 }
 
-/// clap's error as one line: the missing arguments named (its rendering
-/// lists them on lines of their own, after the first).
+/// clap's error as one line: the missing arguments named, an invalid
+/// value's valid values listed with clap's "did you mean" (its rendering
+/// puts them on lines of their own, after the first).
 pub fn usage_line(e: &clap::Error) -> String {
     use clap::error::{ContextKind, ContextValue, ErrorKind};
-    match (e.kind(), e.get(ContextKind::InvalidArg)) {
-        (ErrorKind::MissingRequiredArgument, Some(ContextValue::Strings(missing))) => {
-            format!("missing required arguments: {}", missing.join(", "))
+    let strings = |k| match e.get(k) {
+        Some(ContextValue::String(s)) => vec![s.clone()],
+        Some(ContextValue::Strings(v)) => v.clone(),
+        _ => Vec::new(),
+    };
+    let did_you_mean = [
+        ContextKind::SuggestedValue,
+        ContextKind::SuggestedArg,
+        ContextKind::SuggestedSubcommand,
+    ]
+    .into_iter()
+    .flat_map(strings)
+    .next()
+    .map(|s| format!(": did you mean '{s}'?"))
+    .unwrap_or_default();
+    let arg = strings(ContextKind::InvalidArg);
+    let valid = strings(ContextKind::ValidValue);
+    match e.kind() {
+        ErrorKind::MissingRequiredArgument if !arg.is_empty() => {
+            format!("missing required arguments: {}", arg.join(", "))
         }
-        _ => first_line(e),
+        ErrorKind::InvalidValue if !valid.is_empty() => format!(
+            "invalid value '{}' for '{}'{did_you_mean} (valid values: {})",
+            strings(ContextKind::InvalidValue).join(""),
+            arg.join(""),
+            valid.join(", ")
+        ),
+        _ => format!("{}{did_you_mean}", first_line(e)),
     }
 }
 
