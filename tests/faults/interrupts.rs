@@ -116,6 +116,38 @@ fn second_sigint_during_cleanup_exits_at_once_naming_the_command() {
     assert!(ours(p.0).is_empty());
 }
 
+/// One SIGINT while a write run removes its objects: the removal goes on to
+/// the end, the report is printed, and the exit code says the run was
+/// interrupted (130; it was 0: only an interrupt of the job itself counted).
+#[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
+fn one_sigint_during_cleanup_finishes_it_and_exits_130() {
+    let _g = serial();
+    let p = TempPool::new("cbt-f2-clean1", "rados");
+    let r = spawn(&[
+        "--progress",
+        "always",
+        "rados",
+        "write",
+        "-p",
+        p.0,
+        "-b",
+        "4K",
+        "-t",
+        "32",
+        "-d",
+        "4",
+        "--run-name",
+        "sigclean1",
+    ]);
+    r.wait_stderr("cleaning up: removing the", Duration::from_secs(30));
+    r.signal("-INT");
+    let (code, stdout, stderr, _) = r.finish(Duration::from_secs(60));
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(stdout.contains("Removed "), "{stdout}");
+    assert!(ours(p.0).is_empty(), "{:?}", ours(p.0));
+}
+
 /// One interrupt delivered twice, as `timeout` delivers it (to its child,
 /// then to the child's process group): the second, 50 ms later, is the same
 /// interrupt, not a request to exit at once — the run still prints its
