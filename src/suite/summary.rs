@@ -183,6 +183,11 @@ pub struct Figure {
 }
 
 impl SuiteDoc {
+    /// Whether every job of the suite ran once: its figures have no spread.
+    pub fn one_run_each(&self) -> bool {
+        self.summary.rows.iter().all(|r| r.runs <= 1)
+    }
+
     /// The pool the data went to, what the tables call the suite's side:
     /// the data pool, else the pool.
     pub fn io_pool(&self) -> &str {
@@ -237,6 +242,12 @@ pub fn median(v: &[f64]) -> f64 {
 }
 
 impl Figure {
+    /// The spread between runs in percent; none with one run (there is no
+    /// spread to give).
+    pub fn spread(&self) -> Option<f64> {
+        (self.runs.len() > 1).then_some(self.spread_pct)
+    }
+
     /// The figure of `runs`: their median.
     pub fn of(runs: Vec<f64>) -> Figure {
         let value = median(&runs);
