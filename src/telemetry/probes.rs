@@ -406,7 +406,7 @@ impl Probes {
     }
 
     /// What the reader must know of placement changes during the run: the
-    /// re-reads the watcher made, OSDs that changed state, and a change the
+    /// re-reads the watcher made and a change the
     /// watcher did not see in time (in the run's last poll period).
     /// With `mons_away` (they failed the watcher's last poll) no mon is asked.
     fn placement_change(&self, rados: &Rados, mons_away: bool) -> Vec<String> {
