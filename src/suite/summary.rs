@@ -551,6 +551,8 @@ fn mean_attribution(reps: &[&JobReport]) -> Option<crate::result::Attribution> {
 pub fn suite_source(doc: &SuiteDoc) -> Option<compare::Source> {
     let r = as_bench_result(doc)?;
     let mut s = compare::Source::from(&r);
+    // Its jobs are matched by name, each its own shape.
+    s.shape.clear();
     s.label = match &doc.data_pool {
         Some(d) => format!("suite {} on {}, data in {d}", doc.suite, doc.pool),
         None => format!("suite {} on {}", doc.suite, doc.pool),
