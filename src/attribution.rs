@@ -768,11 +768,13 @@ pub(crate) fn counter_ns(
         .and_then(|d| d.mean_ns)
 }
 
-/// The run's pool.
+/// The pool the run's data went to: an image's data pool where it has
+/// one (the pool whose settings and OSDs the verdicts are about), else the
+/// run's pool.
 fn pool_name(result: &BenchResult) -> &str {
     match &result.workload {
         crate::result::Workload::Rados(w) => &w.pool,
-        crate::result::Workload::Rbd(w) => &w.pool,
+        crate::result::Workload::Rbd(w) => w.data_pool.as_deref().unwrap_or(&w.pool),
     }
 }
 
@@ -2163,6 +2165,52 @@ pub(crate) mod tests {
                 && f.contains("its device flush 3.50 ms"),
             "{f}"
         );
+        // An RBD image in 'rep' with its data in the erasure-coded 'ec': the
+        // verdict names the data pool, whose layout it is about (it named
+        // the replicated metadata pool as erasure-coded).
+        let mut r = pool_result(slow.0, slow.1, slow.2, [0.5; 3]);
+        r.workload = serde_json::from_value(serde_json::json!({
+            "kind": "rbd", "pool": "rep", "data_pool": "ec", "image": "i",
+            "image_created": true, "image_size": 1u64 << 30, "object_size": 4u64 << 20,
+            "features": 1, "test_area": 1u64 << 30, "rw": "randwrite", "rwmix_read": 50,
+            "bs": 4096, "iodepth": 1, "numjobs": 1, "duration_s": 5.0, "io_total": null,
+            "ramp_s": 0.0, "fsync_every": null, "rbd_cache": false, "preconditioned": false,
+            "precondition": null
+        }))
+        .unwrap();
+        r.pool = Some(crate::result::PoolSettings {
+            name: "ec".into(),
+            id: 2,
+            size: 3,
+            min_size: 2,
+            pg_num: 32,
+            crush_rule: "r".into(),
+            device_classes: vec![],
+            osds: vec![0, 1, 2],
+            osd_memory_target: vec![],
+            memory_held_bytes: None,
+            memory_measured_bytes: None,
+            memory_not_measured: None,
+            erasure: Some(crate::result::ErasureLayout {
+                profile: "ec21".into(),
+                k: 2,
+                m: 1,
+                plugin: "jerasure".into(),
+                technique: None,
+                stripe_unit: 4096,
+                failure_domain: "osd".into(),
+                allow_ec_overwrites: true,
+            }),
+        });
+        attribute(&mut r);
+        let named: Vec<&String> = r.findings.iter().filter(|f| f.contains("pool '")).collect();
+        assert!(
+            named
+                .iter()
+                .any(|f| f.contains("pool 'ec': no replication verdict")),
+            "{named:?}"
+        );
+        assert!(!named.iter().any(|f| f.contains("pool 'rep'")), "{named:?}");
         // No replica counters (a replica's subop_w unread): no verdict, and why.
         let mut r = pool_result(slow.0, slow.1, slow.2, [0.5; 3]);
         for o in &mut r.osds {
