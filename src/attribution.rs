@@ -2178,30 +2178,7 @@ pub(crate) mod tests {
             "precondition": null
         }))
         .unwrap();
-        r.pool = Some(crate::result::PoolSettings {
-            name: "ec".into(),
-            id: 2,
-            size: 3,
-            min_size: 2,
-            pg_num: 32,
-            crush_rule: "r".into(),
-            device_classes: vec![],
-            osds: vec![0, 1, 2],
-            osd_memory_target: vec![],
-            memory_held_bytes: None,
-            memory_measured_bytes: None,
-            memory_not_measured: None,
-            erasure: Some(crate::result::ErasureLayout {
-                profile: "ec21".into(),
-                k: 2,
-                m: 1,
-                plugin: "jerasure".into(),
-                technique: None,
-                stripe_unit: 4096,
-                failure_domain: "osd".into(),
-                allow_ec_overwrites: true,
-            }),
-        });
+        r.pool = Some(crate::result::test_pool("ec", 3, Some((2, 1))));
         attribute(&mut r);
         let named: Vec<&String> = r.findings.iter().filter(|f| f.contains("pool '")).collect();
         assert!(

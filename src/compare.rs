@@ -1238,31 +1238,7 @@ mod tests {
     /// (+100 %), no verdict; none for one pool compared with itself.
     #[test]
     fn capacity_row_sets_each_pool_usable_fraction_beside_its_figures() {
-        use crate::result::{ErasureLayout, PoolSettings};
-        let pool = |name: &str, size: u32, erasure: Option<(u32, u32)>| PoolSettings {
-            name: name.into(),
-            id: 1,
-            size,
-            min_size: 2,
-            pg_num: 32,
-            crush_rule: "r".into(),
-            device_classes: vec![],
-            osds: vec![0, 1, 2],
-            osd_memory_target: vec![],
-            memory_held_bytes: None,
-            memory_measured_bytes: None,
-            memory_not_measured: None,
-            erasure: erasure.map(|(k, m)| ErasureLayout {
-                profile: "p".into(),
-                k,
-                m,
-                plugin: "jerasure".into(),
-                technique: None,
-                stripe_unit: 4096,
-                failure_domain: "osd".into(),
-                allow_ec_overwrites: true,
-            }),
-        };
+        let pool = crate::result::test_pool;
         let mut a = crate::result::test_result("rep3", vec![job(&[1000; 4], 1.0)]);
         a.pool = Some(pool("rep3", 3, None));
         let mut b = crate::result::test_result("ec21", vec![job(&[800; 4], 1.2)]);
