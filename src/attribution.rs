@@ -793,11 +793,13 @@ pub(crate) fn counter_ns(
         .and_then(|d| d.mean_ns)
 }
 
-/// The run's pool.
+/// The pool the run's data went to: an image's data pool where it has
+/// one (the pool whose settings and OSDs the verdicts are about), else the
+/// run's pool.
 fn pool_name(result: &BenchResult) -> &str {
     match &result.workload {
         crate::result::Workload::Rados(w) => &w.pool,
-        crate::result::Workload::Rbd(w) => &w.pool,
+        crate::result::Workload::Rbd(w) => w.data_pool.as_deref().unwrap_or(&w.pool),
     }
 }
 
@@ -2429,6 +2431,29 @@ pub(crate) mod tests {
             !f.contains("not the cable") && f.contains("the cable is not ruled out"),
             "{f}"
         );
+        // An RBD image in 'rep' with its data in the erasure-coded 'ec': the
+        // verdict names the data pool, whose layout it is about (it named
+        // the replicated metadata pool as erasure-coded).
+        let mut r = pool_result(slow.0, slow.1, slow.2, [0.5; 3]);
+        r.workload = serde_json::from_value(serde_json::json!({
+            "kind": "rbd", "pool": "rep", "data_pool": "ec", "image": "i",
+            "image_created": true, "image_size": 1u64 << 30, "object_size": 4u64 << 20,
+            "features": 1, "test_area": 1u64 << 30, "rw": "randwrite", "rwmix_read": 50,
+            "bs": 4096, "iodepth": 1, "numjobs": 1, "duration_s": 5.0, "io_total": null,
+            "ramp_s": 0.0, "fsync_every": null, "rbd_cache": false, "preconditioned": false,
+            "precondition": null
+        }))
+        .unwrap();
+        r.pool = Some(crate::result::test_pool("ec", 3, Some((2, 1))));
+        attribute(&mut r);
+        let named: Vec<&String> = r.findings.iter().filter(|f| f.contains("pool '")).collect();
+        assert!(
+            named
+                .iter()
+                .any(|f| f.contains("pool 'ec': no replication verdict")),
+            "{named:?}"
+        );
+        assert!(!named.iter().any(|f| f.contains("pool 'rep'")), "{named:?}");
         // No replica counters (a replica's subop_w unread): no verdict, and why.
         let mut r = pool_result(slow.0, slow.1, slow.2, [0.5; 3]);
         for o in &mut r.osds {

@@ -34,6 +34,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::disrupt::{Action, Disruption};
 use crate::progress::{typical_interval, Sample};
 use crate::result::{BenchResult, OsdReport};
 use crate::telemetry::counters::{AvgDelta, OsdCounters};
@@ -125,28 +126,38 @@ pub struct OsdMove {
 }
 
 /// The latency counters looked at, deepest (closest to the drive) first:
-/// Ceph's name, the report's words, and what its move says.
-pub const COUNTERS: [(&str, &str, &str); 5] = [
-    ("kv_sync_lat", "kv sync round", "its drive's syncs slowed"),
+/// Ceph's name, the report's words, and what its move says when it rose
+/// and when it fell (a sentence follows the direction of its figures).
+pub const COUNTERS: [(&str, &str, &str, &str); 5] = [
+    (
+        "kv_sync_lat",
+        "kv sync round",
+        "its drive's syncs slowed",
+        "its drive's syncs got faster",
+    ),
     (
         "commit_lat",
         "BlueStore commit",
         "its transactions waited longer to commit",
+        "its transactions committed sooner",
     ),
     (
         "subop_w_latency",
         "replica write",
         "its replica writes took longer",
+        "its replica writes took less time",
     ),
     (
         "op_w_latency",
         "op_w latency",
         "its client writes took longer in the OSD",
+        "its client writes took less time in the OSD",
     ),
     (
         "op_r_latency",
         "op_r latency",
         "its reads took longer in the OSD",
+        "its reads took less time in the OSD",
     ),
 ];
 
@@ -483,7 +494,7 @@ fn mean_within(o: &OsdReport, name: &str, p: &Phase) -> Option<(f64, u64)> {
 fn osd_moves(osds: &[OsdReport], before: &Phase, after: &Phase, slower: bool) -> Vec<OsdMove> {
     let mut out = Vec::new();
     for o in osds {
-        for (name, _, _) in COUNTERS {
+        for (name, ..) in COUNTERS {
             let (Some((b, _)), Some((a, _))) =
                 (mean_within(o, name, before), mean_within(o, name, after))
             else {
@@ -529,17 +540,59 @@ pub fn annotate(result: &mut BenchResult) {
     result.osds = osds;
 }
 
+/// The run's own `--disrupt` action that a change at `t_s` follows, in
+/// words (`after osd.1 went out at 3.2 s`): one done from
+/// [`DISRUPT_LAG_S`] plus two looks before the change to
+/// [`DISRUPT_LEAD_S`] after it (a change point is placed to within an
+/// interval or two).
+fn disrupt_cause(t_s: f64, d: Option<&Disruption>) -> Option<String> {
+    let d = d?;
+    let lag = DISRUPT_LAG_S + 2.0 * d.poll_s;
+    d.actions
+        .iter()
+        .filter(|a| !a.on_exit && a.error.is_none())
+        .filter_map(|a| Some((a.action, a.done_s.or(a.sent_s)?)))
+        .filter(|(_, at)| *at <= t_s + DISRUPT_LEAD_S && *at >= t_s - lag)
+        .last()
+        .map(|(action, at)| {
+            let what = match action {
+                Action::Out => "went out",
+                Action::In => "came back in",
+                Action::Down => "was marked down",
+                Action::Stop => "was stopped",
+                Action::Start => "was started",
+            };
+            format!("after osd.{} {what} at {at:.1} s", d.osd)
+        })
+}
+
+/// How long before a change a `--disrupt` action may have been done for the
+/// change to be read as its consequence, s (plus two looks: peering and
+/// the counters' own sampling lag).
+const DISRUPT_LAG_S: f64 = 3.0;
+/// How long after a change's start such an action may come, s.
+const DISRUPT_LEAD_S: f64 = 2.0;
+
 /// One line per change for the text report, e.g. `from 62 s: IOPS 1,480 →
 /// 610 (−59 %), p99 3.1 → 41 ms; osd.3 (class ssd, model X) kv sync round
-/// 0.6 → 9.1 ms: its drive's syncs slowed; no cluster event`.
-pub fn line(c: &Change, osds: &[OsdReport], cluster: Option<&ClusterState>) -> String {
+/// 0.6 → 9.1 ms: its drive's syncs slowed; no cluster event`. A change that
+/// follows the run's own `disruption` says so (`from 4 s, after osd.1 went
+/// out at 3.2 s: ...`), and its OSDs' moves are not read as their drives'.
+pub fn line(
+    c: &Change,
+    osds: &[OsdReport],
+    cluster: Option<&ClusterState>,
+    disruption: Option<&Disruption>,
+) -> String {
     let pct = match c.iops_move() {
         m if m.is_empty() => m,
         m => format!(" ({m})"),
     };
+    let ours = disrupt_cause(c.t_s, disruption);
     let mut s = format!(
-        "from {:.0} s: IOPS {} → {}{}",
+        "from {:.0} s{}: IOPS {} → {}{}",
         c.t_s,
+        ours.as_ref().map_or(String::new(), |w| format!(", {w}")),
         thousands(c.before.iops),
         thousands(c.after.iops),
         pct
@@ -559,11 +612,17 @@ pub fn line(c: &Change, osds: &[OsdReport], cluster: Option<&ClusterState>) -> S
             continue;
         }
         named.push(m.osd);
-        let (_, words, cause) = COUNTERS
+        let (_, words, rose, fell) = COUNTERS
             .iter()
             .find(|x| x.0 == m.counter)
             .copied()
-            .unwrap_or(("", "counter", "it moved"));
+            .unwrap_or(("", "counter", "it rose", "it fell"));
+        // The disruption's doing is said once, at the head of the line.
+        let cause = match (&ours, m.after_ns > m.before_ns) {
+            (Some(_), _) => String::new(),
+            (None, true) => format!(": {rose}"),
+            (None, false) => format!(": {fell}"),
+        };
         let dev = osds
             .iter()
             .find(|o| o.osd == m.osd)
@@ -582,7 +641,7 @@ pub fn line(c: &Change, osds: &[OsdReport], cluster: Option<&ClusterState>) -> S
             .map(|v| format!(" ({})", v.join(", ")))
             .unwrap_or_default();
         parts.push(format!(
-            "osd.{}{dev} {words} {} → {} ms: {cause}",
+            "osd.{}{dev} {words} {} → {} ms{cause}",
             m.osd,
             ms(m.before_ns),
             ms(m.after_ns)
@@ -748,6 +807,73 @@ mod tests {
         }
     }
 
+    /// IOPS up from 15 s while osd.1's kv sync round falls 9.1 → 0.6 ms:
+    /// the job got faster and so did the drive's syncs.
+    fn faster_from_15s() -> (Vec<Sample>, [OsdReport; 2]) {
+        let base: Vec<f64> = (0..40)
+            .map(|i| if i < 15 { 610.0 } else { 1480.0 })
+            .collect();
+        let tl = timeline(&noisy(&base, 0.05, 1), 4.0, 0);
+        let fast: Vec<(f64, f64)> = (1..=20)
+            .map(|k| (2.0 * k as f64, if k <= 7 { 9.1 } else { 0.6 }))
+            .collect();
+        let calm: Vec<(f64, f64)> = (1..=20).map(|k| (2.0 * k as f64, 9.1)).collect();
+        (tl, [osd(0, &calm), osd(1, &fast)])
+    }
+
+    #[test]
+    fn a_change_sentence_follows_the_direction_of_its_figures() {
+        let (tl, osds) = faster_from_15s();
+        let c = job_changes(&tl, &osds, None).unwrap();
+        assert_eq!(c.len(), 1, "{c:#?}");
+        let l = line(&c[0], &osds, None, None);
+        assert!(
+            l.contains("osd.1 kv sync round 9.10 → 0.600 ms: its drive's syncs got faster"),
+            "{l}"
+        );
+        assert!(!l.contains("slowed") && !l.contains("longer"), "{l}");
+    }
+
+    /// A `--disrupt` result with `action` done at `done_s`.
+    fn disruption(action: &str, done_s: f64) -> Disruption {
+        serde_json::from_value(serde_json::json!({
+            "osd": 1,
+            "spec": format!("osd.1:{action}@{done_s}s"),
+            "actions": [{"action": action, "asked_s": done_s, "sent_s": done_s,
+                         "done_s": done_s, "on_exit": false}],
+            "phases": [],
+            "recovery": {"degraded_from_s": null, "recovering_from_s": null,
+                "clean_at_s": null, "clean_after_last_action_s": null, "job_end_s": 40.0,
+                "clean_by_job_end": true, "waited_after_job_s": 0.0, "wait_limit_s": 60.0,
+                "max_objects_per_sec": 0.0, "max_bytes_per_sec": 0.0,
+                "mean_objects_per_sec": 0.0, "mean_bytes_per_sec": 0.0},
+            "looks": [],
+            "poll_s": 1.0
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_change_after_the_runs_own_disruption_says_so() {
+        let (tl, osds) = faster_from_15s();
+        let c = job_changes(&tl, &osds, None).unwrap();
+        let d = disruption("out", 14.2);
+        let l = line(&c[0], &osds, None, Some(&d));
+        assert!(
+            l.starts_with("from 15 s, after osd.1 went out at 14.2 s: IOPS"),
+            "{l}"
+        );
+        // The OSD's figures stay; no drive is blamed.
+        assert!(l.contains("osd.1 kv sync round 9.10 → 0.600 ms"), "{l}");
+        assert!(!l.contains("its drive"), "{l}");
+        // An action long before the change, or after it, is not its cause.
+        for far in [2.0, 25.0] {
+            let l = line(&c[0], &osds, None, Some(&disruption("out", far)));
+            assert!(!l.contains("went out"), "{l}");
+            assert!(l.contains("its drive's syncs got faster"), "{l}");
+        }
+    }
+
     #[test]
     fn the_osd_whose_counters_moved_is_named_deepest_first() {
         let base: Vec<f64> = (0..40)
@@ -770,7 +896,7 @@ mod tests {
         // The sample over 14–16 s straddles the change at 15 s: left out.
         assert!((c[0].osds[0].before_ns - 0.6e6).abs() < 1.0);
         assert!((c[0].osds[0].after_ns - 9.1e6).abs() < 1.0);
-        let l = line(&c[0], &osds, None);
+        let l = line(&c[0], &osds, None, None);
         assert!(
             l.starts_with("from 15 s: IOPS 1,4") && l.contains("(−5"),
             "{l}"
@@ -821,7 +947,7 @@ mod tests {
         // The health check stood from before the run (the look before is
         // absent here, so its start counts): kept only if it began near.
         assert_eq!(kinds, ["deep_scrub"]);
-        let l = line(&c[0], &[], Some(&cs));
+        let l = line(&c[0], &[], Some(&cs), None);
         assert!(l.contains("; cluster: deep scrub, 1 PG"), "{l}");
     }
 

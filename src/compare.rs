@@ -354,6 +354,69 @@ pub struct Source {
     pub usable: Option<f64>,
     /// The host the client ran on, where known.
     pub client_host: Option<String>,
+    /// What its job was, setting by setting (`("queue depth", "8")`), for
+    /// the line that names what differs between unlike jobs; empty where
+    /// unknown (fio outputs, suites: their jobs are matched by name).
+    pub shape: Vec<(&'static str, String)>,
+}
+
+/// A result's job, setting by setting: op, block size, queue depth, rate
+/// (or closed loop), object or image size.
+fn job_shape(r: &BenchResult) -> Vec<(&'static str, String)> {
+    use crate::units::fmt_bytes;
+    let rate = r
+        .jobs
+        .iter()
+        .find_map(|j| j.rate.as_ref())
+        .map_or("closed loop".into(), |x| format!("{} ops/s", x.asked));
+    match &r.workload {
+        crate::result::Workload::Rados(w) => vec![
+            ("op", format!("rados {}", w.mode)),
+            ("block size", fmt_bytes(w.block_size)),
+            ("queue depth", w.concurrent_ios.to_string()),
+            ("rate", rate),
+            ("object size", fmt_bytes(w.object_size)),
+        ],
+        crate::result::Workload::Rbd(w) => vec![
+            ("op", format!("rbd {}", w.rw)),
+            ("block size", fmt_bytes(w.bs)),
+            ("queue depth", format!("{}x{}", w.iodepth, w.numjobs)),
+            ("rate", rate),
+            ("image size", fmt_bytes(w.image_size)),
+        ],
+    }
+}
+
+/// One line naming what differs between the sources' jobs (each setting
+/// that all of them know), e.g. `unlike jobs: queue depth 8 (A), 4 (B)`;
+/// none where they are alike.
+pub fn unlike_jobs(sources: &[Source]) -> Option<String> {
+    let first = sources.first()?;
+    let differs: Vec<String> = first
+        .shape
+        .iter()
+        .filter_map(|(what, _)| {
+            let vals: Vec<&String> = sources
+                .iter()
+                .map(|s| s.shape.iter().find(|(w, _)| w == what).map(|(_, v)| v))
+                .collect::<Option<_>>()?;
+            vals.iter().any(|v| *v != vals[0]).then(|| {
+                let each: Vec<String> = vals
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| format!("{v} ({})", crate::report::page::letter(i)))
+                    .collect();
+                format!("{what} {}", each.join(", "))
+            })
+        })
+        .collect();
+    (!differs.is_empty()).then(|| {
+        format!(
+            "unlike jobs, compared anyway: {}; a difference below may be the jobs', not the \
+             cluster's",
+            differs.join("; ")
+        )
+    })
 }
 
 impl From<&BenchResult> for Source {
@@ -380,6 +443,7 @@ impl From<&BenchResult> for Source {
             back_heartbeat_ms: crate::attribution::back_heartbeat_ms([r]),
             usable: r.pool.as_ref().map(PoolSettings::usable_fraction),
             client_host: Some(r.cluster.client_host.clone()).filter(|h| !h.is_empty()),
+            shape: job_shape(r),
         }
     }
 }
@@ -800,7 +864,8 @@ pub fn compare(results: &[BenchResult]) -> Comparison {
 pub fn compare_sources(results: &[Source]) -> Comparison {
     let labels = results.iter().map(|s| s.label.clone()).collect();
     let decimal = !results.is_empty() && results.iter().all(|s| !s.per_run.is_empty());
-    let mut notes: Vec<String> = Vec::new();
+    // What differs between unlike jobs: the first line under the labels.
+    let mut notes: Vec<String> = unlike_jobs(results).into_iter().collect();
     for s in results {
         for n in &s.notes {
             if !notes.contains(n) {
@@ -1163,6 +1228,35 @@ mod tests {
         crate::result::test_result("p", vec![j])
     }
 
+    /// A QD8 run against a QD4 run with another block size: one line at the
+    /// top names what differs; alike runs get none.
+    #[test]
+    fn unlike_jobs_are_named_in_one_line() {
+        let a = result_with(job(&[1000, 1000, 1000], 1.0));
+        let mut b = a.clone();
+        let same = compare(&[a.clone(), b.clone()]);
+        assert!(
+            !same.notes.iter().any(|n| n.contains("unlike")),
+            "{:?}",
+            same.notes
+        );
+        if let crate::result::Workload::Rados(w) = &mut b.workload {
+            w.concurrent_ios = 4;
+            w.block_size = 16 << 10;
+        }
+        let c = compare(&[a, b]);
+        assert_eq!(
+            c.notes.first().map(String::as_str),
+            Some(
+                "unlike jobs, compared anyway: block size 4 KiB (A), 16 KiB (B); queue depth \
+                 16 (A), 4 (B); a difference below may be the jobs', not the cluster's"
+            ),
+            "{:?}",
+            c.notes
+        );
+        assert_eq!(c.notes.iter().filter(|n| n.contains("unlike")).count(), 1);
+    }
+
     #[test]
     fn diff_and_noise_verdicts() {
         let a = job(&[1000, 1010, 990, 1005, 995], 16.0);
@@ -1237,31 +1331,7 @@ mod tests {
     /// (+100 %), no verdict; none for one pool compared with itself.
     #[test]
     fn capacity_row_sets_each_pool_usable_fraction_beside_its_figures() {
-        use crate::result::{ErasureLayout, PoolSettings};
-        let pool = |name: &str, size: u32, erasure: Option<(u32, u32)>| PoolSettings {
-            name: name.into(),
-            id: 1,
-            size,
-            min_size: 2,
-            pg_num: 32,
-            crush_rule: "r".into(),
-            device_classes: vec![],
-            osds: vec![0, 1, 2],
-            osd_memory_target: vec![],
-            memory_held_bytes: None,
-            memory_measured_bytes: None,
-            memory_not_measured: None,
-            erasure: erasure.map(|(k, m)| ErasureLayout {
-                profile: "p".into(),
-                k,
-                m,
-                plugin: "jerasure".into(),
-                technique: None,
-                stripe_unit: 4096,
-                failure_domain: "osd".into(),
-                allow_ec_overwrites: true,
-            }),
-        };
+        let pool = crate::result::test_pool;
         let mut a = crate::result::test_result("rep3", vec![job(&[1000; 4], 1.0)]);
         a.pool = Some(pool("rep3", 3, None));
         let mut b = crate::result::test_result("ec21", vec![job(&[800; 4], 1.2)]);

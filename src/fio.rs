@@ -215,6 +215,7 @@ pub fn import(v: &Value) -> Result<Source, FioError> {
         ram_per_osd_bytes: None,
         usable: None,
         client_host: None,
+        shape: Vec::new(),
         name: String::new(),
         back_heartbeat_ms: None,
     })

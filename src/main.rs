@@ -31,10 +31,8 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Err(e) => {
-            let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or("invalid arguments");
-            let first = first.strip_prefix("error: ").unwrap_or(first);
-            eprintln!("cephbench: error: {first} (see `cephbench --help`)");
+            let line = cli::usage_line(&e);
+            eprintln!("cephbench: error: {line} (see `cephbench --help`)");
             return ExitCode::from(cmd::exit::USAGE);
         }
     };

@@ -1135,6 +1135,36 @@ pub fn where_ran(pool: &str, data_pool: Option<&str>) -> String {
     }
 }
 
+/// A pool for unit tests: `size` copies (or `k`+`m` erasure-coded) over
+/// OSDs 0-2.
+#[cfg(test)]
+pub(crate) fn test_pool(name: &str, size: u32, erasure: Option<(u32, u32)>) -> PoolSettings {
+    PoolSettings {
+        name: name.into(),
+        id: 1,
+        size,
+        min_size: 2,
+        pg_num: 32,
+        crush_rule: "r".into(),
+        device_classes: vec![],
+        osds: vec![0, 1, 2],
+        osd_memory_target: vec![],
+        memory_held_bytes: None,
+        memory_measured_bytes: None,
+        memory_not_measured: None,
+        erasure: erasure.map(|(k, m)| ErasureLayout {
+            profile: "p".into(),
+            k,
+            m,
+            plugin: "jerasure".into(),
+            technique: None,
+            stripe_unit: 4096,
+            failure_domain: "osd".into(),
+            allow_ec_overwrites: true,
+        }),
+    }
+}
+
 /// A result for unit tests: `rados write` on pool `pool` (4 KiB, QD16, 5 s)
 /// holding `jobs`, with nothing probed.
 #[cfg(test)]

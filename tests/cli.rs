@@ -48,6 +48,38 @@ fn unknown_flag_is_one_line_exit_2() {
     assert!(e.contains("--frobnicate"), "{e}");
 }
 
+/// A missing required argument is named on the one line (clap lists them on
+/// lines of its own, which the one-line error used to drop).
+#[test]
+fn missing_required_arguments_are_named() {
+    let e = usage_error(&["rados", "write"]);
+    assert!(
+        e.contains("missing required arguments: --pool <POOL>"),
+        "{e}"
+    );
+    let e = usage_error(&["rbd", "-p", "x"]);
+    assert!(e.contains("--image") && e.contains("--size"), "{e}");
+    let e = usage_error(&["compare"]);
+    assert!(e.contains("RESULT.json"), "{e}");
+}
+
+/// An invalid value lists the valid ones on the one line, with a "did you
+/// mean" where one is close; so does an unknown subcommand.
+#[test]
+fn invalid_values_list_the_valid_ones() {
+    let e = usage_error(&["--format", "xml", "report", "a.json"]);
+    assert!(e.contains("valid values: text, json, csv"), "{e}");
+    let e = usage_error(&["rados", "writ", "-p", "x"]);
+    assert!(e.contains("did you mean 'write'?"), "{e}");
+    assert!(e.contains("valid values: write, seq, rand"), "{e}");
+    let e = usage_error(&["rbd", "-p", "x", "--size", "1G", "--rw", "radnread"]);
+    assert!(e.contains("did you mean 'randread'?"), "{e}");
+    let e = usage_error(&["rados", "write", "-p", "x", "--verfy", "stamp"]);
+    assert!(e.contains("did you mean '--verify'?"), "{e}");
+    let e = usage_error(&["sweeep"]);
+    assert!(e.contains("did you mean 'sweep'?"), "{e}");
+}
+
 #[test]
 fn interval_out_of_range_is_one_line_exit_2() {
     for bad in ["0", "50ms", "2h", "abc"] {

@@ -1245,6 +1245,17 @@ fn sweep_text(md: bool) -> String {
 fn sweep_table_text() {
     let t = sweep_text(false);
     assert_fits(&t);
+    // The overloaded point says what happened there, in words: the
+    // fixture's 610 of 1000 ops/s, 900 ops late, a backlog of 2,000.
+    assert!(!t.contains("OVERLOAD"), "{t}");
+    let flat = t.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains(
+            "overloaded at 1000 ops/s: the cluster could not keep up: achieved 610 of 1000 ops/s \
+             (61 %), 900 ops issued over 1 ms late (every slot busy), up to 2,000 ops waiting"
+        ),
+        "{t}"
+    );
     insta::assert_snapshot!(t);
 }
 

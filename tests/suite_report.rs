@@ -1464,3 +1464,41 @@ fn suites_give_the_pools_cpu_per_op() {
     let v = serde_json::to_value(&d).unwrap();
     common::validate_suite(&v);
 }
+
+/// A suite that ran each job once has no spread between runs: no format
+/// prints one ("±0%" was in every cell), and the text says so once.
+#[test]
+fn one_run_suites_print_no_spread_and_say_so_once() {
+    use cephbench::report::Format;
+    let mut d = fixture();
+    d.runs.retain(|r| r.run == 1);
+    d.settings.runs = 1;
+    let order: Vec<String> = d.summary.rows.iter().map(|r| r.job.clone()).collect();
+    d.summary = suite::summarize(&order, &d.runs, Some(&pool()), Default::default());
+    assert!(d.summary.rows.iter().all(|r| r.runs == 1));
+    for format in [Format::Text, Format::Markdown, Format::Html] {
+        let out = render(vec![d.clone()], format, false);
+        assert!(!out.contains('±'), "{format:?}: {out}");
+        assert_eq!(
+            out.matches("no spread between runs is given").count(),
+            1,
+            "{format:?}: {out}"
+        );
+    }
+    let csv = render(vec![d.clone()], Format::Csv, false);
+    let head: Vec<&str> = cephbench::report::SUITE_CSV_HEADER.split(',').collect();
+    for line in csv.lines().skip(1) {
+        let cells: Vec<&str> = line.split(',').collect();
+        for (h, c) in head.iter().zip(&cells) {
+            if h.ends_with("_spread_pct") {
+                assert_eq!(*c, "", "{h} in {line}");
+            }
+        }
+    }
+    // Two runs still give their spread.
+    let out = render(vec![fixture()], Format::Text, false);
+    assert!(
+        out.contains('±') && !out.contains("no spread between runs"),
+        "{out}"
+    );
+}

@@ -199,6 +199,8 @@ pub(super) async fn measure<J: Job>(setup: Setup<'_>, mut job: J) -> Result<Outc
             .collect();
         d.finish(&timelines, &stalls, &mut warnings)
     });
+    // After `--disrupt`'s OSD is back: the state against the one before.
+    warnings.extend(probes.osd_state_change(rados));
     let mut result = BenchResult {
         schema_version: SCHEMA_VERSION,
         tool: tool_info(),

@@ -411,6 +411,49 @@ pub struct DataPoolsArg {
     pub data_pools: Option<Vec<String>>,
 }
 
+/// clap's error as one line: the missing arguments named, an invalid
+/// value's valid values listed with clap's "did you mean" (its rendering
+/// puts them on lines of their own, after the first).
+pub fn usage_line(e: &clap::Error) -> String {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let strings = |k| match e.get(k) {
+        Some(ContextValue::String(s)) => vec![s.clone()],
+        Some(ContextValue::Strings(v)) => v.clone(),
+        _ => Vec::new(),
+    };
+    let did_you_mean = [
+        ContextKind::SuggestedValue,
+        ContextKind::SuggestedArg,
+        ContextKind::SuggestedSubcommand,
+    ]
+    .into_iter()
+    .flat_map(strings)
+    .next()
+    .map(|s| format!(": did you mean '{s}'?"))
+    .unwrap_or_default();
+    let arg = strings(ContextKind::InvalidArg);
+    let valid = strings(ContextKind::ValidValue);
+    match e.kind() {
+        ErrorKind::MissingRequiredArgument if !arg.is_empty() => {
+            format!("missing required arguments: {}", arg.join(", "))
+        }
+        ErrorKind::InvalidValue if !valid.is_empty() => format!(
+            "invalid value '{}' for '{}'{did_you_mean} (valid values: {})",
+            strings(ContextKind::InvalidValue).join(""),
+            arg.join(""),
+            valid.join(", ")
+        ),
+        _ => format!("{}{did_you_mean}", first_line(e)),
+    }
+}
+
+/// The first line of clap's rendering of `e`, without its "error: ".
+fn first_line(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let first = text.lines().next().unwrap_or("invalid arguments");
+    first.strip_prefix("error: ").unwrap_or(first).to_string()
+}
+
 /// Bad input that clap's types cannot catch; printed as one line, exit 2.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]

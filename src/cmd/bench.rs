@@ -35,10 +35,13 @@ pub fn rados(conn: &ConnArgs, args: &RadosArgs, g: &Globals) -> anyhow::Result<E
             &cfg.namespace,
             &cfg.run_name,
         ));
+        let signalled = stop.clone();
         if let Some(group) = group {
             return run_group(&s.rados, group, JobSpec::Rados(cfg), stop, g).await;
         }
-        finish(bench::run_rados(&s.rados, &cfg, stop).await?, g)
+        let outcome = bench::run_rados(&s.rados, &cfg, stop).await?;
+        let signalled = *signalled.borrow();
+        finish(outcome, g, signalled)
     })
 }
 
@@ -72,10 +75,13 @@ pub fn rbd(conn: &ConnArgs, args: &RbdArgs, g: &Globals) -> anyhow::Result<ExitC
             bench::ImageChoice::Existing { .. } => "nothing (the image is not cephbench's)".into(),
         };
         let stop = signals::install(hint);
+        let signalled = stop.clone();
         if let Some(group) = group {
             return run_group(&s.rados, group, JobSpec::Rbd(cfg), stop, g).await;
         }
-        finish(bench::run_rbd(&s.rados, &cfg, stop).await?, g)
+        let outcome = bench::run_rbd(&s.rados, &cfg, stop).await?;
+        let signalled = *signalled.borrow();
+        finish(outcome, g, signalled)
     })
 }
 
@@ -181,11 +187,13 @@ async fn run_group(
     stop: watch::Receiver<bool>,
     g: &Globals,
 ) -> anyhow::Result<ExitCode> {
+    let signalled = stop.clone();
     let outcome = cephbench::group::run_group(rados, &group, job, stop, |l| {
         eprintln!("cephbench: group {}: {l}", group.group)
     })
     .await?;
-    finish_group(outcome, g)
+    let signalled = *signalled.borrow();
+    finish_group(outcome, g, signalled)
 }
 
 /// Prints `result` on stdout in the chosen format; `text_trailer` is one
@@ -207,8 +215,10 @@ fn print(
     out.flush()
 }
 
-/// Prints the report and turns the outcome into an exit code.
-fn finish(outcome: bench::Outcome, g: &Globals) -> anyhow::Result<ExitCode> {
+/// Prints the report and turns the outcome into an exit code; `signalled`:
+/// an interrupt came at any point, also after the job (during cleanup),
+/// which the result's own flag does not record.
+fn finish(outcome: bench::Outcome, g: &Globals, signalled: bool) -> anyhow::Result<ExitCode> {
     let removed = outcome
         .cleaned
         .map(|n| format!("\nRemoved {n} objects written by this run."));
@@ -221,12 +231,16 @@ fn finish(outcome: bench::Outcome, g: &Globals) -> anyhow::Result<ExitCode> {
         .error
         .map(|e| anyhow::Error::new(e).context("the benchmark stopped on an error"));
     // Nothing measured (e.g. preconditioning failed): the run never started.
-    exit::after_stop(errors, outcome.result.interrupted, error)
+    exit::after_stop(errors, outcome.result.interrupted || signalled, error)
 }
 
 /// Prints a group run's merged report; agents without a result fail the
 /// command (exit 1) after the report, each named on stderr.
-fn finish_group(outcome: cephbench::group::GroupOutcome, g: &Globals) -> anyhow::Result<ExitCode> {
+fn finish_group(
+    outcome: cephbench::group::GroupOutcome,
+    g: &Globals,
+    signalled: bool,
+) -> anyhow::Result<ExitCode> {
     print(&outcome.result, g, None)?;
     let mut bad: Vec<String> = Vec::new();
     for (a, why) in outcome.missing.iter().chain(outcome.failed.iter()) {
@@ -247,7 +261,7 @@ fn finish_group(outcome: cephbench::group::GroupOutcome, g: &Globals) -> anyhow:
     }
     Ok(exit::after_report(
         outcome.result.data_errors(),
-        outcome.result.interrupted,
+        outcome.result.interrupted || signalled,
         None,
     ))
 }

@@ -134,6 +134,7 @@ pub fn sweep(conn: &ConnArgs, args: &SweepArgs, g: &Globals) -> anyhow::Result<E
     }
     rt.block_on(async move {
         let stop = signals::install(job.cleanup_hint(&opts.pools));
+        let signalled = stop.clone();
         let out = cephbench::sweep::run_sweep(&rados, job, opts, stop).await?;
         let mut stdout = std::io::stdout().lock();
         cephbench::sweep::render(&out.doc, format, &mut stdout)?;
@@ -152,6 +153,8 @@ pub fn sweep(conn: &ConnArgs, args: &SweepArgs, g: &Globals) -> anyhow::Result<E
         let failure = out
             .error
             .map(|e| anyhow::Error::new(e).context("the sweep stopped on an error"));
-        exit::after_stop(errors, out.doc.interrupted, failure)
+        // Also an interrupt during the last point's cleanup.
+        let interrupted = out.doc.interrupted || *signalled.borrow();
+        exit::after_stop(errors, interrupted, failure)
     })
 }

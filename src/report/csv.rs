@@ -123,7 +123,7 @@ pub const COMPARISON_HEADER: &str = "job,figure,source,label,value,diff_pct,sign
 
 /// The columns of a suite: one line per pool and job (op kind), each
 /// figure the median over runs (or the best run's, `aggregate`) with its
-/// spread between runs in percent; MB/s = 10^6 bytes/s, latencies in ms;
+/// spread between runs in percent (empty with one run); MB/s = 10^6 bytes/s, latencies in ms;
 /// `mean_in_flight` / `asked_in_flight` of the run that kept fewest ops in
 /// flight (empty where not recorded); `data_pool` the pool the RBD image's
 /// data and the rados jobs went to (empty: `pool`), `usable_pct` that
@@ -183,7 +183,7 @@ impl Reporter for Csv {
             for r in &d.summary.rows {
                 writeln!(
                     out,
-                    "{},{},{},{},{},{},{},{:.1},{:.1},{:.3},{:.1},{:.3},{:.1},{:.3},{:.1},{},{},{},{},{},{}",
+                    "{},{},{},{},{},{},{},{:.1},{},{:.3},{},{:.3},{},{:.3},{},{},{},{},{},{},{}",
                     field(&d.suite),
                     field(&d.pool),
                     field(&r.job),
@@ -192,20 +192,21 @@ impl Reporter for Csv {
                     r.runs,
                     d.settings.aggregate.as_str(),
                     r.iops.value,
-                    r.iops.spread_pct,
+                    spread(&r.iops),
                     r.mb_s.value,
-                    r.mb_s.spread_pct,
+                    spread(&r.mb_s),
                     r.mean_ms.value,
-                    r.mean_ms.spread_pct,
+                    spread(&r.mean_ms),
                     r.p99_ms.value,
-                    r.p99_ms.spread_pct,
+                    spread(&r.p99_ms),
                     r.iops_per_gib.map_or(String::new(), |x| format!("{x:.1}")),
                     r.flagged,
                     in_flight(crate::suite::row_client(d, r)),
                     d.data_pool.as_deref().map(field).unwrap_or_default(),
-                    d.pool_settings
-                        .as_ref()
-                        .map_or(String::new(), |p| format!("{:.1}", p.usable_fraction() * 100.0)),
+                    d.pool_settings.as_ref().map_or(String::new(), |p| format!(
+                        "{:.1}",
+                        p.usable_fraction() * 100.0
+                    )),
                     r.cpu_us_per_op.map_or(String::new(), |u| format!("{u:.1}"))
                 )?;
             }
@@ -284,4 +285,9 @@ fn rows(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// A suite figure's spread between runs, percent; empty with one run.
+fn spread(f: &crate::suite::Figure) -> String {
+    f.spread().map_or(String::new(), |s| format!("{s:.1}"))
 }

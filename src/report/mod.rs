@@ -383,7 +383,7 @@ pub fn change_lines(r: &BenchResult, j: &crate::result::JobReport) -> Vec<String
     j.changes
         .iter()
         .flatten()
-        .map(|c| crate::changes::line(c, &r.osds, r.cluster_state.as_ref()))
+        .map(|c| crate::changes::line(c, &r.osds, r.cluster_state.as_ref(), r.disruption.as_ref()))
         .collect()
 }
 

@@ -123,25 +123,33 @@ fn cdm_section(h: &mut String, t: &CdmTable) {
 }
 
 fn cell(f: &Figure, fmt: fn(f64) -> String) -> String {
-    format!(
-        "{} ±{:.0}%{}",
-        fmt(f.value),
-        f.spread_pct,
-        if f.flagged { "!" } else { "" }
-    )
+    match f.spread() {
+        // One run: no spread to give (the section's line says so once).
+        None => fmt(f.value),
+        Some(s) => format!(
+            "{} ±{s:.0}%{}",
+            fmt(f.value),
+            if f.flagged { "!" } else { "" }
+        ),
+    }
 }
 
 fn suite_section(h: &mut String, d: &SuiteDoc) {
     let s = &d.settings;
     h.push_str(&format!(
         "<section><h2>Suite {} on {}</h2><p>{} run(s) per job, {} s measured after a {} s \
-         ramp; figures: {}{}.</p>",
+         ramp; figures: {}{}{}.</p>",
         esc(&d.suite),
         esc(&d.where_ran()),
         s.runs,
         s.runtime_s,
         s.ramp_s,
         esc(&s.aggregate.of_runs(s.runs)),
+        if d.one_run_each() {
+            ", so no spread between runs is given"
+        } else {
+            ""
+        },
         if d.interrupted {
             " <span class=\"warn\">(INTERRUPTED)</span>"
         } else {

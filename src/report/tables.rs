@@ -276,10 +276,11 @@ fn ms(x: f64) -> String {
 
 fn cell(f: &Figure, fmt: fn(f64) -> String, markdown: bool) -> String {
     let flag = if f.flagged { "!" } else { "" };
-    if markdown {
-        format!("{} (±{:.0}%){flag}", fmt(f.value), f.spread_pct)
-    } else {
-        format!("{} ±{:.0}%{flag}", fmt(f.value), f.spread_pct)
+    match (f.spread(), markdown) {
+        // One run: no spread to give (the notes say so once).
+        (None, _) => fmt(f.value),
+        (Some(s), true) => format!("{} (±{s:.0}%){flag}", fmt(f.value)),
+        (Some(s), false) => format!("{} ±{s:.0}%{flag}", fmt(f.value)),
     }
 }
 
@@ -495,11 +496,18 @@ fn suite_notes(docs: &[SuiteDoc], markdown: bool, out: &mut dyn io::Write) -> io
         Aggregate::Median => "median over runs (mean of two)",
         Aggregate::Best => "the best run's (highest MB/s; its latencies too)",
     };
-    writeln!(
-        out,
-        "{b}Figures: {centre}, ± half the range between runs, ! = spread > {:.0}%;",
-        doc.summary.spread_limit_pct
-    )?;
+    if docs.iter().all(SuiteDoc::one_run_each) {
+        writeln!(
+            out,
+            "{b}Figures: one run per job, so no spread between runs is given;"
+        )?;
+    } else {
+        writeln!(
+            out,
+            "{b}Figures: {centre}, ± half the range between runs, ! = spread > {:.0}%;",
+            doc.summary.spread_limit_pct
+        )?;
+    }
     writeln!(
         out,
         "{b}completion latency (op submitted -> completion callback); MB/s = 10^6 bytes/s."

@@ -183,6 +183,11 @@ pub struct Figure {
 }
 
 impl SuiteDoc {
+    /// Whether every job of the suite ran once: its figures have no spread.
+    pub fn one_run_each(&self) -> bool {
+        self.summary.rows.iter().all(|r| r.runs <= 1)
+    }
+
     /// The pool the data went to, what the tables call the suite's side:
     /// the data pool, else the pool.
     pub fn io_pool(&self) -> &str {
@@ -237,6 +242,12 @@ pub fn median(v: &[f64]) -> f64 {
 }
 
 impl Figure {
+    /// The spread between runs in percent; none with one run (there is no
+    /// spread to give).
+    pub fn spread(&self) -> Option<f64> {
+        (self.runs.len() > 1).then_some(self.spread_pct)
+    }
+
     /// The figure of `runs`: their median.
     pub fn of(runs: Vec<f64>) -> Figure {
         let value = median(&runs);
@@ -540,6 +551,8 @@ fn mean_attribution(reps: &[&JobReport]) -> Option<crate::result::Attribution> {
 pub fn suite_source(doc: &SuiteDoc) -> Option<compare::Source> {
     let r = as_bench_result(doc)?;
     let mut s = compare::Source::from(&r);
+    // Its jobs are matched by name, each its own shape.
+    s.shape.clear();
     s.label = match &doc.data_pool {
         Some(d) => format!("suite {} on {}, data in {d}", doc.suite, doc.pool),
         None => format!("suite {} on {}", doc.suite, doc.pool),

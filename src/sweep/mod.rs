@@ -619,6 +619,32 @@ fn figures_brief(p: &Figures) -> String {
     }
 }
 
+/// What happened at an overloaded rate point, in words (none where it kept
+/// up): what was achieved of the asked rate, the ops issued late and the
+/// most left waiting to be issued.
+pub fn overload_words(p: &Figures) -> Option<String> {
+    let asked = p.asked_rate.filter(|_| p.overload)?;
+    let mut w = format!(
+        "the cluster could not keep up: achieved {} of {} ops/s ({:.0} %)",
+        fmt_rate(p.achieved_iops.round()),
+        fmt_rate(asked),
+        100.0 * p.achieved_iops / asked.max(f64::MIN_POSITIVE)
+    );
+    if p.late_ops > 0 {
+        w.push_str(&format!(
+            ", {} ops issued over 1 ms late (every slot busy)",
+            crate::units::thousands(p.late_ops)
+        ));
+    }
+    if p.max_backlog > 0 {
+        w.push_str(&format!(
+            ", up to {} ops waiting to be issued",
+            crate::units::thousands(p.max_backlog)
+        ));
+    }
+    Some(w)
+}
+
 /// One pool's curve.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Curve {

@@ -274,7 +274,7 @@ impl PoolSweep<'_> {
                     super::fmt_rate(f.achieved_iops.round()),
                     super::ms(f.latency_ns.p50 as f64),
                     super::ms(f.latency_ns.p99 as f64),
-                    if f.overload { ", OVERLOAD" } else { "" }
+                    super::overload_words(&f).map_or(String::new(), |w| format!("; {w}"))
                 );
             }
             let interrupted = r.interrupted;

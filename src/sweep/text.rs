@@ -74,7 +74,8 @@ fn cells(doc: &SweepDoc, c: &Curve) -> (Vec<String>, Vec<Vec<String>>) {
                 flag.push("<- knee");
             }
             if f.overload {
-                flag.push("OVERLOAD");
+                // What happened there is said in words under the table.
+                flag.push("overloaded");
             }
             if p.result.interrupted {
                 flag.push("(interrupted)");
@@ -192,6 +193,12 @@ pub(super) fn table(doc: &SweepDoc, markdown: bool) -> String {
                 line(s_, &fmt(r));
             }
             line(s_, &format!("  {}", c.knee.line));
+        }
+        for p in &c.points {
+            if let Some(w) = super::overload_words(&p.figures) {
+                let at = super::x_label(doc.axis, &p.figures);
+                line(s_, &format!("  overloaded at {at}: {w}"));
+            }
         }
         for n in &c.knee.notes {
             line(s_, &format!("  note: {n}"));

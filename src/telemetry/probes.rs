@@ -31,6 +31,9 @@ pub struct Probes {
     rtt: Option<RttProbe>,
     pool: String,
     states: Vec<(i32, bool, bool)>,
+    /// The mons failed the placement watcher's last poll: no mon is asked
+    /// after the run.
+    mons_away: bool,
     /// When `before` was read.
     t0: Instant,
     /// The same on the wall clock (the job's start is told on it).
@@ -57,6 +60,7 @@ impl Probes {
                 rtt: None,
                 pool: pool.to_string(),
                 states: Vec::new(),
+                mons_away: false,
                 t0: Instant::now(),
                 t0_wall: std::time::SystemTime::now(),
                 sampler: None,
@@ -138,6 +142,7 @@ impl Probes {
             rtt,
             pool: pool.to_string(),
             states: cluster::osd_states(rados).unwrap_or_default(),
+            mons_away: false,
             t0,
             t0_wall,
             sampler: None,
@@ -247,6 +252,7 @@ impl Probes {
             let (w, away) = w.finish();
             warnings.extend(w);
             mons_away = away;
+            self.mons_away = away;
         }
         let Some(slots) = &self.slots else {
             return Vec::new();
@@ -375,8 +381,32 @@ impl Probes {
         ev
     }
 
+    /// The OSDs whose up/in state differs from before the run, as one
+    /// warning. Asked once everything the run did to the cluster is undone
+    /// (`--disrupt`'s OSD back in and up): read while the tool's own
+    /// restore was still on its way, an OSD put back in was reported out.
+    pub fn osd_state_change(&self, rados: &Rados) -> Option<String> {
+        if self.mons_away || self.states.is_empty() || self.slots.is_none() {
+            return None;
+        }
+        let states = cluster::osd_states(rados.telemetry()).ok()?;
+        let changed: Vec<String> = states
+            .iter()
+            .filter(|s| !self.states.contains(s))
+            .map(|(id, up, inn)| {
+                format!(
+                    "osd.{id} now {} and {}",
+                    if *up { "up" } else { "down" },
+                    if *inn { "in" } else { "out" }
+                )
+            })
+            .collect();
+        (!changed.is_empty())
+            .then(|| format!("OSDs changed state during the run: {}", changed.join(", ")))
+    }
+
     /// What the reader must know of placement changes during the run: the
-    /// re-reads the watcher made, OSDs that changed state, and a change the
+    /// re-reads the watcher made and a change the
     /// watcher did not see in time (in the run's last poll period).
     /// With `mons_away` (they failed the watcher's last poll) no mon is asked.
     fn placement_change(&self, rados: &Rados, mons_away: bool) -> Vec<String> {
@@ -412,26 +442,6 @@ impl Probes {
         // (each further command would wait out the op timeout too).
         if mons_away {
             return out;
-        }
-        let Ok(states) = cluster::osd_states(rados) else {
-            return out;
-        };
-        let changed: Vec<String> = states
-            .iter()
-            .filter(|s| !self.states.is_empty() && !self.states.contains(s))
-            .map(|(id, up, inn)| {
-                format!(
-                    "osd.{id} now {} and {}",
-                    if *up { "up" } else { "down" },
-                    if *inn { "in" } else { "out" }
-                )
-            })
-            .collect();
-        if !changed.is_empty() {
-            out.push(format!(
-                "OSDs changed state during the run: {}",
-                changed.join(", ")
-            ));
         }
         let Ok(now) = cluster::placement_now(rados, &self.pool, start.pool) else {
             return out;

@@ -453,6 +453,33 @@ fn disrupt_second_sigint_still_puts_the_osd_back_in() {
     wait_clean();
 }
 
+/// An out-only plan: the run puts osd.1 back in on its way out, and then
+/// reports no OSD as changed (it read the state while its own restore was
+/// on its way and said "osd.1 now up and out" of an OSD that was in).
+#[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
+fn disrupt_out_only_restored_on_exit_reports_no_osd_changed() {
+    let _g = serial();
+    let _back = BackIn;
+    three_osds_up();
+    let p = pool_sized("cbt-disrupt", "rados", 3);
+    wait_clean();
+    let r = write_for(p, "osd.1:out@3s", "8", "disrupt-exit");
+    let (code, stdout, stderr, _) = r.finish(Duration::from_secs(150));
+    assert_eq!(code, Some(0), "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+    let acts = v["disruption"]["actions"].as_array().unwrap();
+    assert!(
+        acts.iter()
+            .any(|a| a["action"] == "in" && a["on_exit"] == true),
+        "osd.1 put back in on exit: {acts:?}"
+    );
+    assert!(osd_in(), "osd.1 is not in after the run");
+    let warnings = v["warnings"].to_string();
+    assert!(!warnings.contains("changed state"), "{warnings}");
+    wait_clean();
+}
+
 /// Every OSD up, from `ceph osd stat`.
 fn all_up() -> bool {
     let v: Value = serde_json::from_str(&ceph(&["osd", "stat", "-f", "json"])).unwrap();
