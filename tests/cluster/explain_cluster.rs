@@ -721,18 +721,26 @@ fn shares_add_up_to_the_client_mean() {
         eprintln!("{name}: {}", parts.join(", "));
     }
     let one = mean_ms(&v1);
+    // The OSDs' files are on the host's disk, whose flush moves between runs
+    // (a CI run saw 1.83 ms in the size-1 run between 1.04 and 1.16 ms in
+    // the size-3 runs): the disk's own time is held out of both sides, each
+    // side's device-flush share from its OSDs' counters.
+    let flush = |v: &Value| share(&v["jobs"][0]["attribution"], "device_flush").unwrap_or(0.0);
+    let projected_off_disk = projected - (flush(&v) + flush(&v3)) / 2.0;
+    let one_off_disk = one - flush(&v1);
     eprintln!(
         "no wait for copies: size 3 {:.3} / {:.3} ms, projected {:.3} / {:.3} ms; size 1 \
-         measured {one:.3} ms",
+         measured {one:.3} ms; without the device flush: projected {projected_off_disk:.3}, \
+         size 1 {one_off_disk:.3} ms",
         mean_ms(&v),
         mean_ms(&v3),
         project(&v),
         project(&v3)
     );
     assert!(
-        projected >= 0.9 * one,
-        "projected {projected:.3} ms with no wait for copies, below the size-1 pool's measured \
-         {one:.3} ms"
+        projected_off_disk >= 0.9 * one_off_disk,
+        "projected {projected:.3} ms with no wait for copies ({projected_off_disk:.3} without \
+         the device flush), below the size-1 pool's measured {one:.3} ms ({one_off_disk:.3})"
     );
 }
 
