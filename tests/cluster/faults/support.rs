@@ -32,16 +32,7 @@ pub(crate) fn remove_pool(name: &str) {
 impl TempPool {
     pub(crate) fn new(name: &'static str, app: &str) -> TempPool {
         remove_pool(name);
-        ceph(&["osd", "pool", "create", name, "8", "8"]);
-        ceph(&[
-            "osd",
-            "pool",
-            "set",
-            name,
-            "size",
-            "1",
-            "--yes-i-really-mean-it",
-        ]);
+        crate::common::create_replicated(name, "8", 1);
         ceph(&["osd", "pool", "application", "enable", name, app]);
         if app == "rbd" {
             assert!(rbd(&["pool", "init", name]).status.success());
