@@ -552,8 +552,7 @@ fn disrupt_cause(t_s: f64, d: Option<&Disruption>) -> Option<String> {
         .iter()
         .filter(|a| !a.on_exit && a.error.is_none())
         .filter_map(|a| Some((a.action, a.done_s.or(a.sent_s)?)))
-        .filter(|(_, at)| *at <= t_s + DISRUPT_LEAD_S && *at >= t_s - lag)
-        .last()
+        .rfind(|(_, at)| *at <= t_s + DISRUPT_LEAD_S && *at >= t_s - lag)
         .map(|(action, at)| {
             let what = match action {
                 Action::Out => "went out",

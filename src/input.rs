@@ -146,7 +146,7 @@ pub enum Input {
     /// A sweep document.
     Sweep(Box<crate::sweep::SweepDoc>),
     /// fio's JSON output, imported as a comparison source.
-    Fio(Source),
+    Fio(Box<Source>),
 }
 
 impl Input {
@@ -215,7 +215,7 @@ pub fn load_input(path: &Path) -> Result<Input, LoadError> {
     let (bytes, v) = read_json(path)?;
     if crate::fio::is_fio(&v) {
         return crate::fio::import(&v)
-            .map(Input::Fio)
+            .map(|s| Input::Fio(Box::new(s)))
             .map_err(|e| err(path, e.to_string()));
     }
     if v.get("suite_schema_version").is_some() {

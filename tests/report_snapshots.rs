@@ -386,6 +386,33 @@ fn text_report() {
     insta::assert_snapshot!(render(Format::Text, &fixture()));
 }
 
+/// The per-OSD table's "OSD ops" and the "µs per OSD op" of its CPU line
+/// count the same ops: client ops as primary plus replica writes (the
+/// column showed op_w + op_r while the CPU figure divided by subop_w too).
+#[test]
+fn osd_ops_column_is_what_us_per_osd_op_divides_by() {
+    let mut r = fixture();
+    let o = &mut r.osds[0];
+    let c = o.counters.as_mut().unwrap();
+    c.subop_w = Some(18_000);
+    let own = c.op_w.unwrap_or(0) + c.op_r.unwrap_or(0) + 18_000;
+    let cpu_s = o.cpu.as_ref().unwrap().counters_cpu_s.unwrap();
+    cephbench::cpu::fill(&mut r);
+    let text = render(Format::Text, &r);
+    let row = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("osd.0   write"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(
+        row.split_whitespace().last(),
+        Some(own.to_string().as_str()),
+        "{row}"
+    );
+    let per_op = format!("{:.0} µs per OSD op", cpu_s * 1e6 / own as f64);
+    assert!(text.contains(&per_op), "{per_op}: {text}");
+    assert!(text.contains("OSD ops = op_w + op_r + subop_w"), "{text}");
+}
+
 /// The default text report (no -v): the summary, the percentiles, where the
 /// mean went, one row per OSD with its drive, the findings, and one line
 /// naming what -v adds; none of the verbose sections.

@@ -75,6 +75,9 @@ pub(super) struct Cleanup {
     pub cleaned: Option<u64>,
     /// When the run could not remove what it created: the command that does.
     pub leftovers: Option<String>,
+    /// What the run made and could not remove, which fails the command
+    /// after the report (a pool of `--create-pool` the mons kept).
+    pub failed: Option<String>,
 }
 
 /// What a run knows when its measure step starts.
@@ -230,6 +233,7 @@ pub(super) async fn measure<J: Job>(setup: Setup<'_>, mut job: J) -> Result<Outc
         error,
         cleaned: cleanup.cleaned,
         leftovers: cleanup.leftovers,
+        cleanup_failed: cleanup.failed,
         measured_start,
     })
 }
@@ -305,6 +309,8 @@ pub struct Outcome {
     pub cleaned: Option<u64>,
     /// When the run could not remove what it created: the command that does.
     pub leftovers: Option<String>,
+    /// What the run made and could not remove (the command then fails).
+    pub cleanup_failed: Option<String>,
     /// When the measured ops started, on this host's clock (rados runs).
     pub measured_start: Option<SystemTime>,
 }

@@ -62,6 +62,42 @@ pub fn create_pool(rados: &Rados, pool: &str, spec: PoolSpec, app: &str) -> Resu
     })
 }
 
+/// What `--create-pool` says when the mons refuse to delete pools: the
+/// setting named, and the fix.
+pub const NO_POOL_DELETE: &str = "mon_allow_pool_delete is false on the mons, so a pool \
+cephbench creates could not be removed again: run `ceph config set mon mon_allow_pool_delete \
+true` (or set it in the mons' ceph.conf), or create the pool yourself and drop --create-pool";
+
+/// Before `--create-pool` creates anything: whether the mons would let the
+/// pool be removed again (`mon_allow_pool_delete` as the quorum's leader
+/// runs with it: the mgr's `config show`, not the config database, which misses a
+/// ceph.conf setting). `Err` with [`NO_POOL_DELETE`] when they would not;
+/// `Ok` when it cannot be read (the removal then says so). The mgr learns
+/// a runtime change (`injectargs`) with the mon's next report, seconds later.
+pub fn check_pool_delete_allowed(rados: &Rados) -> Result<(), String> {
+    let leader = rados
+        .mon_command(r#"{"prefix":"quorum_status","format":"json"}"#)
+        .ok()
+        .and_then(|o| serde_json::from_slice::<serde_json::Value>(&o.out).ok())
+        .and_then(|v| v.get("quorum_leader_name")?.as_str().map(String::from));
+    let Some(leader) = leader else {
+        return Ok(());
+    };
+    let cmd = serde_json::json!({"prefix": "config show", "who": format!("mon.{leader}"),
+                                 "key": "mon_allow_pool_delete"});
+    // `config show` is the mgr's: it holds what each daemon reported.
+    let value = rados.mgr_command(&cmd.to_string()).ok().map(|o| {
+        String::from_utf8_lossy(&o.out)
+            .trim()
+            .trim_matches('"')
+            .to_string()
+    });
+    match value.as_deref() {
+        Some("false") => Err(NO_POOL_DELETE.into()),
+        _ => Ok(()),
+    }
+}
+
 /// Deletes a pool cephbench created, if it holds no object any more.
 /// Returns a warning when it cannot.
 pub fn remove_created_pool(rados: &Rados, io: &IoCtx, pool: &str) -> Option<String> {
@@ -85,7 +121,9 @@ pub fn remove_created_pool(rados: &Rados, io: &IoCtx, pool: &str) -> Option<Stri
     match rados.mon_command(&cmd.to_string()) {
         Ok(_) => None,
         Err(e) => Some(format!(
-            "pool '{pool}' (created by cephbench) was kept: {e} (pool deletion needs mon_allow_pool_delete=true; or `ceph osd pool rm {pool} {pool} --yes-i-really-really-mean-it`)"
+            "pool '{pool}' (created by cephbench) was kept: {e} (pool deletion needs \
+             mon_allow_pool_delete=true on the mons: `ceph config set mon mon_allow_pool_delete \
+             true`, then `ceph osd pool rm {pool} {pool} --yes-i-really-really-mean-it`)"
         )),
     }
 }

@@ -176,6 +176,7 @@ pub async fn run_rados(
     let mut io = match rados.ioctx(&cfg.pool) {
         Err(CephError::NoSuchPool(_)) => match (cfg.mode, cfg.create_pool) {
             (RadosMode::Write, Some(spec)) => {
+                super::pool::check_pool_delete_allowed(rados).map_err(BenchError::UnfitPool)?;
                 create_pool(rados, &cfg.pool, spec, "rados")?;
                 created_pool = true;
                 rados.ioctx(&cfg.pool)?
@@ -466,7 +467,12 @@ impl Job for RadosJob<'_> {
                     Ok(n) => {
                         cleanup.cleaned = Some(n);
                         if self.created_pool {
-                            warnings.extend(remove_created_pool(rados, self.io, &cfg.pool));
+                            if let Some(w) = remove_created_pool(rados, self.io, &cfg.pool) {
+                                // A pool it made and could not remove: the
+                                // run fails (exit 1) after its report.
+                                cleanup.failed = Some(w.clone());
+                                warnings.push(w);
+                            }
                         }
                     }
                     Err(e) => {

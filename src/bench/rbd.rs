@@ -198,6 +198,7 @@ pub async fn run_rbd(rados: &Rados, cfg: &RbdConfig, stop: StopRx) -> Result<Out
             }
             ceph::create_image_in(&io, name, *size, *features, cfg.data_pool.as_deref())
                 .map_err(|e| first_op_error(rados, &cfg.pool, e))?;
+            settle_after_create(rados, &io, cfg.data_pool.as_deref());
             (name.clone(), true)
         }
     };
@@ -317,6 +318,22 @@ async fn write_test_area(
     )
 }
 
+/// After creating an image in `io`'s pool (its data in `data_pool`): waits
+/// (at most [`SNAP_PURGE_WAIT`]) for the OSDs to purge the snapshot librbd
+/// made and removed while creating it, whose osdmap change would otherwise
+/// land in the measurement as the cluster not being quiet.
+fn settle_after_create(rados: &Rados, io: &IoCtx, data_pool: Option<&str>) {
+    let mut ids = vec![io.pool_id()];
+    if let Some(id) = data_pool.and_then(|d| rados.pool_id(d).ok()) {
+        ids.push(id);
+    }
+    crate::telemetry::cluster::wait_snaps_purged(rados, &ids, SNAP_PURGE_WAIT);
+}
+
+/// The longest wait for the OSDs to purge image creation's snapshot (~3 s
+/// on an idle 3-OSD pacific cluster).
+const SNAP_PURGE_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Creates image `name` (`size` bytes) in `pool`, its data in `data_pool`
 /// if given, and preconditions its first `area` bytes (see
 /// [`RbdConfig::prior_precondition`]): a group agent's own image for the rbd
@@ -336,6 +353,7 @@ pub async fn prepare_image(
     let io = rados.ioctx(pool)?;
     ceph::create_image_in(&io, name, size, None, data_pool)
         .map_err(|e| first_op_error(rados, pool, e))?;
+    settle_after_create(rados, &io, data_pool);
     let data = data_pool.unwrap_or(pool);
     let done = match open(&io, pool, name) {
         Ok(img) => {

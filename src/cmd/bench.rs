@@ -227,6 +227,13 @@ fn finish(outcome: bench::Outcome, g: &Globals, signalled: bool) -> anyhow::Resu
         eprintln!("cephbench: warning: this run left objects behind; remove them with `{hint}`");
     }
     let errors = outcome.result.data_errors();
+    if let (Some(why), None) = (&outcome.cleanup_failed, &outcome.error) {
+        // The report is printed; what the run made and could not remove
+        // fails the command (it was a warning and exit 0).
+        if errors.is_clean() {
+            anyhow::bail!("{why}");
+        }
+    }
     let error = outcome
         .error
         .map(|e| anyhow::Error::new(e).context("the benchmark stopped on an error"));

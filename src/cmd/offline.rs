@@ -61,7 +61,7 @@ pub fn compare(args: &CompareArgs, g: &Globals) -> anyhow::Result<ExitCode> {
     for (f, i) in &inputs {
         match i {
             Input::Result(r) => sources.push(cephbench::compare::Source::from(&**r)),
-            Input::Fio(s) => sources.push(s.clone()),
+            Input::Fio(s) => sources.push((**s).clone()),
             Input::Suites(docs) => {
                 for d in docs {
                     sources.push(cephbench::suite::suite_source(d).ok_or_else(|| {

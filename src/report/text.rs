@@ -786,7 +786,8 @@ fn render_osds(r: &BenchResult, verbose: bool, out: &mut dyn io::Write) -> io::R
                 } else {
                     opt_ms(c.subop_w_latency)
                 },
-                c.op_w.unwrap_or(0) + c.op_r.unwrap_or(0)
+                // The count µs per OSD op divides by (client and replica).
+                crate::cpu::osd_ops(o).unwrap_or(0)
             ),
             None => "counters not read".to_string(),
         };
@@ -818,9 +819,11 @@ fn render_osds(r: &BenchResult, verbose: bool, out: &mut dyn io::Write) -> io::R
             "shard_w = the erasure-coded sub-writes it took, a count: its BlueStore \
              transactions beyond its client and replica writes (other primaries' shard writes, \
              and every shard's log roll-forward after a write with none behind it), as Ceph \
-             counts no EC sub-write"
+             counts no EC sub-write; OSD ops = op_w + op_r, its client ops as primary, what \
+             µs per OSD op divides by"
         } else {
-            "subop_w = as a replica"
+            "subop_w = as a replica; OSD ops = op_w + op_r + subop_w, its client ops as primary \
+             and its replica writes, what µs per OSD op divides by"
         }
     )?;
     let mem = r.pool.as_ref().map(|p| p.osd_memory_target.as_slice());

@@ -336,6 +336,7 @@ impl PoolSweep<'_> {
                             error,
                             cleaned: None,
                             leftovers: None,
+                            cleanup_failed: None,
                             measured_start: None,
                         })
                     }

@@ -217,6 +217,32 @@ pub fn osd_states(rados: &Rados) -> Result<Vec<(i32, bool, bool)>, ProbeError> {
     Ok(parse::parse_osd_states(&json(&dump.out, "osd dump")?)?)
 }
 
+/// Waits (up to `limit`) until the OSDs have purged the snapshots removed in
+/// the pools `pool_ids` (`osd dump`'s `removed_snaps_queue` holds none of
+/// theirs). Creating an RBD image makes librbd create and remove a
+/// self-managed snapshot; the OSDs' purge of it moves the osdmap epoch a few
+/// seconds later, which a run measuring by then reads as a cluster that is
+/// not quiet. Whether the queue emptied in time; a mon that does not answer
+/// counts as emptied (nothing to wait for that can be seen).
+pub fn wait_snaps_purged(rados: &Rados, pool_ids: &[i64], limit: std::time::Duration) -> bool {
+    let t0 = std::time::Instant::now();
+    loop {
+        let Ok(dump) = rados.mon_command(r#"{"prefix":"osd dump","format":"json"}"#) else {
+            return true;
+        };
+        let Ok(v) = json(&dump.out, "osd dump") else {
+            return true;
+        };
+        if !parse::snaps_queued(&v, pool_ids) {
+            return true;
+        }
+        if t0.elapsed() >= limit {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+}
+
 /// Every OSD's data device (`osd metadata`) with its CRUSH class (`osd tree`).
 pub fn osd_devices(rados: &Rados) -> Result<Vec<(i32, crate::device::DeviceInfo)>, ProbeError> {
     let md = rados.mon_command(r#"{"prefix":"osd metadata","format":"json"}"#)?;

@@ -379,6 +379,23 @@ pub fn parse_stripe_width(dump: &Value, pool_id: i64) -> Result<u64, ShapeError>
         .ok_or_else(|| shape("osd dump", format!("no stripe_width of pool {pool_id}")))
 }
 
+/// Whether `osd dump`'s `removed_snaps_queue` holds snapshots of any of
+/// `pool_ids` (removed, not yet purged by the OSDs). Pure.
+pub fn snaps_queued(dump: &Value, pool_ids: &[i64]) -> bool {
+    dump.get("removed_snaps_queue")
+        .and_then(Value::as_array)
+        .is_some_and(|q| {
+            q.iter().any(|e| {
+                e.get("pool")
+                    .and_then(Value::as_i64)
+                    .is_some_and(|p| pool_ids.contains(&p))
+                    && e.get("snaps")
+                        .and_then(Value::as_array)
+                        .is_some_and(|s| !s.is_empty())
+            })
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -535,5 +552,17 @@ mod tests {
         let dump = serde_json::json!({"pools":[{"pool":26,"stripe_width":8192}]});
         assert_eq!(parse_stripe_width(&dump, 26).unwrap(), 8192);
         assert!(parse_stripe_width(&dump, 27).is_err());
+    }
+
+    #[test]
+    fn snaps_queued_reads_the_removed_snaps_queue() {
+        let d: Value = serde_json::from_str(
+            r#"{"removed_snaps_queue":[{"pool":8,"snaps":[{"begin":2,"length":1}]}]}"#,
+        )
+        .unwrap();
+        assert!(snaps_queued(&d, &[8]));
+        assert!(!snaps_queued(&d, &[7]));
+        let empty: Value = serde_json::from_str(r#"{"removed_snaps_queue":[]}"#).unwrap();
+        assert!(!snaps_queued(&empty, &[8]));
     }
 }

@@ -230,6 +230,66 @@ fn foreign_objects_and_images_are_never_touched() {
     assert!(ours(p.0).is_empty(), "{:?}", ours(p.0));
 }
 
+/// Puts `mon_allow_pool_delete` back to true on every mon however the test
+/// ends.
+struct PoolDeleteBack;
+
+impl Drop for PoolDeleteBack {
+    fn drop(&mut self) {
+        let _ = Command::new("ceph")
+            .arg("-c")
+            .arg(common::conf())
+            .args([
+                "tell",
+                "mon.*",
+                "injectargs",
+                "--mon_allow_pool_delete=true",
+            ])
+            .output();
+    }
+}
+
+/// With the mons refusing pool deletion, `--create-pool` refuses up front
+/// in one line naming the setting, and creates nothing (it created the
+/// pool, kept it and exited 0).
+#[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
+fn create_pool_refused_up_front_when_pools_cannot_be_deleted() {
+    let _g = serial();
+    let _back = PoolDeleteBack;
+    let name = "cbt-f2-nodelete";
+    remove_pool(name);
+    common::ceph(&[
+        "tell",
+        "mon.*",
+        "injectargs",
+        "--mon_allow_pool_delete=false",
+    ]);
+    // The mgr's view of the mons' settings (what the check reads) follows
+    // with their next report.
+    let leader: Value =
+        serde_json::from_str(&common::ceph(&["quorum_status", "-f", "json"])).unwrap();
+    let mon = format!("mon.{}", leader["quorum_leader_name"].as_str().unwrap());
+    let t = std::time::Instant::now();
+    while common::ceph(&["config", "show", &mon, "mon_allow_pool_delete"]).trim() != "false" {
+        assert!(t.elapsed().as_secs() < 30, "the mgr never saw the setting");
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
+    let out = cephbench()
+        .args(["rados", "write", "-p", name, "-b", "4K", "--ops", "10"])
+        .args(["--create-pool", "--pool-size", "1", "--pg-num", "8"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("mon_allow_pool_delete is false") && err.contains("ceph config set mon"),
+        "{err}"
+    );
+    assert!(!pools().contains(&name.to_string()), "nothing created");
+}
+
 /// A missing pool is one line naming --create-pool; with it the pool is
 /// created, recorded, and removed with the run — and only that pool: an
 /// existing pool given --create-pool is used and kept.
