@@ -275,7 +275,7 @@ pub fn split_osd(i: &OsdInputs<'_>) -> Attribution {
                 }
             }
             push(Part::OsdQueue, queue.map(unqueue));
-            if i.op_bytes > FLUSH_PROJECTION_BYTES {
+            if i.op_bytes > SMALL_WRITE_BYTES {
                 notes.push(RECEIVE_NOTE.into());
             }
             // The objectstore's wait on the device, out of the local share.
@@ -900,7 +900,7 @@ fn replication_findings(result: &BenchResult) -> Vec<String> {
         // back network's bandwidth was not measured: "not the cable" only
         // where that transfer is small.
         let not_cable = match payload_per_write(result) {
-            Some(b) if b > FLUSH_PROJECTION_BYTES && back_bandwidth(result).is_none() => format!(
+            Some(b) if b > SMALL_WRITE_BYTES && back_bandwidth(result).is_none() => format!(
                 " (the cable is not ruled out: each repop carries {} that no probe timed, the \
                  back network's bandwidth was not measured)",
                 crate::units::fmt_bytes(b as u64)
@@ -947,9 +947,10 @@ fn replication_findings(result: &BenchResult) -> Vec<String> {
     out
 }
 
-/// Writes above this size carry a payload whose transfer on the back
-/// network is not small beside a round trip.
-const FLUSH_PROJECTION_BYTES: f64 = 65536.0;
+/// Writes of at most this many bytes are small: their payload's transfer
+/// is small beside a round trip, and their device flush is the transaction's
+/// own (above, the flush share carries the data's write to the device).
+pub const SMALL_WRITE_BYTES: f64 = 65536.0;
 
 /// The mean payload of the run's writes, bytes.
 fn payload_per_write(result: &BenchResult) -> Option<f64> {

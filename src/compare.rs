@@ -404,7 +404,7 @@ pub fn unlike_jobs(sources: &[Source]) -> Option<String> {
                 let each: Vec<String> = vals
                     .iter()
                     .enumerate()
-                    .map(|(i, v)| format!("{v} ({})", crate::report::page::letter(i)))
+                    .map(|(i, v)| format!("{v} ({})", letter(i)))
                     .collect();
                 format!("{what} {}", each.join(", "))
             })

@@ -50,7 +50,7 @@ pub const PLP_FLUSH_NS: f64 = 0.1e6;
 pub const SATURATED_QUEUE_SHARE: f64 = 0.2;
 
 /// Flush projections are made for writes of at most this many bytes.
-pub const FLUSH_PROJECTION_MAX_BYTES: f64 = 65536.0;
+pub const FLUSH_PROJECTION_MAX_BYTES: f64 = crate::attribution::SMALL_WRITE_BYTES;
 
 /// A projection is shown unasked only when it moves the mean by at least
 /// this fraction.
@@ -960,7 +960,7 @@ pub fn without_copies(result: &BenchResult, job: &JobReport) -> Option<Projectio
         own: 0.0,
         copies: r.wait(),
     });
-    let named: Vec<&str> = moved.iter().map(|p| part_name(p.part)).collect();
+    let named: Vec<&str> = moved.iter().map(|p| p.part.label()).collect();
     let unchanged = if !rows.iter().any(RowWait::has_copies) {
         Some("a pool of one copy waits for no copies".to_string())
     } else if moved.is_empty() {
@@ -996,18 +996,6 @@ pub fn without_copies(result: &BenchResult, job: &JobReport) -> Option<Projectio
         unchanged,
         cpu_bound(result, job),
     )
-}
-
-/// A part's name in a sentence.
-fn part_name(p: Part) -> &'static str {
-    match p {
-        Part::ClusterNetwork => "cluster-network",
-        Part::Messengers => "OSD messengers",
-        Part::Replica => "replica",
-        Part::Replication => "replication (unsplit)",
-        Part::DeviceFlush => "device-flush",
-        _ => "other",
-    }
 }
 
 /// "a", "a and b", "a, b and c".
