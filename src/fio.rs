@@ -85,6 +85,79 @@ fn label(o: &BTreeMap<String, String>, version: &str) -> String {
     )
 }
 
+/// How much of fio's lat a row carries: fio always prints lat's min, mean
+/// and max, its percentiles only with `lat_percentiles=1`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Lat {
+    /// lat with its percentiles.
+    Full,
+    /// lat, with clat's percentiles standing in.
+    ClatPercentiles,
+    /// No lat: clat throughout.
+    None,
+}
+
+/// One read or write section's latency (`what` names it in errors): fio's
+/// lat where it printed it, else clat.
+fn latency(s: &Value, what: &str) -> Result<(LatencySummary, Lat), FioError> {
+    let clat = s
+        .get("clat_ns")
+        .ok_or_else(|| FioError(format!("{what}: no 'clat_ns'")))?;
+    // fio always prints lat's min/mean/max; its percentiles only
+    // with lat_percentiles=1, else clat's stand in.
+    let lat = s.get("lat_ns").filter(|l| l.get("mean").is_some());
+    let whole = lat.unwrap_or(clat);
+    let (pcts, kind) = match lat {
+        Some(l) if l.get("percentile").is_some() => (l, "lat"),
+        _ => (clat, "clat"),
+    };
+    let pct = |p: f64| {
+        percentile(pcts, p).ok_or_else(|| {
+            FioError(format!(
+                "{what}: no {kind} percentile {p} (fio ran with clat_percentiles=0; \
+                 rerun with fio's defaults or lat_percentiles=1)"
+            ))
+        })
+    };
+    let summary = LatencySummary {
+        min: u64_of(whole, "min", what)?,
+        mean: f64_of(whole, "mean", what)?,
+        stddev: f64_of(whole, "stddev", what)?,
+        p50: pct(50.0)?,
+        p90: pct(90.0)?,
+        p99: pct(99.0)?,
+        p99_9: pct(99.9)?,
+        max: u64_of(whole, "max", what)?,
+    };
+    let which = match (lat, kind) {
+        (None, _) => Lat::None,
+        (Some(_), "clat") => Lat::ClatPercentiles,
+        _ => Lat::Full,
+    };
+    Ok((summary, which))
+}
+
+/// The notes of an import labelled `label`: what its latency is, and the
+/// rows whose percentiles (`clat_pcts`) or whole latency (`no_lat`) are
+/// clat's.
+fn notes(label: &str, clat_pcts: &[String], no_lat: &[String]) -> Vec<String> {
+    let mut notes = vec![LAT_NOTE.to_string()];
+    if !clat_pcts.is_empty() {
+        notes.push(format!(
+            "{label}: percentiles of {} are fio's clat (fio prints lat percentiles only with \
+             lat_percentiles=1): short of lat by the submission time",
+            clat_pcts.join(", ")
+        ));
+    }
+    if !no_lat.is_empty() {
+        notes.push(format!(
+            "{label}: {} have no lat in fio's output: their latency is clat",
+            no_lat.join(", ")
+        ));
+    }
+    notes
+}
+
 /// Converts fio's JSON output into a comparison input.
 pub fn import(v: &Value) -> Result<Source, FioError> {
     let version = v["fio version"].as_str().unwrap_or("fio");
@@ -114,43 +187,15 @@ pub fn import(v: &Value) -> Result<Source, FioError> {
             if ops == 0 && bytes == 0 {
                 continue;
             }
-            let clat = s
-                .get("clat_ns")
-                .ok_or_else(|| FioError(format!("{what}: no 'clat_ns'")))?;
-            // fio always prints lat's min/mean/max; its percentiles only
-            // with lat_percentiles=1, else clat's stand in.
-            let lat = s.get("lat_ns").filter(|l| l.get("mean").is_some());
-            let whole = lat.unwrap_or(clat);
-            let (pcts, kind) = match lat {
-                Some(l) if l.get("percentile").is_some() => (l, "lat"),
-                _ => (clat, "clat"),
-            };
-            let pct = |p: f64| {
-                percentile(pcts, p).ok_or_else(|| {
-                    FioError(format!(
-                        "{what}: no {kind} percentile {p} (fio ran with clat_percentiles=0; \
-                         rerun with fio's defaults or lat_percentiles=1)"
-                    ))
-                })
-            };
-            let latency_ns = LatencySummary {
-                min: u64_of(whole, "min", &what)?,
-                mean: f64_of(whole, "mean", &what)?,
-                stddev: f64_of(whole, "stddev", &what)?,
-                p50: pct(50.0)?,
-                p90: pct(90.0)?,
-                p99: pct(99.0)?,
-                p99_9: pct(99.9)?,
-                max: u64_of(whole, "max", &what)?,
-            };
+            let (latency_ns, lat) = latency(s, &what)?;
             let mut row_name = name.to_string();
             if rows.iter().any(|r| r.name == row_name && r.op == op) {
                 row_name = format!("{name}#{i}");
             }
-            if lat.is_none() {
-                no_lat.push(format!("{row_name}/{op}"));
-            } else if kind == "clat" {
-                clat_pcts.push(format!("{row_name}/{op}"));
+            match lat {
+                Lat::None => no_lat.push(format!("{row_name}/{op}")),
+                Lat::ClatPercentiles => clat_pcts.push(format!("{row_name}/{op}")),
+                Lat::Full => {}
             }
             rows.push(JobReport {
                 name: row_name,
@@ -192,20 +237,7 @@ pub fn import(v: &Value) -> Result<Source, FioError> {
     if jobs.len() > 1 {
         label.push_str(&format!(" (+{} more fio jobs)", jobs.len() - 1));
     }
-    let mut notes = vec![LAT_NOTE.to_string()];
-    if !clat_pcts.is_empty() {
-        notes.push(format!(
-            "{label}: percentiles of {} are fio's clat (fio prints lat percentiles only with \
-             lat_percentiles=1): short of lat by the submission time",
-            clat_pcts.join(", ")
-        ));
-    }
-    if !no_lat.is_empty() {
-        notes.push(format!(
-            "{label}: {} have no lat in fio's output: their latency is clat",
-            no_lat.join(", ")
-        ));
-    }
+    let notes = notes(&label, &clat_pcts, &no_lat);
     Ok(Source {
         label,
         jobs: rows,

@@ -9,16 +9,15 @@
 // other module also says `#![forbid(unsafe_code)]` itself.
 #![deny(unsafe_code)]
 
-pub mod attribution;
 pub mod bench;
 #[allow(unsafe_code)]
 pub mod ceph;
-pub mod changes;
 pub mod compare;
-pub mod cpu;
 pub mod device;
+pub mod diagnose;
 pub mod disrupt;
 pub mod engine;
+pub mod explain;
 pub mod fio;
 pub mod group;
 pub mod input;
@@ -36,6 +35,6 @@ pub mod steady;
 pub mod suite;
 pub mod sweep;
 pub mod telemetry;
+pub mod undo;
 pub mod units;
-pub mod whatif;
 pub mod workload;

@@ -442,6 +442,76 @@ impl Intervals {
     }
 }
 
+/// The last job's measured figures so far, refreshed at each measured
+/// tick: what a second interrupt, which exits at once, prints
+/// ([`so_far_lines`]), also while the run reads the OSDs' counters, waits
+/// for active+clean or removes its objects after the job. Cleared by
+/// [`forget_so_far`] once the report is printed.
+static SO_FAR: Mutex<Option<SoFar>> = Mutex::new(None);
+
+/// A job's measured window up to its last tick.
+#[derive(Debug, Clone, Copy)]
+struct SoFar {
+    measured_s: f64,
+    totals: Phase,
+    latency: crate::stats::LatencySummary,
+}
+
+fn set_so_far(s: Option<SoFar>) {
+    *SO_FAR.lock().unwrap_or_else(PoisonError::into_inner) = s;
+}
+
+/// The report is out: a second interrupt from here has no results so far
+/// to print in its place.
+pub fn forget_so_far() {
+    set_so_far(None);
+}
+
+/// The results so far of the last job, from its sampler's last measured
+/// tick, as lines marked interrupted; `None` before any job's ramp ended,
+/// or once the report is printed ([`forget_so_far`]).
+pub fn so_far_lines() -> Option<Vec<String>> {
+    let s = (*SO_FAR.lock().unwrap_or_else(PoisonError::into_inner))?;
+    Some(lines_of(&s))
+}
+
+fn lines_of(s: &SoFar) -> Vec<String> {
+    let t = s.totals;
+    let per_s = |x: f64| {
+        if s.measured_s > 0.0 {
+            x / s.measured_s
+        } else {
+            0.0
+        }
+    };
+    let ms = |ns: f64| format!("{:.3}", ns / 1e6);
+    let l = s.latency;
+    vec![
+        format!(
+            "INTERRUPTED (a second interrupt): the results so far, the job's measured window up \
+             to its last sample ({:.0} s), not a full report (no OSD telemetry, no cleanup)",
+            s.measured_s
+        ),
+        format!(
+            "  measured {:.3} s: {} ops (errors: {}), {:.1} IOPS, {:.3} MiB/s",
+            s.measured_s,
+            t.ops,
+            t.errors,
+            per_s(t.ops as f64),
+            per_s(t.bytes as f64) / crate::units::MIB
+        ),
+        format!(
+            "  latency, ms: min {}  mean {}  p50 {}  p99 {}  p99.9 {}  max {}",
+            ms(l.min as f64),
+            ms(l.mean),
+            ms(l.p50 as f64),
+            ms(l.p99 as f64),
+            ms(l.p99_9 as f64),
+            ms(l.max as f64)
+        ),
+    ]
+}
+
 /// Samples the workers' counters and interval histograms on a [`Schedule`]
 /// until stopped.
 pub struct Sampler {
@@ -464,6 +534,11 @@ pub struct Sampler {
     merged: IntervalLatencies,
     intervals: Intervals,
     steady: Option<SteadyWatch>,
+    /// Every measured op's latency so far, and when the ramp's last tick
+    /// was: the figures a second interrupt prints ([`so_far_lines`]).
+    so_far: LatencyRecorder,
+    ramp_end_s: f64,
+    last: Option<SoFar>,
 }
 
 /// The sampler's steady-state watch: the last window's per-interval figures.
@@ -511,6 +586,9 @@ impl Sampler {
             merged: Default::default(),
             intervals: Intervals::new(cap),
             steady: None,
+            so_far: LatencyRecorder::new(),
+            ramp_end_s: 0.0,
+            last: None,
         }
     }
 
@@ -611,6 +689,20 @@ impl Sampler {
             self.print_line(t_s, in_flight, &t, ramp);
         }
         let phase = usize::from(!ramp);
+        if ramp {
+            self.ramp_end_s = t_s;
+        } else {
+            for m in &self.merged[1] {
+                self.so_far.merge(m);
+            }
+            let totals = t.phases[1].iter().fold(Phase::default(), |a, p| a.plus(*p));
+            self.last = Some(SoFar {
+                measured_s: t_s - self.ramp_end_s,
+                totals,
+                latency: self.so_far.summary(),
+            });
+            set_so_far(self.last);
+        }
         let kinds = std::array::from_fn(|k| {
             let cum = t.phases[phase][k];
             let prev = if ramp {
@@ -718,42 +810,64 @@ impl Sampler {
     /// ramp's last tick). A kind's measured samples add up to exactly the
     /// ops of that kind the job measured, and their histograms to the job's.
     pub fn into_samples(self) -> [Vec<Sample>; KINDS] {
-        std::array::from_fn(|k| {
-            self.intervals
-                .kept
-                .iter()
-                .map(|i| {
-                    let part = &i.kinds[k];
-                    let d = part.counts;
-                    let (p50, p99, max) = if part.latencies.count() > 0 {
-                        let r = part.latencies.unpack();
-                        (
-                            Some(r.quantile(0.5)),
-                            Some(r.quantile(0.99)),
-                            Some(part.latencies.max()),
-                        )
-                    } else {
-                        (None, None, None)
-                    };
-                    Sample {
-                        t_s: i.t_s,
-                        ramp: i.ramp,
-                        ops: d.ops,
-                        bytes: d.bytes,
-                        mean_latency_ns: if d.ops > 0 {
-                            d.lat_sum_ns as f64 / d.ops as f64
-                        } else {
-                            0.0
-                        },
-                        in_flight: i.in_flight,
-                        errors: d.errors,
-                        p50_latency_ns: p50,
-                        p99_latency_ns: p99,
-                        max_latency_ns: max,
-                    }
-                })
-                .collect()
-        })
+        self.into_timelines().samples
+    }
+
+    /// [`Sampler::into_samples`], with each sample's histogram beside it.
+    pub fn into_timelines(self) -> IntervalTimelines {
+        let samples =
+            std::array::from_fn(|k| self.intervals.kept.iter().map(|i| i.sample(k)).collect());
+        let mut latencies: [Vec<PackedLatencies>; KINDS] = Default::default();
+        for i in self.intervals.kept {
+            for (k, part) in i.kinds.into_iter().enumerate() {
+                latencies[k].push(part.latencies);
+            }
+        }
+        IntervalTimelines { samples, latencies }
+    }
+}
+
+/// Each kind's samples and, beside each, its interval's histogram (the
+/// same intervals, in order; by the engine's `OpKind` index).
+#[derive(Debug, Clone, Default)]
+pub struct IntervalTimelines {
+    /// One sample per stored interval.
+    pub samples: [Vec<Sample>; KINDS],
+    /// The latencies of each sample's ops.
+    pub latencies: [Vec<PackedLatencies>; KINDS],
+}
+
+impl Interval {
+    /// Kind `k`'s sample of this interval.
+    fn sample(&self, k: usize) -> Sample {
+        let part = &self.kinds[k];
+        let d = part.counts;
+        let (p50, p99, max) = if part.latencies.count() > 0 {
+            let r = part.latencies.unpack();
+            (
+                Some(r.quantile(0.5)),
+                Some(r.quantile(0.99)),
+                Some(part.latencies.max()),
+            )
+        } else {
+            (None, None, None)
+        };
+        Sample {
+            t_s: self.t_s,
+            ramp: self.ramp,
+            ops: d.ops,
+            bytes: d.bytes,
+            mean_latency_ns: if d.ops > 0 {
+                d.lat_sum_ns as f64 / d.ops as f64
+            } else {
+                0.0
+            },
+            in_flight: self.in_flight,
+            errors: d.errors,
+            p50_latency_ns: p50,
+            p99_latency_ns: p99,
+            max_latency_ns: max,
+        }
     }
 }
 
@@ -837,6 +951,55 @@ mod tests {
         let measured: u64 = v.iter().filter(|x| !x.ramp).map(|x| x.ops).sum();
         assert_eq!(measured, 11);
         assert_eq!(v[2].bytes, 8 * 4096);
+    }
+
+    /// A second interrupt prints the measured window so far, marked
+    /// interrupted: the measured ops only (the ramp's left out, a measured
+    /// op reaped before the ramp's last tick in), their errors, and the
+    /// percentiles of every measured op so far, not of the last interval.
+    #[test]
+    fn a_second_interrupt_has_the_results_so_far() {
+        let c = Arc::new(Counters::default());
+        let mut w = WorkerProgress::new(Arc::clone(&c));
+        let mut s = Sampler::new(vec![Arc::clone(&c)], Instant::now(), 1, false);
+        let op = |w: &mut WorkerProgress, measured: bool, ms: u64| {
+            w.started();
+            w.finished(Done {
+                bytes: 1 << 20,
+                lat_ns: ms * 1_000_000,
+                measured,
+                kind: 1,
+            });
+        };
+        for _ in 0..50 {
+            op(&mut w, false, 500); // ramp ops: slow, and not in the figures
+        }
+        op(&mut w, true, 1);
+        s.tick(); // the ramp's only tick
+        assert!(s.last.is_none(), "nothing measured yet");
+        // 99 ops of 1 ms so far (with the one above), then one of 200 ms in
+        // a later interval: p99 over all of them is 1 ms, max 200 ms.
+        for _ in 0..98 {
+            op(&mut w, true, 1);
+        }
+        w.started();
+        w.failed(1, true);
+        s.tick();
+        op(&mut w, true, 200);
+        s.tick();
+        let so_far = s.last.expect("measured ticks");
+        assert_eq!((so_far.totals.ops, so_far.totals.errors), (100, 1));
+        assert_eq!(so_far.totals.bytes, 100 << 20);
+        let l = so_far.latency;
+        assert_eq!((l.p50 / 100_000, l.p99 / 100_000), (10, 10), "{l:?}");
+        assert_eq!(l.max / 1_000_000, 200, "{l:?}");
+        let lines = lines_of(&so_far);
+        assert!(lines[0].starts_with("INTERRUPTED"), "{lines:?}");
+        assert!(lines[1].contains("100 ops (errors: 1)"), "{lines:?}");
+        assert!(
+            lines[2].contains("p99 1.00") && lines[2].contains("max 200."),
+            "{lines:?}"
+        );
     }
 
     /// Each kind has its own timeline: with a flush after every write

@@ -7,8 +7,16 @@ use serde::{Deserialize, Serialize};
 
 use crate::progress::Sample;
 use crate::stats::LatencySummary;
-use crate::telemetry::counters::OsdCounters;
-use crate::telemetry::network::{ClientRtt, HeartbeatRtt};
+pub mod changes;
+pub mod cluster;
+pub mod counters;
+pub mod disruption;
+pub mod network;
+pub mod ops;
+pub mod projection;
+
+use counters::OsdCounters;
+use network::{ClientRtt, HeartbeatRtt};
 
 /// Version of this document's layout.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -49,7 +57,7 @@ pub struct BenchResult {
     pub warnings: Vec<String>,
     /// What the evidence says about the drives (e.g. an OSD whose device
     /// flushes make every write wait), each naming its evidence; made only
-    /// when the counters were read ([`crate::attribution::findings`]).
+    /// when the counters were read (`explain::attribution::findings`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub findings: Vec<String>,
     /// The pool's settings at the start of the run, if they could be read.
@@ -63,7 +71,7 @@ pub struct BenchResult {
     /// osdmap looked at before, during and after the job (null: not looked
     /// at).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cluster_state: Option<crate::telemetry::quiet::ClusterState>,
+    pub cluster_state: Option<cluster::ClusterState>,
     /// Reads only: `cold` when the OSDs' caches were dropped just before the
     /// job (`--drop-caches`), `warm` when not (null: no read job).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -71,7 +79,62 @@ pub struct BenchResult {
     /// `--disrupt`: what was done to an OSD during the job, and the
     /// client's figures phase by phase (null: nothing was).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub disruption: Option<crate::disrupt::Disruption>,
+    pub disruption: Option<disruption::Disruption>,
+    /// How the path's own latency depends on the pace of ops, probed after
+    /// a write job (null: not probed): the what-if projections scale what
+    /// they keep as measured with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pace: Option<PaceProbe>,
+}
+
+/// 4 KiB reads of one object of the tool's own, after the job, in sets: back
+/// to back, then one read every `gap` for gaps from the job's time between
+/// ops down to a sixteenth of it. What a read takes at one pace against
+/// another is what the path's threads gain or lose waking from idle, drive
+/// flushes aside (a read flushes nothing); the projections take it as the
+/// pace's share of what they keep.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaceProbe {
+    /// One set each, the fastest pace first (back to back: its gap is its
+    /// own mean latency, the time from one read's start to the next's).
+    pub sets: Vec<PaceSet>,
+}
+
+/// One set of the pace probe.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PaceSet {
+    /// Time from one read's start to the next's, ns.
+    pub gap_ns: f64,
+    /// Reads.
+    pub reads: u32,
+    /// Their mean latency without the slowest tenth, ns.
+    pub mean_ns: f64,
+}
+
+impl PaceProbe {
+    /// A read's latency at `gap_ns` between reads' starts: the sets'
+    /// figures, linear in the gap's logarithm between them, the nearest
+    /// set's beyond them; `None` without a set.
+    pub fn read_ns_at(&self, gap_ns: f64) -> Option<f64> {
+        let mut sets: Vec<PaceSet> = self
+            .sets
+            .iter()
+            .copied()
+            .filter(|s| s.gap_ns > 0.0 && s.mean_ns.is_finite())
+            .collect();
+        sets.sort_by(|a, b| a.gap_ns.total_cmp(&b.gap_ns));
+        let (first, last) = (sets.first()?, sets.last()?);
+        if gap_ns <= first.gap_ns {
+            return Some(first.mean_ns);
+        }
+        if gap_ns >= last.gap_ns {
+            return Some(last.mean_ns);
+        }
+        let i = sets.iter().position(|s| s.gap_ns >= gap_ns)?;
+        let (lo, hi) = (sets[i - 1], sets[i]);
+        let t = (gap_ns / lo.gap_ns).ln() / (hi.gap_ns / lo.gap_ns).ln();
+        Some(lo.mean_ns + t * (hi.mean_ns - lo.mean_ns))
+    }
 }
 
 /// Whether a read job found the OSDs' caches empty.
@@ -183,7 +246,7 @@ pub struct PoolSettings {
     pub memory_held_bytes: Option<u64>,
     /// The RAM those OSDs hold, measured: the sum of their processes'
     /// resident sets when every one of them runs on this host (null
-    /// otherwise; see [`crate::telemetry::osdmem`]).
+    /// otherwise; see `telemetry::osdmem`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_measured_bytes: Option<u64>,
     /// Why `memory_measured_bytes` is null although the OSDs' targets were
@@ -419,10 +482,10 @@ pub struct OsdReport {
     /// The same counters per interval (`--counter-interval`), the last
     /// interval ending with the window; empty when not sampled.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub timeline: Vec<crate::telemetry::counters::CounterSample>,
+    pub timeline: Vec<counters::CounterSample>,
     /// The OSD's row of `ceph osd perf` (mgr) read right after the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mgr_perf: Option<crate::telemetry::counters::MgrOsdPerf>,
+    pub mgr_perf: Option<counters::MgrOsdPerf>,
     /// What the OSD stores on (`ceph osd metadata`, class from `ceph osd
     /// tree`), read before the run; null if it could not be read.
     #[serde(default)]
@@ -442,8 +505,8 @@ pub struct OsdReport {
 
 pub use crate::placement::ReplicaSet;
 
-/// One OSD process's CPU over a run ([`crate::telemetry::osdcpu`] reads it,
-/// [`crate::cpu`] makes the figures and the verdict). Two windows: the
+/// One OSD process's CPU over a run (`telemetry::osdcpu` reads it,
+/// `explain::cpu` makes the figures and the verdict). Two windows: the
 /// measured one (the ramp's end to the job's end), over which the client's
 /// per-OSD ops are counted, and the counters' (the perf dumps before and
 /// after the job), over which the OSD's own op counts are.
@@ -482,7 +545,7 @@ pub struct OsdCpu {
     /// every process on them: cores (0 to `allowed_cpus`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allowed_cpus_busy: Option<f64>,
-    /// Figures ([`crate::cpu::fill`], from the above and the rows): cores
+    /// Figures (`explain::cpu::fill`, from the above and the rows): cores
     /// busy over the measured window (`cpu_s / window_s`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cores_busy: Option<f64>,
@@ -493,10 +556,14 @@ pub struct OsdCpu {
     /// ops as primary and replica writes, every client's; counters' window).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub us_per_osd_op: Option<f64>,
-    /// `true` when its CPU, not its drive, set the pace ([`crate::cpu`]).
+    /// `true` when its CPU, not its drive, set the pace (`explain::cpu`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cpu_bound: bool,
 }
+
+/// How [`OsdCpu::not_measured`] ends for an OSD on another host
+/// (`explain::cpu` names those OSDs together, host by host).
+pub const AGENT_THERE: &str = "run an agent there";
 
 /// Client-side figures of one op kind on one primary OSD.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -520,7 +587,7 @@ pub struct OsdClientRow {
     /// `--op-history`: the same ops' time on this OSD from its own records
     /// of each op (the split then uses it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub evidence: Option<crate::telemetry::historic::OpEvidence>,
+    pub evidence: Option<ops::OpEvidence>,
 }
 
 /// One of the client's slowest ops and where its time went.
@@ -539,7 +606,7 @@ pub struct TailOp {
     /// The primary OSD's record of it: null when the OSD no longer held one
     /// (it keeps its slowest `osd_op_history_size` ops of the last
     /// `osd_op_history_duration` seconds).
-    pub osd: Option<crate::telemetry::historic::OsdSplit>,
+    pub osd: Option<ops::OsdSplit>,
     /// Client latency − the OSD's receive → reply time: both directions of
     /// the public network and the client's own time.
     pub outside_osd_ns: Option<f64>,
@@ -588,7 +655,7 @@ pub enum Part {
     /// as the primary waited for it: the primary's wait after its own prepare
     /// minus the slowest replica's own receive → commit time (`subop_w`) —
     /// the wire both ways plus both sides' messengers (see
-    /// [`crate::attribution`]).
+    /// `explain::attribution`).
     ClusterNetwork,
     /// The rest of the OSDs' round trip for the repop and its reply, beyond
     /// what the back network itself took (this host's fastest ICMP echo to
@@ -892,14 +959,14 @@ pub struct JobReport {
     pub client: Option<ClientLoad>,
     /// The lasting changes of the per-interval figures, with the OSD
     /// counters and cluster events that moved with them
-    /// ([`crate::changes`]); empty: none; absent: too few intervals to tell.
+    /// (`explain::changes`); empty: none; absent: too few intervals to tell.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub changes: Option<Vec<crate::changes::Change>>,
-    /// What-if projections from the job's split ([`crate::whatif`]): the
+    pub changes: Option<Vec<changes::Change>>,
+    /// What-if projections from the job's split (`explain::whatif`): the
     /// ones with evidence (each moves the mean by 10 % or more); absent:
     /// no split.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub projections: Option<Vec<crate::whatif::Projection>>,
+    pub projections: Option<Vec<projection::Projection>>,
 }
 
 /// How fully a closed-loop job kept its ops in flight. A client short of
@@ -1214,6 +1281,7 @@ pub(crate) fn test_result(pool: &str, jobs: Vec<JobReport>) -> BenchResult {
         cluster_state: None,
         read_cache: None,
         disruption: None,
+        pace: None,
     }
 }
 

@@ -230,6 +230,20 @@ impl PackedLatencies {
     }
 }
 
+/// The median of `v` (sorted here); `None` for none.
+pub fn median(v: &mut [f64]) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    Some(if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    })
+}
+
 /// A histogram string in a result file that could not be decoded.
 #[derive(Debug, thiserror::Error)]
 #[error("not an HdrHistogram V2 (deflate, base64) histogram: {0}")]

@@ -3,6 +3,9 @@
 
 use std::time::Duration;
 
+/// Bytes in a MiB: bandwidth is MiB/s (2^20 bytes/s) throughout.
+pub const MIB: f64 = 1_048_576.0;
+
 /// A size or duration argument that could not be parsed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("invalid {what} '{input}': {why}")]
@@ -152,6 +155,30 @@ pub fn thousands(n: u64) -> String {
         out.push(c);
     }
     out
+}
+
+/// OSD names, in id order, runs of four or more consecutive ids folded
+/// (`osd.0, osd.1, osd.2`, `osd.0–osd.29, osd.31`), so that many OSDs do
+/// not flood a line.
+pub fn osd_list(ids: &[i32]) -> String {
+    let mut ids = ids.to_vec();
+    ids.sort_unstable();
+    ids.dedup();
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < ids.len() {
+        let mut j = i;
+        while j + 1 < ids.len() && ids[j + 1] == ids[j] + 1 {
+            j += 1;
+        }
+        if j - i >= 3 {
+            out.push(format!("osd.{}–osd.{}", ids[i], ids[j]));
+        } else {
+            out.extend(ids[i..=j].iter().map(|o| format!("osd.{o}")));
+        }
+        i = j + 1;
+    }
+    out.join(", ")
 }
 
 #[cfg(test)]

@@ -692,6 +692,25 @@ fn bad_data_pools_are_refused_before_connecting() {
     ] {
         let e = usage_error(args);
         assert!(e.contains(want), "{args:?}: {e}");
+        // One line as written: no run of spaces left by a broken string continuation.
+        assert!(!e.trim().contains("  "), "{args:?}: {e}");
     }
     assert!(t.elapsed() < Duration::from_secs(5));
+}
+
+#[test]
+fn diagnose_refuses_a_budget_too_short_and_formats_it_has_none_of() {
+    let e = usage_error(&["diagnose", "-p", "x", "--budget", "30s"]);
+    assert!(
+        e.contains("--budget 30s is below 60 s") && e.contains("give --budget 1m or more"),
+        "{e}"
+    );
+    for f in ["html", "csv"] {
+        let e = usage_error(&["--format", f, "diagnose", "-p", "x"]);
+        assert!(e.contains("diagnose prints text, markdown or json"), "{e}");
+    }
+    let e = usage_error(&["diagnose", "-p", "x", "-N", "a/b"]);
+    assert!(e.contains("namespace"), "{e}");
+    let e = usage_error(&["diagnose"]);
+    assert!(e.contains("--pool"), "{e}");
 }

@@ -116,6 +116,52 @@ fn non_empty_svgs(dom: &str) -> (usize, usize) {
     (total, drawn)
 }
 
+/// The texts of every `<svg>` of `page` that overlap another of the same
+/// plot, as Chromium lays them out (its fonts, its boxes): a copy of the
+/// page with a script that compares each pair of `<text>` boxes and writes
+/// the pairs into the DOM that `--dump-dom` prints. Boxes touching by at
+/// most a pixel do not count.
+fn overlapping_labels(bin: &str, page: &Path) -> Vec<String> {
+    const PROBE: &str = r#"<pre id="overlaps"></pre><script>
+(function () {
+  var out = [];
+  document.querySelectorAll('svg').forEach(function (svg, n) {
+    var texts = Array.prototype.slice.call(svg.querySelectorAll('text'))
+      .filter(function (t) { return t.textContent.trim() !== ''; });
+    var boxes = texts.map(function (t) { return t.getBoundingClientRect(); });
+    for (var i = 0; i < texts.length; i++) {
+      for (var j = i + 1; j < texts.length; j++) {
+        var p = boxes[i], q = boxes[j];
+        if (p.left < q.right - 1 && q.left < p.right - 1 &&
+            p.top < q.bottom - 1 && q.top < p.bottom - 1) {
+          out.push('plot ' + n + ': "' + texts[i].textContent + '" / "' +
+                   texts[j].textContent + '"');
+        }
+      }
+    }
+  });
+  document.getElementById('overlaps').textContent = JSON.stringify(out);
+})();
+</script></body>"#;
+    let html = std::fs::read_to_string(page).unwrap();
+    assert!(html.contains("</body>"), "no </body> in {}", page.display());
+    let probed = page.with_extension("probe.html");
+    std::fs::write(&probed, html.replacen("</body>", PROBE, 1)).unwrap();
+    let out = run_chromium(bin, &probed, &["--dump-dom", "--window-size=1200,3000"]);
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let json = dom
+        .split("<pre id=\"overlaps\">")
+        .nth(1)
+        .and_then(|r| r.split("</pre>").next())
+        .unwrap_or_else(|| panic!("the probe wrote nothing: {dom}"));
+    let json = json
+        .replace("&quot;", "\"")
+        .replace("&amp;", "&")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">");
+    serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}: {json}"))
+}
+
 /// A decoded 8-bit RGB/RGBA PNG: (width, height, RGB pixels).
 fn decode_png(bytes: &[u8]) -> (usize, usize, Vec<[u8; 3]>) {
     use std::io::Read;
@@ -245,6 +291,8 @@ fn html_report_renders_in_headless_chromium() {
     assert!(!dom.contains("<script"), "the pool name became a script");
     let expected = 2 * (4 + 1 + 1 + 2) + 2;
     assert_eq!(non_empty_svgs(&dom), (expected, expected));
+    let o = overlapping_labels(bin, &page);
+    assert!(o.is_empty(), "labels overlap: {o:#?}");
 
     // The screenshot: the right size, mostly white page with the plots'
     // colours in it (series A's blue and B's orange fill whole bars).
@@ -347,6 +395,8 @@ fn suite_html_page_renders_in_headless_chromium() {
         total >= 3 && drawn == total,
         "{drawn} of {total} plots drawn"
     );
+    let o = overlapping_labels(bin, &page);
+    assert!(o.is_empty(), "labels overlap: {o:#?}");
     let shot = dir.path().join("suite.png");
     run_chromium(
         bin,
@@ -366,4 +416,24 @@ fn suite_html_page_renders_in_headless_chromium() {
         assert!(n > 500, "plot colour {c} on only {n} pixels");
     }
     std::fs::copy(&shot, std::env::temp_dir().join("cephbench-suite-page.png")).ok();
+}
+
+/// A disruption run's page (a real run on pacific: `--disrupt
+/// osd.1:out@3s,in@8s`, a 14 s 4 KiB write on a size-3 pool): no label of
+/// any plot overlaps another as Chromium lays them out (the osdmap change
+/// seen from 0 s was drawn over the y axis's "0"); the two-result page and
+/// the suite page are checked in their own tests.
+#[test]
+fn a_disruption_page_has_no_overlapping_labels() {
+    let Some(bin) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("disrupt.html");
+    let run = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/run-disrupt-out-in-pacific.json");
+    report_html(&page, &[&run]);
+    let dom =
+        String::from_utf8_lossy(&run_chromium(bin, &page, &["--dump-dom"]).stdout).to_string();
+    assert!(dom.contains("osd.1 out at"), "the marks are drawn: {dom}");
+    let o = overlapping_labels(bin, &page);
+    assert!(o.is_empty(), "labels overlap: {o:#?}");
 }

@@ -5,14 +5,14 @@ mod common;
 
 use cephbench::progress::Sample;
 use cephbench::report::Format;
+use cephbench::result::counters::{AvgDelta, CounterSample, MgrOsdPerf, OsdCounters};
+use cephbench::result::network::ClientRtt;
 use cephbench::result::NetworkReport;
 use cephbench::result::{
     Attribution, BenchResult, ClientLoad, ClientReport, ClusterInfo, GroupReport, JobReport,
     OsdClientRow, OsdReport, Part, PlacementInfo, RadosWorkload, Share, ToolInfo, Workload,
 };
 use cephbench::stats::LatencySummary;
-use cephbench::telemetry::counters::{AvgDelta, CounterSample, MgrOsdPerf, OsdCounters};
-use cephbench::telemetry::network::ClientRtt;
 
 /// A write split as a size-3 pool's would be (the replication wait split
 /// into cluster network, the OSDs' messengers and replica).
@@ -360,8 +360,9 @@ fn fixture() -> BenchResult {
         cluster_state: None,
         read_cache: None,
         disruption: None,
+        pace: None,
     };
-    cephbench::cpu::fill(&mut r);
+    cephbench::explain::cpu::fill(&mut r);
     r
 }
 
@@ -397,7 +398,7 @@ fn osd_ops_column_is_what_us_per_osd_op_divides_by() {
     c.subop_w = Some(18_000);
     let own = c.op_w.unwrap_or(0) + c.op_r.unwrap_or(0) + 18_000;
     let cpu_s = o.cpu.as_ref().unwrap().counters_cpu_s.unwrap();
-    cephbench::cpu::fill(&mut r);
+    cephbench::explain::cpu::fill(&mut r);
     let text = render(Format::Text, &r);
     let row = text
         .lines()
@@ -429,6 +430,54 @@ fn text_report_default_is_short() {
     }
     assert!(text.lines().count() + 10 < render(Format::Text, &fixture()).lines().count());
     insta::assert_snapshot!(text);
+}
+
+/// The default text of one run is under 50 lines: a real run's result (a
+/// 10 s 4 KiB write on a size-3 pool of 3 bluestore OSDs, pacific, with
+/// telemetry: 60 lines before) and this file's fixtures. What only defines
+/// a share or a column waits for -v; a note that changes what a figure
+/// means (here: the payload's transfer is in another share) stays.
+#[test]
+fn the_default_text_of_one_run_is_under_50_lines() {
+    let real: BenchResult =
+        serde_json::from_str(include_str!("fixtures/run-write-size3-pacific.json")).unwrap();
+    for (name, r) in [
+        ("the real run", real.clone()),
+        ("fixture", fixture()),
+        ("disruption", disruption_fixture()),
+        ("not quiet", not_quiet_fixture()),
+    ] {
+        let text = render_short(&r);
+        let n = text.lines().count();
+        assert!(n < 50, "{name}: {n} lines:\n{text}");
+    }
+    let short = render_short(&real);
+    let long = render(Format::Text, &real);
+    for definition in [
+        "note: client (librados/librbd) time is not measured on its own",
+        "kv_sync = BlueStore's kv sync round",
+    ] {
+        assert!(!short.contains(definition), "{definition}:\n{short}");
+        assert!(long.contains(definition), "{definition} with -v:\n{long}");
+    }
+    // The denominator of µs per OSD op stays, as does the build-less version.
+    assert!(short.contains("(OSD ops = op_w + op_r + subop_w: what µs per OSD op divides by"));
+    assert!(
+        short.contains("(ceph 16.2.15 pacific), client vm"),
+        "{short}"
+    );
+    let mut r = fixture();
+    let caveat = "no path bandwidth (ICMP echo needs root or CAP_NET_RAW): the payload's \
+                  transfer time is not in the network share (writes: in OSD queue; reads: \
+                  unattributed)";
+    r.jobs[0]
+        .attribution
+        .as_mut()
+        .unwrap()
+        .notes
+        .push(caveat.into());
+    let short = render_short(&r).replace("\n      ", " ");
+    assert!(short.contains(caveat), "{short}");
 }
 
 #[test]
@@ -622,7 +671,8 @@ fn a_cluster_not_quiet_is_one_line_in_every_format() {
 /// The fixture with osd.1 out at 3 s and in at 7 s during 12 s of writes:
 /// a stall at 3-4 s, recovery until 9 s.
 fn disruption_fixture() -> BenchResult {
-    use cephbench::disrupt::{phases, Action, ActionDone, Disruption, Look};
+    use cephbench::disrupt::phases;
+    use cephbench::result::disruption::{Action, ActionDone, Disruption, Look};
     let mut r = fixture();
     let job = &mut r.jobs[0];
     job.timeline = (1..=12)
@@ -680,7 +730,27 @@ fn disruption_fixture() -> BenchResult {
         .collect();
     let b = phases::bounds(&actions, &looks);
     let stalls = [(3.05, 1.3)];
-    let ph = phases::phases(&job.name, &job.timeline, &b, &stalls);
+    // Each interval's histogram: its ops at its mean, its slowest at its max.
+    let latencies: Vec<_> = job
+        .timeline
+        .iter()
+        .map(|s| {
+            let mut r = cephbench::stats::LatencyRecorder::new();
+            for _ in 1..s.ops {
+                r.record(s.mean_latency_ns as u64);
+            }
+            if let Some(m) = s.max_latency_ns.filter(|_| s.ops > 0) {
+                r.record(m);
+            }
+            r.pack()
+        })
+        .collect();
+    let tl = phases::JobTimeline {
+        job: &job.name,
+        samples: &job.timeline,
+        latencies: &latencies,
+    };
+    let ph = phases::phases(&tl, &b, &stalls);
     let recovery = phases::recovery(&b, &actions, &looks, 12.0, 60.0);
     r.disruption = Some(Disruption {
         osd: 1,
@@ -714,7 +784,7 @@ fn a_disruption_in_every_format() {
     assert_eq!(
         r.disruption.as_ref().unwrap().recovery_line(),
         "active+clean 3.0 s after the last action (in); up to 480 objects degraded, 0 \
-         misplaced; recovery up to 150 objects/s, 600 KiB/s (mean 150 objects/s, 600 KiB/s)"
+         misplaced; recovery 150 objects/s, 600 KiB/s (the mean of the looks that saw it)"
     );
     assert_fits(&text);
     insta::assert_snapshot!(text);
@@ -763,6 +833,62 @@ fn a_disruption_in_every_format() {
     assert_eq!(phases, ["before", "degraded", "recovering", "after"]);
     let back: BenchResult = serde_json::from_value(v).unwrap();
     assert_eq!(back, r);
+}
+
+/// A phase is named after the PG states seen in it: an `out` whose PGs
+/// kept every copy misplaces objects and degrades none, and its phase says
+/// `misplaced`, not `degraded`. The table's p99 is the worst interval's,
+/// labelled so. Recovery has one rate: the recovery line's, also in the
+/// not-quiet line (whose own watch saw another).
+#[test]
+fn a_disruption_phase_is_named_after_the_pg_states_seen() {
+    let mut r = disruption_fixture();
+    let d = r.disruption.as_mut().unwrap();
+    for l in &mut d.looks {
+        (l.misplaced_objects, l.degraded_objects) = (l.degraded_objects * 13, 0);
+    }
+    // Sent on time, answered 0.75 s later (as measured on pacific: the mon
+    // commits the osdmap change in its next batch).
+    d.actions[0].sent_s = Some(3.0);
+    d.actions[0].done_s = Some(3.75);
+    let mut quiet = not_quiet_fixture().cluster_state.unwrap();
+    let mut e = serde_json::to_value(&quiet.events[0]).unwrap();
+    e["kind"] = "recovery".into();
+    e["name"] = "".into();
+    e["detail"] = "up to 527 objects/s, 0 B/s".into();
+    e["max_objects_per_sec"] = 527.0.into();
+    quiet.events.push(serde_json::from_value(e).unwrap());
+    r.cluster_state = Some(quiet);
+    // Wrapped lines joined.
+    let text = render(Format::Text, &r)
+        .replace("\n    ", " ")
+        .replace("\n  (", " (");
+    assert!(text.contains("  write  misplaced "), "{text}");
+    assert!(!text.contains("write  degraded"), "{text}");
+    assert!(text.contains("worst p99 ms"), "{text}");
+    assert!(
+        text.contains(
+            "p99: the phase's own, from its intervals' histograms merged; worst p99: the highest \
+             of its intervals' p99s"
+        ),
+        "{text}"
+    );
+    // The fixture's looks: 150 objects/s, 600 KiB/s at each of the two
+    // that saw recovery.
+    assert!(
+        text.contains("recovery 150 objects/s, 600 KiB/s (the mean of the looks that saw it)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("recovery (150 objects/s, 600 KiB/s, the mean of the looks that saw it)"),
+        "{text}"
+    );
+    assert!(!text.contains("527"), "a second recovery rate: {text}");
+    assert!(!text.contains("up to 150"), "{text}");
+    assert!(
+        text.contains("Actions: out@3s sent at 3.00 s, in effect at 3.75 s, in@7s at 7.02 s"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -1410,7 +1536,7 @@ fn job_tables_show_in_flight_where_the_client_fell_short() {
 }
 
 /// A job whose IOPS fell from 17 s on while osd.0's kv sync round slowed:
-/// [`cephbench::changes::annotate`] finds the one change, and every format
+/// [`cephbench::explain::changes::annotate`] finds the one change, and every format
 /// carries it (text and Markdown one line each, CSV two columns, HTML a
 /// line and a mark on each timeline, JSON valid against the schema).
 #[test]
@@ -1454,7 +1580,7 @@ fn a_change_during_the_run_is_in_every_format() {
             }
         })
         .collect();
-    cephbench::changes::annotate(&mut r);
+    cephbench::explain::changes::annotate(&mut r);
     let changes = r.jobs[0].changes.as_ref().expect("judged");
     assert_eq!(changes.len(), 1, "{changes:#?}");
     assert_eq!(changes[0].t_s, 17.0);
@@ -1509,8 +1635,8 @@ fn a_projection_is_in_every_format() {
     let mut r = fixture();
     let job = r.jobs[0].clone();
     let p = vec![
-        cephbench::whatif::without_copies(&r, &job).unwrap(),
-        cephbench::whatif::with_cluster_cable(&r, &job, 0.5e6).unwrap(),
+        cephbench::explain::whatif::without_copies(&r, &job).unwrap(),
+        cephbench::explain::whatif::with_cluster_cable(&r, &job, 0.5e6).unwrap(),
     ];
     r.jobs[0].projections = Some(p);
     let short = render_short(&r);

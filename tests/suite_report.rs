@@ -123,6 +123,7 @@ fn result(jobs: Vec<JobReport>, rw: &str, bs: u64, qd: u64, fsync: Option<u64>) 
         cluster_state: None,
         read_cache: None,
         disruption: None,
+        pace: None,
         interrupted: false,
         warnings: vec![],
         findings: Vec::new(),
@@ -1169,25 +1170,30 @@ fn the_tree_names_no_method_by_an_internal_label() {
     assert!(files > 50, "{files} files read");
 }
 
-/// One unit a report: suites count MB/s (10^6 bytes/s, as CrystalDiskMark),
-/// so their comparison does too, never MiB/s beside them; and a flush row,
-/// which moves no data of its own, gets no IOPS per GiB.
+/// One bandwidth unit: suites, their comparison and their tables count
+/// MiB/s (2^20 bytes/s) as runs, progress and compare do; CrystalDiskMark's
+/// table, whose shape needs MB/s, states the MiB/s factor beside it, and the
+/// CSV gives both side by side. A flush row, which moves no data of its own,
+/// gets no IOPS per GiB.
 #[test]
-fn suites_compare_in_mb_s_and_flushes_get_no_iops_per_gib() {
+fn suites_compare_in_mib_s_and_flushes_get_no_iops_per_gib() {
     use cephbench::report::{Format, View};
     let c = suite::compare_suites(&cdm_pools());
     let figures: Vec<&str> = c.rows.iter().map(|r| r.figure).collect();
     assert!(
-        figures.contains(&"MB/s") && !figures.contains(&"MiB/s"),
+        figures.contains(&"MiB/s") && !figures.contains(&"MB/s"),
         "{figures:?}"
     );
     let row = c
         .rows
         .iter()
-        .find(|r| r.figure == "MB/s" && r.job.starts_with("SEQ1M Q8T1 read"))
+        .find(|r| r.figure == "MiB/s" && r.job.starts_with("SEQ1M Q8T1 read"))
         .unwrap();
-    // The cdm table's 1,296 MB/s, not 1,236 MiB/s.
-    assert!((row.values[0].unwrap() - 1296.0).abs() < 1.0, "{row:?}");
+    // The cdm table's 1,296 MB/s is 1,236 MiB/s.
+    assert!(
+        (row.values[0].unwrap() - 1296e6 / 1_048_576.0).abs() < 0.01,
+        "{row:?}"
+    );
     for format in [Format::Text, Format::Markdown, Format::Html, Format::Csv] {
         let doc = cephbench::report::Document::Suites(suite::Suites::new(cdm_pools()));
         let mut buf = Vec::new();
@@ -1197,8 +1203,26 @@ fn suites_compare_in_mb_s_and_flushes_get_no_iops_per_gib() {
         };
         cephbench::report::render(&doc, format, long, &mut buf).unwrap();
         let out = String::from_utf8(buf).unwrap();
-        assert!(!out.contains("MiB/s"), "{format:?}:\n{out}");
+        // Every MB/s is said next to its MiB/s.
+        if format == Format::Csv {
+            assert!(out.contains("mb_per_s,mib_per_s,"), "{out}");
+            // 1,296 MB/s = 1235.962 MiB/s on the SEQ1M Q8T1 read line.
+            assert!(out.contains(",1296.000,1235.962,"), "{out}");
+        } else {
+            assert!(out.contains("MiB/s"), "{format:?}:\n{out}");
+            assert!(out.contains("1 MB/s = 0.954 MiB/s"), "{format:?}:\n{out}");
+        }
     }
+    let text = {
+        let doc = cephbench::report::Document::Suites(suite::Suites::new(vec![fixture()]));
+        let mut buf = Vec::new();
+        cephbench::report::render(&doc, Format::Text, View::default(), &mut buf).unwrap();
+        String::from_utf8(buf).unwrap()
+    };
+    assert!(
+        text.contains(" MiB/s ") && !text.contains("MB/s"),
+        "a suite table counts MiB/s:\n{text}"
+    );
 
     let d = fixture();
     let flush = d.summary.rows.iter().find(|r| r.op == "flush").unwrap();
@@ -1426,7 +1450,7 @@ fn suites_give_the_pools_cpu_per_op() {
                 ..Default::default()
             }),
         }];
-        cephbench::cpu::fill(&mut e.result);
+        cephbench::explain::cpu::fill(&mut e.result);
     }
     let mut order: Vec<String> = d.runs.iter().map(|e| e.job.clone()).collect();
     order.dedup();

@@ -15,7 +15,8 @@ use super::error::{diagnose, BenchError};
 use crate::ceph::Rados;
 use crate::engine::{JobOutcome, StopReason};
 use crate::placement::OsdSlots;
-use crate::progress::{Counters, JobClock, Sample, Sampler, Schedule, KINDS};
+use crate::progress::{Counters, IntervalTimelines, JobClock, Sample, Sampler, Schedule, KINDS};
+use crate::stats::PackedLatencies;
 
 /// Each op kind's samples, by the engine's `OpKind` index.
 pub type Timelines = [Vec<Sample>; KINDS];
@@ -58,8 +59,8 @@ pub(super) trait Job {
 pub(super) struct Ran {
     /// The job's outcome (several jobs' merged).
     pub out: JobOutcome,
-    /// The per-second samples, per op kind.
-    pub timeline: Timelines,
+    /// The per-second samples, per op kind, each with its histogram.
+    pub timeline: IntervalTimelines,
     /// When the measured ops started, on this host's clock.
     pub measured_start: SystemTime,
     /// Where the job stood against `--steady`, if asked.
@@ -163,14 +164,10 @@ pub(super) async fn measure<J: Job>(setup: Setup<'_>, mut job: J) -> Result<Outc
         .unwrap_or_default();
     let (outcome, timeline, measured_start, ramp) = match ran {
         Some(r) => {
-            if let (Some(v), Some(cfg)) = (r.steady, setup.steady.as_ref()) {
-                if !v.attained {
-                    warnings.push(not_steady(cfg, &v));
-                }
-            }
+            warnings.extend(not_steady(setup.steady.as_ref(), r.steady.as_ref()));
             (Some(r.out), r.timeline, Some(r.measured_start), r.ramp)
         }
-        None => (None, Timelines::default(), None, Duration::ZERO),
+        None => (None, IntervalTimelines::default(), None, Duration::ZERO),
     };
     // The look after the job runs beside the probes' own reads.
     let quiet = quiet.map(QuietWatch::end);
@@ -185,23 +182,22 @@ pub(super) async fn measure<J: Job>(setup: Setup<'_>, mut job: J) -> Result<Outc
         cluster::measure_osd_ram(rados, p);
     }
     let tail = probes.tail(rados, outcome.as_ref(), &mut warnings);
+    let pace = match &outcome {
+        Some(out) if setup.telemetry => pace_of(rados, pool, out).await,
+        _ => None,
+    };
 
     let mut jobs = Vec::new();
     let mut cleanup = Cleanup::default();
     if let Some(mut out) = outcome {
         interrupted |= out.stop == StopReason::Interrupted;
-        jobs = job.reports(&out, timeline);
+        jobs = job.reports(&out, timeline.samples);
         error = out.first_error.take().map(|e| diagnose(rados, pool, e));
         cleanup = job.finish(&out, error.as_ref(), &mut warnings).await;
     }
     // The wait for active+clean went on beside the probes and the cleanup.
-    let disruption = disruptor.and_then(|d| {
-        let timelines: Vec<(&str, &[Sample])> = jobs
-            .iter()
-            .map(|j| (j.name.as_str(), j.timeline.as_slice()))
-            .collect();
-        d.finish(&timelines, &stalls, &mut warnings)
-    });
+    let disruption = disruptor
+        .and_then(|d| finish_disruption(d, &jobs, &timeline.latencies, &stalls, &mut warnings));
     // After `--disrupt`'s OSD is back: the state against the one before.
     warnings.extend(probes.osd_state_change(rados));
     let mut result = BenchResult {
@@ -225,9 +221,10 @@ pub(super) async fn measure<J: Job>(setup: Setup<'_>, mut job: J) -> Result<Outc
         cluster_state,
         read_cache,
         disruption,
+        pace,
     };
-    crate::changes::annotate(&mut result);
-    crate::attribution::attribute(&mut result);
+    crate::explain::changes::annotate(&mut result);
+    crate::explain::attribute(&mut result);
     Ok(Outcome {
         result,
         error,
@@ -236,6 +233,23 @@ pub(super) async fn measure<J: Job>(setup: Setup<'_>, mut job: J) -> Result<Outc
         cleanup_failed: cleanup.failed,
         measured_start,
     })
+}
+
+/// The pace probe after a write job that ran to its end without an error:
+/// one op every job's time between ops (its elapsed time over its ops).
+async fn pace_of(rados: &Rados, pool: &str, out: &JobOutcome) -> Option<crate::result::PaceProbe> {
+    use crate::engine::OpKind;
+    let ops = out.kinds[OpKind::Write.index()].ops;
+    let wrote_only = out.kinds[OpKind::Read.index()].ops == 0 && ops > 0;
+    if !wrote_only || out.stop == StopReason::Interrupted || out.first_error.is_some() {
+        return None;
+    }
+    super::pace::probe(
+        rados,
+        pool,
+        out.elapsed / ops.try_into().unwrap_or(u32::MAX),
+    )
+    .await
 }
 
 /// Drops the caches of the OSDs serving the pool (those of `slots`, else
@@ -315,9 +329,39 @@ pub struct Outcome {
     pub measured_start: Option<SystemTime>,
 }
 
+/// `--disrupt`'s end: what it did, against the jobs' per-second figures
+/// and the engine's stalls.
+fn finish_disruption(
+    d: crate::disrupt::Disruptor,
+    jobs: &[JobReport],
+    latencies: &[Vec<PackedLatencies>; KINDS],
+    stalls: &[crate::engine::Stall],
+    warnings: &mut Vec<String>,
+) -> Option<crate::result::disruption::Disruption> {
+    // Each job's samples with their intervals' histograms (a job is one op kind).
+    let timelines: Vec<crate::disrupt::JobTimeline> = jobs
+        .iter()
+        .map(|j| {
+            let kind = crate::engine::OpKind::ALL
+                .into_iter()
+                .find(|k| k.as_str() == j.op);
+            crate::disrupt::JobTimeline {
+                job: &j.name,
+                samples: &j.timeline,
+                latencies: kind.map_or(&[][..], |k| &latencies[k.index()]),
+            }
+        })
+        .collect();
+    d.finish(&timelines, stalls, warnings)
+}
+
 /// The report's line for a job that ran `--steady-max` without becoming
-/// steady.
-pub(super) fn not_steady(cfg: &crate::steady::SteadyConfig, v: &crate::steady::Verdict) -> String {
+/// steady (`None`: it became steady, or `--steady` was not asked).
+pub(super) fn not_steady(
+    cfg: Option<&crate::steady::SteadyConfig>,
+    v: Option<&crate::steady::Verdict>,
+) -> Option<String> {
+    let (cfg, v) = cfg.zip(v).filter(|(_, v)| !v.attained)?;
     let last = match v.last {
         Some(c) => format!(
             "; the last {:.0} s moved {} against a limit of {} (window mean {})",
@@ -328,11 +372,11 @@ pub(super) fn not_steady(cfg: &crate::steady::SteadyConfig, v: &crate::steady::V
         ),
         None => String::new(),
     };
-    format!(
+    Some(format!(
         "not steady after {:.0} s ({}{last}): the figures are over the whole measured window",
         cfg.max.as_secs_f64(),
         cfg.criterion
-    )
+    ))
 }
 
 fn fmt_figure(x: f64) -> String {
@@ -355,7 +399,7 @@ pub async fn sampled<F: Future>(
     live: bool,
     steady: Option<&crate::steady::SteadyConfig>,
     clock: &JobClock,
-) -> (F::Output, Timelines, Option<crate::steady::Verdict>) {
+) -> (F::Output, IntervalTimelines, Option<crate::steady::Verdict>) {
     let start = Instant::now();
     clock.mark(start);
     let plan = Schedule::new(ramp, interval);
@@ -381,5 +425,5 @@ pub async fn sampled<F: Future>(
     };
     sampler.tick();
     let verdict = sampler.steady_verdict();
-    (out, sampler.into_samples(), verdict)
+    (out, sampler.into_timelines(), verdict)
 }

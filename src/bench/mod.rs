@@ -8,6 +8,7 @@
 mod assemble;
 mod error;
 mod measure;
+mod pace;
 mod pool;
 mod rados;
 mod rbd;

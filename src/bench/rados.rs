@@ -172,23 +172,7 @@ pub async fn run_rados(
     stop: StopRx,
 ) -> Result<Outcome, BenchError> {
     let cluster = cluster_info(rados)?;
-    let mut created_pool = false;
-    let mut io = match rados.ioctx(&cfg.pool) {
-        Err(CephError::NoSuchPool(_)) => match (cfg.mode, cfg.create_pool) {
-            (RadosMode::Write, Some(spec)) => {
-                super::pool::check_pool_delete_allowed(rados).map_err(BenchError::UnfitPool)?;
-                create_pool(rados, &cfg.pool, spec, "rados")?;
-                created_pool = true;
-                rados.ioctx(&cfg.pool)?
-            }
-            _ => {
-                return Err(BenchError::NoPool {
-                    pool: cfg.pool.clone(),
-                })
-            }
-        },
-        r => r?,
-    };
+    let (mut io, created_pool) = open_or_create_pool(rados, cfg)?;
     // A full pool fails writes with EDQUOT/ENOSPC at once instead of pausing
     // them in the client until the op timeout.
     io.set_pool_full_try();
@@ -207,86 +191,29 @@ pub async fn run_rados(
         }
     }
 
-    let (meta, available_ops) = match (cfg.mode, existing) {
-        (RadosMode::Write, Some(m)) => {
-            return Err(BenchError::RunExists {
-                pool: cfg.pool.clone(),
-                ns: ns_flag(&cfg.namespace),
-                run: cfg.run_name.clone(),
-                ops: m.ops,
-                host: m.host,
-            })
-        }
-        (RadosMode::Write, None) => {
-            // Never overwrite what this run's metadata does not account for.
-            let first = format!("{}0", objects::data_prefix(&cfg.run_name));
-            let st = io.stat(&cstr(&first))?.await?;
-            if st.ret != -i64::from(libc::ENOENT) {
-                st.check(|| format!("stat object '{first}'"))
-                    .map_err(|e| diagnose(rados, &cfg.pool, e))?;
-                return Err(BenchError::ForeignObject {
-                    pool: cfg.pool.clone(),
-                    ns: ns_flag(&cfg.namespace),
-                    run: cfg.run_name.clone(),
-                    name: first,
-                });
-            }
-            let meta = RunMeta {
-                tool: "cephbench".into(),
-                format: 1,
-                run_name: cfg.run_name.clone(),
-                block_size: cfg.block_size,
-                object_size: cfg.object_size,
-                ops: 0,
-                seed: started_unix ^ (u64::from(std::process::id()) << 32) | 1,
-                complete: false,
-                host: cluster.client_host.clone(),
-                pid: std::process::id(),
-                started_unix,
-                created_pool,
-                write_dest: cfg.write_dest,
-            };
-            write_meta(&io, &meta)
-                .await
-                .map_err(|e| diagnose(rados, &cfg.pool, e))?;
-            (meta, 0)
-        }
-        (_, None) => {
-            return Err(BenchError::NothingWritten {
-                pool: cfg.pool.clone(),
-                ns: ns_flag(&cfg.namespace),
-                run: cfg.run_name.clone(),
-            })
-        }
-        (_, Some(m)) if !m.write_dest.object_only() => {
-            return Err(BenchError::NotObjectData {
-                pool: cfg.pool.clone(),
-                run: cfg.run_name.clone(),
-                dest: m.write_dest.label(),
-            })
-        }
-        (_, Some(m)) => {
-            if !m.complete {
-                warnings.push(format!(
-                    "the write run '{}' did not finish; objects it never wrote will fail to read",
-                    m.run_name
-                ));
-            }
-            let ops = m.ops;
-            (m, ops)
-        }
-    };
-
-    if !cfg.mode.is_write() {
+    let (meta, available_ops) = if cfg.mode == RadosMode::Write {
+        let meta = RunMeta {
+            tool: "cephbench".into(),
+            format: 1,
+            run_name: cfg.run_name.clone(),
+            block_size: cfg.block_size,
+            object_size: cfg.object_size,
+            ops: 0,
+            seed: started_unix ^ (u64::from(std::process::id()) << 32) | 1,
+            complete: false,
+            host: cluster.client_host.clone(),
+            pid: std::process::id(),
+            started_unix,
+            created_pool,
+            write_dest: cfg.write_dest,
+        };
+        begin_write_run(rados, cfg, &io, existing, &meta).await?;
+        (meta, 0)
+    } else {
+        let (meta, available_ops) = written_run(cfg, existing, &mut warnings)?;
         let area = available_ops.saturating_mul(meta.block_size);
         warnings.extend(cache_fit_warning(area, pool_settings.as_ref()));
-    }
-    let max_ops = match (cfg.mode, cfg.max_objects) {
-        (RadosMode::Write, Some(objs)) => {
-            let cap = objs.saturating_mul(meta.writes_per_object());
-            Some(cfg.max_ops.map_or(cap, |m| m.min(cap)))
-        }
-        _ => cfg.max_ops,
+        (meta, available_ops)
     };
     let layout = Layout {
         block_size: meta.block_size,
@@ -297,15 +224,7 @@ pub async fn run_rados(
     } else {
         cfg.verify
     };
-    let spec = RunSpec {
-        concurrency: cfg.concurrency,
-        duration: cfg.duration,
-        ramp: cfg.ramp,
-        max_ops,
-        max_bytes: None,
-        slow_op: SLOW_OP,
-        rate: cfg.rate,
-    };
+    let spec = run_spec(cfg, &meta);
     let stop_rx = stop.clone();
     let job = RadosJob {
         rados,
@@ -314,7 +233,7 @@ pub async fn run_rados(
         meta,
         layout,
         available_ops,
-        max_ops,
+        max_ops: spec.max_ops,
         verify,
         spec,
         created_pool,
@@ -340,6 +259,112 @@ pub async fn run_rados(
         stop: Some(stop_rx),
     };
     measure(setup, job).await
+}
+
+/// The run's pool, created first when a write run asks for it
+/// (`--create-pool`); true when it was created.
+fn open_or_create_pool(rados: &Rados, cfg: &RadosConfig) -> Result<(IoCtx, bool), BenchError> {
+    match rados.ioctx(&cfg.pool) {
+        Err(CephError::NoSuchPool(_)) => match (cfg.mode, cfg.create_pool) {
+            (RadosMode::Write, Some(spec)) => {
+                super::pool::check_pool_delete_allowed(rados).map_err(BenchError::UnfitPool)?;
+                create_pool(rados, &cfg.pool, spec, "rados")?;
+                Ok((rados.ioctx(&cfg.pool)?, true))
+            }
+            _ => Err(BenchError::NoPool {
+                pool: cfg.pool.clone(),
+            }),
+        },
+        r => Ok((r?, false)),
+    }
+}
+
+/// Starts a write run: refuses a run name already used (`existing`) and
+/// objects its metadata would not account for, then records `meta`.
+async fn begin_write_run(
+    rados: &Rados,
+    cfg: &RadosConfig,
+    io: &IoCtx,
+    existing: Option<RunMeta>,
+    meta: &RunMeta,
+) -> Result<(), BenchError> {
+    if let Some(m) = existing {
+        return Err(BenchError::RunExists {
+            pool: cfg.pool.clone(),
+            ns: ns_flag(&cfg.namespace),
+            run: cfg.run_name.clone(),
+            ops: m.ops,
+            host: m.host,
+        });
+    }
+    // Never overwrite what this run's metadata does not account for.
+    let first = format!("{}0", objects::data_prefix(&cfg.run_name));
+    let st = io.stat(&cstr(&first))?.await?;
+    if st.ret != -i64::from(libc::ENOENT) {
+        st.check(|| format!("stat object '{first}'"))
+            .map_err(|e| diagnose(rados, &cfg.pool, e))?;
+        return Err(BenchError::ForeignObject {
+            pool: cfg.pool.clone(),
+            ns: ns_flag(&cfg.namespace),
+            run: cfg.run_name.clone(),
+            name: first,
+        });
+    }
+    write_meta(io, meta)
+        .await
+        .map_err(|e| diagnose(rados, &cfg.pool, e))
+}
+
+/// The write run a seq or rand run reads (`existing`), and how many ops it
+/// wrote; a run that did not finish is read with a warning.
+fn written_run(
+    cfg: &RadosConfig,
+    existing: Option<RunMeta>,
+    warnings: &mut Vec<String>,
+) -> Result<(RunMeta, u64), BenchError> {
+    match existing {
+        None => Err(BenchError::NothingWritten {
+            pool: cfg.pool.clone(),
+            ns: ns_flag(&cfg.namespace),
+            run: cfg.run_name.clone(),
+        }),
+        Some(m) if !m.write_dest.object_only() => Err(BenchError::NotObjectData {
+            pool: cfg.pool.clone(),
+            run: cfg.run_name.clone(),
+            dest: m.write_dest.label(),
+        }),
+        Some(m) => {
+            if !m.complete {
+                warnings.push(format!(
+                    "the write run '{}' did not finish; objects it never wrote will fail to read",
+                    m.run_name
+                ));
+            }
+            let ops = m.ops;
+            Ok((m, ops))
+        }
+    }
+}
+
+/// The engine's limits for the run: a write run's `--max-objects` caps its
+/// ops.
+fn run_spec(cfg: &RadosConfig, meta: &RunMeta) -> RunSpec {
+    let max_ops = match (cfg.mode, cfg.max_objects) {
+        (RadosMode::Write, Some(objs)) => {
+            let cap = objs.saturating_mul(meta.writes_per_object());
+            Some(cfg.max_ops.map_or(cap, |m| m.min(cap)))
+        }
+        _ => cfg.max_ops,
+    };
+    RunSpec {
+        concurrency: cfg.concurrency,
+        duration: cfg.duration,
+        ramp: cfg.ramp,
+        max_ops,
+        max_bytes: None,
+        slow_op: SLOW_OP,
+        rate: cfg.rate,
+    }
 }
 
 /// The rados part of the measure step: the run's objects, written or read

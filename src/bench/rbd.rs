@@ -202,8 +202,16 @@ pub async fn run_rbd(rados: &Rados, cfg: &RbdConfig, stop: StopRx) -> Result<Out
             (name.clone(), true)
         }
     };
-    let mut result =
-        run_on_image(rados, &io, cfg, &name, created, stop, cluster, started_unix).await;
+    let run = ImageRun {
+        rados,
+        io: &io,
+        cfg,
+        name: &name,
+        created,
+        cluster,
+        started_unix,
+    };
+    let mut result = run_on_image(run, stop).await;
     if created && !matches!(cfg.image, ImageChoice::Create { keep: true, .. }) {
         // Every handle on the image is closed by now (run_on_image owns them).
         if cfg.live {
@@ -264,7 +272,6 @@ fn precondition_bs(area: u64, bs: u64) -> u64 {
 /// (blocks of 1 MiB, 64 KiB or `bs`, whichever divides `area` first), 16
 /// in flight. Returns the pass, whether `stop` cut it short, and the error
 /// that ended it early (e.g. the pool filled up), if any.
-#[allow(clippy::too_many_arguments)]
 async fn write_test_area(
     rados: &Rados,
     pool: &str,
@@ -380,48 +387,35 @@ pub async fn prepare_image(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-async fn run_on_image(
-    rados: &Rados,
-    io: &IoCtx,
-    cfg: &RbdConfig,
-    name: &str,
+/// What `run_rbd` hands the measurement: the pool it opened, the image
+/// (and whether the run created it), the cluster and when the run started.
+struct ImageRun<'a> {
+    rados: &'a Rados,
+    io: &'a IoCtx,
+    cfg: &'a RbdConfig,
+    name: &'a str,
     created: bool,
-    stop: StopRx,
     cluster: ClusterInfo,
     started_unix: u64,
-) -> Result<Outcome, BenchError> {
+}
+
+async fn run_on_image(run: ImageRun<'_>, stop: StopRx) -> Result<Outcome, BenchError> {
+    let ImageRun {
+        rados,
+        io,
+        cfg,
+        name,
+        created,
+        cluster,
+        started_unix,
+    } = run;
     let first = open(io, &cfg.pool, name)?;
     let info = first.info()?;
     // Where the image's data objects live: its data pool, if it has one.
     // The I/O, the capacity, the placement and the per-OSD rows are there.
     let data_pool = data_pool_of(rados, io, &first)?;
     let io_pool = data_pool.as_deref().unwrap_or(&cfg.pool);
-    let area = cfg.test_area.unwrap_or(info.size);
-    if area > info.size {
-        return Err(BenchError::BadGeometry(format!(
-            "--test-area {} is larger than image '{name}' ({}); use --test-area {} or less",
-            crate::units::fmt_bytes(area),
-            crate::units::fmt_bytes(info.size),
-            crate::units::fmt_bytes(info.size)
-        )));
-    }
-    if area == 0 || area % cfg.bs != 0 {
-        return Err(BenchError::BadGeometry(format!(
-            "--bs {} does not divide the test area {} of image '{name}'; pick a --bs or --test-area so that it does",
-            crate::units::fmt_bytes(cfg.bs),
-            crate::units::fmt_bytes(area)
-        )));
-    }
-    let blocks_per_job = area / cfg.bs / cfg.numjobs as u64;
-    if blocks_per_job == 0 {
-        return Err(BenchError::BadGeometry(format!(
-            "the test area {} holds fewer than --numjobs {} blocks of {}",
-            crate::units::fmt_bytes(area),
-            cfg.numjobs,
-            crate::units::fmt_bytes(cfg.bs)
-        )));
-    }
+    let (area, blocks_per_job) = test_area_blocks(cfg, name, info.size)?;
 
     let may_write = created
         || matches!(
@@ -474,24 +468,6 @@ async fn run_on_image(
     }
 
     let skip_run = interrupted || pre_error.is_some();
-    let per_job = blocks_per_job * cfg.bs;
-    let spec = RunSpec {
-        concurrency: if cfg.fsync_every.is_some() {
-            1
-        } else {
-            cfg.iodepth
-        },
-        duration: cfg.duration,
-        ramp: cfg.ramp,
-        max_ops: None,
-        max_bytes: cfg.io_total,
-        slow_op: SLOW_OP,
-        // The rate is split evenly across the jobs.
-        rate: cfg.rate.map(|r| crate::engine::RateSpec {
-            ops_per_sec: r.ops_per_sec / cfg.numjobs.max(1) as f64,
-            ..r
-        }),
-    };
     let stop_rx = stop.clone();
     let job = RbdJob {
         cfg,
@@ -502,8 +478,8 @@ async fn run_on_image(
         first: (!skip_run).then_some(first),
         info,
         area,
-        per_job,
-        spec,
+        per_job: blocks_per_job * cfg.bs,
+        spec: run_spec(cfg),
         started_unix,
         precondition,
         end_flush: None,
@@ -529,6 +505,60 @@ async fn run_on_image(
         stop: Some(stop_rx),
     };
     measure(setup, job).await
+}
+
+/// The test area on image `name` of `size` bytes, and the blocks of `--bs`
+/// each job's slice of it holds; an area that does not fit or divide is
+/// refused, naming the fix.
+fn test_area_blocks(cfg: &RbdConfig, name: &str, size: u64) -> Result<(u64, u64), BenchError> {
+    let area = cfg.test_area.unwrap_or(size);
+    if area > size {
+        return Err(BenchError::BadGeometry(format!(
+            "--test-area {} is larger than image '{name}' ({}); use --test-area {} or less",
+            crate::units::fmt_bytes(area),
+            crate::units::fmt_bytes(size),
+            crate::units::fmt_bytes(size)
+        )));
+    }
+    if area == 0 || area % cfg.bs != 0 {
+        return Err(BenchError::BadGeometry(format!(
+            "--bs {} does not divide the test area {} of image '{name}'; pick a --bs or --test-area so that it does",
+            crate::units::fmt_bytes(cfg.bs),
+            crate::units::fmt_bytes(area)
+        )));
+    }
+    let blocks_per_job = area / cfg.bs / cfg.numjobs as u64;
+    if blocks_per_job == 0 {
+        return Err(BenchError::BadGeometry(format!(
+            "the test area {} holds fewer than --numjobs {} blocks of {}",
+            crate::units::fmt_bytes(area),
+            cfg.numjobs,
+            crate::units::fmt_bytes(cfg.bs)
+        )));
+    }
+    Ok((area, blocks_per_job))
+}
+
+/// The engine's limits for each of the run's jobs: one op in flight with
+/// `--fsync-every`, the rate split evenly across the jobs.
+fn run_spec(cfg: &RbdConfig) -> RunSpec {
+    RunSpec {
+        concurrency: if cfg.fsync_every.is_some() {
+            1
+        } else {
+            cfg.iodepth
+        },
+        duration: cfg.duration,
+        ramp: cfg.ramp,
+        max_ops: None,
+        max_bytes: cfg.io_total,
+        slow_op: SLOW_OP,
+        // The rate is split evenly across the jobs.
+        rate: cfg.rate.map(|r| crate::engine::RateSpec {
+            ops_per_sec: r.ops_per_sec / cfg.numjobs.max(1) as f64,
+            ..r
+        }),
+    }
 }
 
 /// The rbd part of the measure step: `numjobs` jobs on their own handles

@@ -72,7 +72,7 @@ impl CephError {
 
 /// Why `connect` failed, with the fix spelled out for the common causes.
 #[derive(Debug, thiserror::Error)]
-#[error("cannot connect to the cluster as {entity}: {}{}", Errno(*errno), hint(*errno, *limit))]
+#[error("cannot connect to the cluster as {entity}: {}{}", Errno(*errno), hint(*errno, *limit, entity))]
 pub struct ConnectError {
     /// The positive errno value.
     pub errno: i32,
@@ -82,19 +82,27 @@ pub struct ConnectError {
     pub limit: Duration,
 }
 
-fn hint(errno: i32, limit: Duration) -> String {
+fn hint(errno: i32, limit: Duration, entity: &str) -> String {
     match errno {
         libc::ETIMEDOUT => format!(
             " — no monitor answered within {}; check -m/--mon-host or `mon host` in ceph.conf \
              and that the mons are up (raise --connect-timeout if the cluster is just slow)",
             fmt_secs(limit)
         ),
-        libc::EACCES | libc::EPERM => {
-            " — authentication failed; check --keyring and --id/--user (the key must match `ceph auth get`)"
-                .to_string()
-        }
+        // Measured on pacific 16.2.15: a key with no caps at all and a
+        // wrong secret get the same reply (the mon's auth answer -13, cephx
+        // refused); only the mon's own log tells them apart ('mon caps
+        // null' against 'unexpected key'). So both are named.
+        libc::EACCES | libc::EPERM => format!(
+            " — the monitors refused this key: either it does not match `ceph auth get {entity}` \
+             (check --keyring and --id/--user), or {entity} has no mon caps (a key without them \
+             is refused the same way, and the mon tells a client no more); cephbench needs at \
+             least mon 'allow r' osd 'allow rw pool=POOL' (`ceph auth caps {entity} mon 'allow r' \
+             osd 'allow rw pool=POOL'`)"
+        ),
         libc::ENOENT => {
-            " — no keyring or config found; pass --keyring and -c/--conf (or -m/--mon-host)".to_string()
+            " — no keyring or config found; pass --keyring and -c/--conf (or -m/--mon-host)"
+                .to_string()
         }
         _ => String::new(),
     }
@@ -145,6 +153,23 @@ mod tests {
         let s = e.to_string();
         assert!(s.contains("--mon-host"), "{s}");
         assert!(s.contains("3 s"), "{s}");
+        assert!(!s.contains('\n'));
+    }
+
+    /// A wrong key and a key with no caps get the same -13 from the mon
+    /// (measured on pacific): the error names both, and the caps needed.
+    #[test]
+    fn a_refused_key_names_a_wrong_key_and_missing_caps() {
+        let e = ConnectError {
+            errno: libc::EACCES,
+            entity: "client.nocaps".into(),
+            limit: Duration::from_secs(3),
+        };
+        let s = e.to_string();
+        assert!(s.contains("`ceph auth get client.nocaps`"), "{s}");
+        assert!(s.contains("--keyring"), "{s}");
+        assert!(s.contains("client.nocaps has no mon caps"), "{s}");
+        assert!(s.contains("mon 'allow r' osd 'allow rw pool=POOL'"), "{s}");
         assert!(!s.contains('\n'));
     }
 }

@@ -19,6 +19,7 @@ use cephbench::units::{parse_duration, parse_size};
 mod agent;
 mod cleanup;
 mod compare;
+mod diagnose;
 mod group;
 mod osd_bench;
 mod rados;
@@ -30,6 +31,7 @@ mod sweep;
 pub use agent::AgentArgs;
 pub use cleanup::CleanupArgs;
 pub use compare::CompareArgs;
+pub use diagnose::DiagnoseArgs;
 pub use osd_bench::OsdBenchArgs;
 pub use rados::RadosArgs;
 pub use rbd::RbdArgs;
@@ -305,6 +307,9 @@ pub enum Command {
     /// Which drive is the slow one: each OSD's own write bench (`ceph tell osd.N bench`), one
     /// OSD after the other, with its device flush timers and its drive.
     OsdBench(OsdBenchArgs),
+    /// What to fix first: the pool's weak links ranked by what fixing each would gain (each OSD
+    /// checked on its own, then QD1 and QD16 4 KiB writes, 4 KiB reads, a 4 MiB write).
+    Diagnose(DiagnoseArgs),
     /// Run a rados or rbd workload at rising rates (or queue depths) and find the knee.
     Sweep(SweepArgs),
 }

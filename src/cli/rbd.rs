@@ -108,90 +108,9 @@ impl RbdArgs {
     /// Validates the arguments.
     pub fn config(&self, live: bool) -> Result<RbdConfig, UsageError> {
         let u = |s: String| UsageError(s);
-        plan::block_size(Flags, "bs", self.bs).map_err(u)?;
-        let iodepth = self
-            .iodepth
-            .map_or(plan::default_iodepth(self.fsync_every.is_some()), |d| {
-                d as u64
-            });
-        plan::in_range(Flags, "iodepth", iodepth, 1, plan::MAX_IN_FLIGHT).map_err(u)?;
-        let iodepth = iodepth as usize;
-        plan::in_range(Flags, "numjobs", self.numjobs as u64, 1, plan::MAX_NUMJOBS).map_err(u)?;
-        plan::in_range(Flags, "rwmix-read", self.rwmix_read, 0, 100).map_err(u)?;
-        plan::rbd_flushes(
-            Flags,
-            self.rw,
-            self.rwmix_read,
-            iodepth as u64,
-            self.fsync_every,
-        )
-        .map_err(u)?;
-        if self.io_total == Some(0) {
-            return Err(u("--io-total must be at least 1 byte".into()));
-        }
-        if self.end_flush && self.group.group.is_some() {
-            return Err(u(
-                "--end-flush runs on one client; drop --group (or --end-flush)".into(),
-            ));
-        }
-        if self.end_flush && !self.rw.writes(self.rwmix_read) {
-            return Err(u(format!(
-                "--end-flush needs a workload that writes, not --rw {}",
-                self.rw.as_str()
-            )));
-        }
-        for (flag, v) in [("--size", self.size), ("--test-area", self.test_area)] {
-            if v == Some(0) {
-                return Err(u(format!(
-                    "{flag} 0 holds no block: give it at least one --bs ({})",
-                    fmt_bytes(self.bs)
-                )));
-            }
-        }
-        if let (Some(area), Some(size)) = (self.test_area, self.size) {
-            if area > size {
-                return Err(u(format!(
-                    "--test-area {} is larger than --size {}",
-                    fmt_bytes(area),
-                    fmt_bytes(size)
-                )));
-            }
-        }
-        if let Some(size) = self.size {
-            let area = self.test_area.unwrap_or(size);
-            plan::image_size(Flags, "size", "test-area", size, area).map_err(u)?;
-        }
-        let area = self.test_area.or(self.size);
-        if let Some(area) = area {
-            if area == 0 || area % self.bs != 0 {
-                return Err(u(format!(
-                    "--bs {} does not divide the test area {}; pick a --bs or --test-area so that it does",
-                    fmt_bytes(self.bs),
-                    fmt_bytes(area)
-                )));
-            }
-        }
-        let features = match &self.image_features {
-            None => None,
-            Some(names) => {
-                let mut bits = 0;
-                for n in names {
-                    let f = cephbench::ceph::rbd::FEATURES
-                        .iter()
-                        .find(|(name, _)| name == n)
-                        .ok_or_else(|| {
-                            let all: Vec<&str> =
-                                cephbench::ceph::rbd::FEATURES.iter().map(|f| f.0).collect();
-                            u(format!(
-                                "unknown image feature '{n}' (known: {})",
-                                all.join(", ")
-                            ))
-                        })?;
-                    bits |= f.1;
-                }
-                Some(bits)
-            }
-        };
+        let iodepth = self.checked_iodepth()? as usize;
+        self.check_sizes()?;
+        let features = self.image_features()?;
         let steady = self.steady.config(self.duration.is_some())?;
         let duration = match (self.duration, self.io_total) {
             (Some(d), _) if d.is_zero() => {
@@ -201,24 +120,12 @@ impl RbdArgs {
             (None, Some(_)) => None,
             (None, None) => Some(steady.as_ref().map_or(Duration::from_secs(60), |s| s.max)),
         };
-        let image = match (&self.image, self.size) {
-            (Some(name), None) => ImageChoice::Existing {
-                name: name.clone(),
-                allow_write: self.allow_write,
-            },
-            (None, Some(size)) if size > 0 => ImageChoice::Create {
-                name: cephbench::names::new_image_name(),
-                size,
-                keep: self.keep,
-                features,
-            },
-            (None, Some(_)) => return Err(u("--size must be larger than 0".into())),
-            _ => return Err(u("give exactly one of --image NAME or --size SIZE".into())),
-        };
+        let image = self.image_choice(features)?;
         if let Some(d) = &self.data_pool {
             if self.image.is_some() {
                 return Err(u(format!(
-                    "--data-pool {d} places the data of an image cephbench creates: use --size;                      an existing --image keeps its own data pool (read from the image)"
+                    "--data-pool {d} places the data of an image cephbench creates: use --size; \
+                     an existing --image keeps its own data pool (read from the image)"
                 )));
             }
             plan::data_pool(Flags, &self.pool, d).map_err(u)?;
@@ -253,5 +160,126 @@ impl RbdArgs {
             start_at: None,
             rate: rate_spec(self.rate, self.arrival),
         })
+    }
+
+    /// The workload's flags checked (block size, depth, jobs, mix, flushes,
+    /// `--io-total`, `--end-flush`); the queue depth, given or by default.
+    fn checked_iodepth(&self) -> Result<u64, UsageError> {
+        let u = |s: String| UsageError(s);
+        plan::block_size(Flags, "bs", self.bs).map_err(u)?;
+        let iodepth = self
+            .iodepth
+            .map_or(plan::default_iodepth(self.fsync_every.is_some()), |d| {
+                d as u64
+            });
+        plan::in_range(Flags, "iodepth", iodepth, 1, plan::MAX_IN_FLIGHT).map_err(u)?;
+        plan::in_range(Flags, "numjobs", self.numjobs as u64, 1, plan::MAX_NUMJOBS).map_err(u)?;
+        plan::in_range(Flags, "rwmix-read", self.rwmix_read, 0, 100).map_err(u)?;
+        plan::rbd_flushes(
+            Flags,
+            self.rw,
+            self.rwmix_read,
+            iodepth as u64,
+            self.fsync_every,
+        )
+        .map_err(u)?;
+        if self.io_total == Some(0) {
+            return Err(u("--io-total must be at least 1 byte".into()));
+        }
+        if self.end_flush && self.group.group.is_some() {
+            return Err(u(
+                "--end-flush runs on one client; drop --group (or --end-flush)".into(),
+            ));
+        }
+        if self.end_flush && !self.rw.writes(self.rwmix_read) {
+            return Err(u(format!(
+                "--end-flush needs a workload that writes, not --rw {}",
+                self.rw.as_str()
+            )));
+        }
+        Ok(iodepth)
+    }
+
+    /// `--size` and `--test-area`: each holds a block, the area fits the
+    /// image and `--bs` divides it.
+    fn check_sizes(&self) -> Result<(), UsageError> {
+        let u = |s: String| UsageError(s);
+        for (flag, v) in [("--size", self.size), ("--test-area", self.test_area)] {
+            if v == Some(0) {
+                return Err(u(format!(
+                    "{flag} 0 holds no block: give it at least one --bs ({})",
+                    fmt_bytes(self.bs)
+                )));
+            }
+        }
+        if let (Some(area), Some(size)) = (self.test_area, self.size) {
+            if area > size {
+                return Err(u(format!(
+                    "--test-area {} is larger than --size {}",
+                    fmt_bytes(area),
+                    fmt_bytes(size)
+                )));
+            }
+        }
+        if let Some(size) = self.size {
+            let area = self.test_area.unwrap_or(size);
+            plan::image_size(Flags, "size", "test-area", size, area).map_err(u)?;
+        }
+        let area = self.test_area.or(self.size);
+        if let Some(area) = area {
+            if area == 0 || area % self.bs != 0 {
+                return Err(u(format!(
+                    "--bs {} does not divide the test area {}; pick a --bs or --test-area so that it does",
+                    fmt_bytes(self.bs),
+                    fmt_bytes(area)
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// `--image-features`: the named features' bits.
+    fn image_features(&self) -> Result<Option<u64>, UsageError> {
+        let u = |s: String| UsageError(s);
+        let Some(names) = &self.image_features else {
+            return Ok(None);
+        };
+        let mut bits = 0;
+        for n in names {
+            let f = cephbench::ceph::rbd::FEATURES
+                .iter()
+                .find(|(name, _)| name == n)
+                .ok_or_else(|| {
+                    let all: Vec<&str> =
+                        cephbench::ceph::rbd::FEATURES.iter().map(|f| f.0).collect();
+                    u(format!(
+                        "unknown image feature '{n}' (known: {})",
+                        all.join(", ")
+                    ))
+                })?;
+            bits |= f.1;
+        }
+        Ok(Some(bits))
+    }
+
+    /// The image to run on: `--image`, or one to create of `--size` (with
+    /// the features of `--image-features`).
+    fn image_choice(&self, features: Option<u64>) -> Result<ImageChoice, UsageError> {
+        match (&self.image, self.size) {
+            (Some(name), None) => Ok(ImageChoice::Existing {
+                name: name.clone(),
+                allow_write: self.allow_write,
+            }),
+            (None, Some(size)) if size > 0 => Ok(ImageChoice::Create {
+                name: cephbench::names::new_image_name(),
+                size,
+                keep: self.keep,
+                features,
+            }),
+            (None, Some(_)) => Err(UsageError("--size must be larger than 0".into())),
+            _ => Err(UsageError(
+                "give exactly one of --image NAME or --size SIZE".into(),
+            )),
+        }
     }
 }

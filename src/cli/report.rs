@@ -22,9 +22,9 @@ pub struct ReportArgs {
     /// flush:0.1ms, like:osd.N, cluster-rtt:-0.5ms (a cluster network that much faster per
     /// round trip) or no-copy-wait.
     #[arg(long = "what-if", value_name = "CHANGE", value_parser = what_if)]
-    pub what_if: Vec<cephbench::whatif::Ask>,
+    pub what_if: Vec<cephbench::explain::whatif::Ask>,
 }
 
-fn what_if(s: &str) -> Result<cephbench::whatif::Ask, String> {
+fn what_if(s: &str) -> Result<cephbench::explain::whatif::Ask, String> {
     s.parse()
 }

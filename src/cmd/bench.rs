@@ -27,7 +27,12 @@ pub fn rados(conn: &ConnArgs, args: &RadosArgs, g: &Globals) -> anyhow::Result<E
     no_op_history_in_groups(group.is_some(), g)?;
     cfg.disrupt = disrupt_plan(g, group.is_some(), cfg.duration.map(|d| d + cfg.ramp))?;
     let s = connect::connect(conn, Vec::new())?;
-    preflight(&s.rados, g)?;
+    let command = format!("rados {}", cfg.mode.as_str());
+    preflight(
+        &s.rados,
+        g,
+        &Recorded::new(&command, &cfg.pool, Some(&cfg.run_name)),
+    )?;
     disrupt_preflight(&s.rados, cfg.disrupt.as_ref(), &cfg.pool)?;
     s.rt.block_on(async {
         let stop = signals::install(bench::cleanup_hint(
@@ -59,7 +64,11 @@ pub fn rbd(conn: &ConnArgs, args: &RbdArgs, g: &Globals) -> anyhow::Result<ExitC
     no_op_history_in_groups(group.is_some(), g)?;
     cfg.disrupt = disrupt_plan(g, group.is_some(), cfg.duration.map(|d| d + cfg.ramp))?;
     let s = connect::connect(conn, bench::rbd_cache_overrides(cfg.rbd_cache))?;
-    preflight(&s.rados, g)?;
+    let image = match &cfg.image {
+        bench::ImageChoice::Create { name, .. } => Some(name.as_str()),
+        bench::ImageChoice::Existing { .. } => None,
+    };
+    preflight(&s.rados, g, &Recorded::new("rbd", &cfg.pool, image))?;
     if let bench::ImageChoice::Create { .. } = cfg.image {
         rbd_pools_preflight(&s.rados, &cfg.pool, cfg.data_pool.as_deref())?;
     }
@@ -113,10 +122,30 @@ pub fn drop_caches_usage(g: &Globals, reads: bool, what: &str) -> Result<(), Usa
     Ok(())
 }
 
-/// Before anything is written: `--require-quiet` refuses a cluster that is
-/// not quiet, `--drop-caches` checks that an OSD drops its caches for this
-/// identity.
-pub fn preflight(rados: &Rados, g: &Globals) -> anyhow::Result<()> {
+/// Who a run is, in the records of the changes it makes to the cluster
+/// (`cephbench::undo`): its command, pool and run name.
+pub struct Recorded<'a> {
+    command: &'a str,
+    pool: &'a str,
+    run: Option<&'a str>,
+}
+
+impl<'a> Recorded<'a> {
+    /// The run of `command` on `pool`, named `run`.
+    pub fn new(command: &'a str, pool: &'a str, run: Option<&'a str>) -> Recorded<'a> {
+        Recorded { command, pool, run }
+    }
+}
+
+/// Before anything is written: a warning for each change an earlier run
+/// left recorded in the cluster (undone by `cephbench cleanup` once that
+/// run is gone), `--require-quiet` refuses a cluster that is not quiet,
+/// `--drop-caches` checks that an OSD drops its caches for this identity.
+pub fn preflight(rados: &Rados, g: &Globals, who: &Recorded<'_>) -> anyhow::Result<()> {
+    cephbench::undo::set_context(who.command, who.pool, who.run);
+    for w in cephbench::undo::open_warnings(rados.telemetry()) {
+        eprintln!("cephbench: warning: {w}");
+    }
     if g.require_quiet {
         cephbench::telemetry::quiet::require_quiet(rados).map_err(anyhow::Error::msg)?;
     }
@@ -222,6 +251,9 @@ fn finish(outcome: bench::Outcome, g: &Globals, signalled: bool) -> anyhow::Resu
     let removed = outcome
         .cleaned
         .map(|n| format!("\nRemoved {n} objects written by this run."));
+    // The report is about to be out: a second interrupt from here has no
+    // results so far to print in its place.
+    cephbench::progress::forget_so_far();
     print(&outcome.result, g, removed)?;
     if let Some(hint) = &outcome.leftovers {
         eprintln!("cephbench: warning: this run left objects behind; remove them with `{hint}`");
@@ -248,6 +280,7 @@ fn finish_group(
     g: &Globals,
     signalled: bool,
 ) -> anyhow::Result<ExitCode> {
+    cephbench::progress::forget_so_far();
     print(&outcome.result, g, None)?;
     let mut bad: Vec<String> = Vec::new();
     for (a, why) in outcome.missing.iter().chain(outcome.failed.iter()) {

@@ -84,6 +84,9 @@ pub fn cleanup(conn: &ConnArgs, args: &CleanupArgs) -> anyhow::Result<ExitCode> 
     }
     let s = connect::connect(conn, Vec::new())?;
     let rados = &s.rados;
+    // First what dead runs left changed in the cluster (an OSD out, its
+    // settings): one line per change, whichever the pool.
+    let undo_failed = undo_dead(rados, args.run_name.as_deref());
     s.rt.block_on(async {
         let mut io = rados.ioctx(&args.pool)?;
         // Removal works on a full pool too.
@@ -138,6 +141,35 @@ pub fn cleanup(conn: &ConnArgs, args: &CleanupArgs) -> anyhow::Result<ExitCode> 
                 }
             }
         }
-        Ok(ExitCode::SUCCESS)
+        Ok(if undo_failed {
+            ExitCode::from(exit::FAILURE)
+        } else {
+            ExitCode::SUCCESS
+        })
     })
+}
+
+/// Undoes the changes dead runs left recorded in the cluster, one line per
+/// record (stdout; what could not be undone on stderr); whether any could
+/// not be. Records that cannot be read are a warning: the objects are
+/// still cleaned.
+fn undo_dead(rados: &cephbench::ceph::Rados, run: Option<&str>) -> bool {
+    match cephbench::undo::undo_dead(rados.telemetry(), run) {
+        Ok(lines) => {
+            let mut failed = false;
+            for l in lines {
+                if l.failed {
+                    failed = true;
+                    eprintln!("cephbench: error: {}", l.line);
+                } else {
+                    println!("{}", l.line);
+                }
+            }
+            failed
+        }
+        Err(e) => {
+            eprintln!("cephbench: warning: {e}");
+            false
+        }
+    }
 }

@@ -5,6 +5,7 @@
 pub mod bench;
 pub mod cluster;
 pub mod connect;
+pub mod diagnose;
 pub mod exit;
 pub mod offline;
 pub mod signals;

@@ -143,7 +143,7 @@ pub fn report(args: &ReportArgs, g: &Globals) -> anyhow::Result<ExitCode> {
             match i {
                 Input::Result(mut r) => {
                     if !args.what_if.is_empty()
-                        && cephbench::whatif::add_asked(&mut r, &args.what_if) == 0
+                        && cephbench::explain::whatif::add_asked(&mut r, &args.what_if) == 0
                     {
                         return Err(UsageError(format!(
                             "{f}: no job's split allows the --what-if asked (flush changes \

@@ -67,14 +67,19 @@ async fn watch_signals(
             break;
         }
     }
+    // The results so far (the running job's measured window up to its last
+    // tick), marked interrupted: the full report needs the drain.
+    for line in cephbench::progress::so_far_lines().into_iter().flatten() {
+        eprintln!("cephbench: {line}");
+    }
     eprintln!(
         "cephbench: interrupted again: exiting now; remove what this run left with `{cleanup_hint}`"
     );
-    // `--op-history`: the OSDs' settings go back even now (a few bounded
-    // commands; nothing to do without the flag).
-    cephbench::telemetry::ophistory::restore_now();
-    // `--disrupt`: the OSD goes back in (and is started) even now.
-    cephbench::disrupt::restore_now();
+    // What the run changed in the cluster goes back even now (a few
+    // bounded commands; nothing to do when it changed nothing): the OSDs'
+    // settings (`--op-history`), the OSD put back in and started
+    // (`--disrupt`).
+    cephbench::undo::restore_now(|_| true);
     std::process::exit(i32::from(INTERRUPTED));
 }
 

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use cephbench::report::{Document, Format};
 
 use crate::cli::{ConnArgs, Globals, SuiteArgs, SweepArgs, UsageError};
+use crate::cmd::bench::Recorded;
 use crate::cmd::{connect, exit, signals};
 
 /// `cephbench suite`: runs the suite on each pool in turn, prints each
@@ -24,7 +25,9 @@ pub fn suite(conn: &ConnArgs, args: &SuiteArgs, g: &Globals) -> anyhow::Result<E
     // A suite measures what the OSDs acknowledge: librbd's cache stays off.
     let connect::Session { rt, rados } =
         connect::connect(conn, vec![("rbd_cache".into(), "false".into())])?;
-    crate::cmd::bench::preflight(&rados, g)?;
+    let command = format!("suite {}", suite.name);
+    let pool = opts.first().map_or("", |o| o.pool.as_str());
+    crate::cmd::bench::preflight(&rados, g, &Recorded::new(&command, pool, None))?;
     if suite.uses_image() {
         for o in opts {
             crate::cmd::bench::rbd_pools_preflight(&rados, &o.pool, o.data_pool.as_deref())?;
@@ -121,7 +124,8 @@ pub fn sweep(conn: &ConnArgs, args: &SweepArgs, g: &Globals) -> anyhow::Result<E
         _ => Vec::new(),
     };
     let connect::Session { rt, rados } = connect::connect(conn, overrides)?;
-    crate::cmd::bench::preflight(&rados, g)?;
+    let pool = opts.pools.first().map_or("", String::as_str);
+    crate::cmd::bench::preflight(&rados, g, &Recorded::new("sweep", pool, None))?;
     if let cephbench::sweep::SweepJob::Rbd(c) = job {
         if let cephbench::bench::ImageChoice::Create { .. } = c.image {
             for (pool, data) in opts.pools.iter().zip(&opts.data_pools) {

@@ -6,109 +6,15 @@
 //! recovering, after — and each gets its figures ([`phases`]).
 #![forbid(unsafe_code)]
 
-use serde::{Deserialize, Serialize};
-
 pub mod phases;
 pub mod run;
 pub mod spec;
 
-pub use run::{check, restore_now, CheckError, Disruptor};
-pub use spec::{Action, DisruptPlan};
+pub use phases::JobTimeline;
+pub use run::{check, CheckError, Disruptor};
+pub use spec::DisruptPlan;
 
-/// What `--disrupt` did and what the client saw (`disruption` in the
-/// result). Times are seconds from the job's start (the timeline's clock).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Disruption {
-    /// The OSD.
-    pub osd: i32,
-    /// The spec as given.
-    pub spec: String,
-    /// Each action: asked for, sent, acknowledged; and the OSD put back at
-    /// the end (`on_exit`).
-    pub actions: Vec<ActionDone>,
-    /// Each job's figures per phase, in time order.
-    pub phases: Vec<Phase>,
-    /// When recovery began and ended, and how fast it went.
-    pub recovery: Recovery,
-    /// The looks at the cluster (one every `poll_s`), also after the job
-    /// while waiting for active+clean.
-    pub looks: Vec<Look>,
-    /// Looks beyond [`MAX_LOOKS`], not kept (nor used).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub looks_left_out: u64,
-    /// Seconds between looks.
-    pub poll_s: f64,
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
-
-/// At most this many looks are kept (an hour at one a second).
-pub const MAX_LOOKS: usize = 3600;
-
-/// One action.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ActionDone {
-    /// What.
-    pub action: Action,
-    /// When the plan asked for it (null: the OSD put back at the end).
-    pub asked_s: Option<f64>,
-    /// When the command was sent (null: never).
-    pub sent_s: Option<f64>,
-    /// When it was acknowledged: the mon committed the new osdmap, or
-    /// `systemctl` returned (null: it failed or was not sent).
-    pub done_s: Option<f64>,
-    /// Done at the end of the run to put the OSD back (the job ended, was
-    /// interrupted or failed before the plan's own action).
-    #[serde(default)]
-    pub on_exit: bool,
-    /// Why it failed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-}
-
-/// One look at the cluster (`status`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Look {
-    /// When.
-    pub t_s: f64,
-    /// PGs in the cluster.
-    pub pgs: u32,
-    /// PGs not active+clean.
-    pub pgs_not_clean: u32,
-    /// A PG recovering or backfilling (or waiting to), by its state (the
-    /// mgr's rates lag: they stay up for seconds after a recovery ended).
-    pub recovering: bool,
-    /// `pgmap.degraded_objects`.
-    #[serde(default)]
-    pub degraded_objects: u64,
-    /// `pgmap.misplaced_objects`.
-    #[serde(default)]
-    pub misplaced_objects: u64,
-    /// `pgmap.recovering_objects_per_sec`.
-    pub recovering_objects_per_sec: f64,
-    /// `pgmap.recovering_bytes_per_sec`.
-    pub recovering_bytes_per_sec: f64,
-    /// OSDs up.
-    pub osds_up: u32,
-    /// OSDs in.
-    pub osds_in: u32,
-}
-
-/// A phase of the disruption.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum PhaseKind {
-    /// Before the first action.
-    Before,
-    /// The OSD out, down or stopped; recovery not yet begun.
-    Degraded,
-    /// Recovery under way, PGs not all active+clean.
-    Recovering,
-    /// Active+clean again.
-    After,
-}
+use crate::result::disruption::{Disruption, Look, Phase, PhaseKind};
 
 impl PhaseKind {
     /// Its name.
@@ -120,76 +26,6 @@ impl PhaseKind {
             PhaseKind::After => "after",
         }
     }
-}
-
-/// One job's figures in one phase (see [`phases`] for how each is taken).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Phase {
-    /// The job's name.
-    pub job: String,
-    /// Which phase.
-    pub phase: PhaseKind,
-    /// Its first interval's start.
-    pub from_s: f64,
-    /// Its last interval's end.
-    pub to_s: f64,
-    /// Its intervals' length, summed (the ramp's left out).
-    pub duration_s: f64,
-    /// Ops completed.
-    pub ops: u64,
-    /// Ops failed.
-    pub errors: u64,
-    /// ops / duration.
-    pub iops: f64,
-    /// Mean completion latency, ns.
-    pub mean_ns: f64,
-    /// The highest of its intervals' p99, ns: at most 1 % of the phase's
-    /// ops were slower.
-    pub p99_ns: Option<u64>,
-    /// The slowest op, ns.
-    pub max_ns: Option<u64>,
-    /// The longest time without a completion, s.
-    pub longest_stall_s: f64,
-}
-
-/// Recovery, from the looks.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Recovery {
-    /// The first action that took something away took effect.
-    pub degraded_from_s: Option<f64>,
-    /// Recovery began (see [`phases`]).
-    pub recovering_from_s: Option<f64>,
-    /// The first look that found every PG active+clean after the last action.
-    pub clean_at_s: Option<f64>,
-    /// From the last action to `clean_at_s`.
-    pub clean_after_last_action_s: Option<f64>,
-    /// The job's end.
-    pub job_end_s: f64,
-    /// Whether active+clean came before the job's end.
-    pub clean_by_job_end: bool,
-    /// How long the run waited after the job for active+clean.
-    pub waited_after_job_s: f64,
-    /// The most it would wait.
-    pub wait_limit_s: f64,
-    /// Recovery's highest rate, objects/s (the mgr's `recovering_objects_per_sec`).
-    pub max_objects_per_sec: f64,
-    /// Recovery's highest rate, bytes/s.
-    pub max_bytes_per_sec: f64,
-    /// The mean of the rates of the looks that saw recovery, objects/s.
-    pub mean_objects_per_sec: f64,
-    /// The same, bytes/s.
-    pub mean_bytes_per_sec: f64,
-    /// The most objects degraded at one look, from the first action until
-    /// active+clean (`degraded_objects`: copies missing).
-    #[serde(default)]
-    pub max_degraded_objects: u64,
-    /// The most objects misplaced at one look (`misplaced_objects`: not
-    /// where CRUSH wants them, e.g. still on an OSD that is out).
-    #[serde(default)]
-    pub max_misplaced_objects: u64,
-    /// Why the wait was cut short (an interrupt), if it was.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
 }
 
 impl Disruption {
@@ -236,19 +72,60 @@ impl Disruption {
         {
             s.push_str("; no recovery traffic seen (the mgr's recovering rates stayed 0)");
         }
-        if r.max_objects_per_sec > 0.0 || r.max_bytes_per_sec > 0.0 {
+        if let Some(rate) = self.recovery_rate() {
             s.push_str(&format!(
-                "; recovery up to {:.0} objects/s, {}/s (mean {:.0} objects/s, {}/s)",
-                r.max_objects_per_sec,
-                crate::units::fmt_bytes(r.max_bytes_per_sec as u64),
-                r.mean_objects_per_sec,
-                crate::units::fmt_bytes(r.mean_bytes_per_sec as u64)
+                "; recovery {rate} (the mean of the looks that saw it)"
             ));
         }
         s
     }
 
-    /// The actions in words, e.g. `out@5s at 5.03 s, in@20s at 20.01 s`.
+    /// Recovery's one rate figure: the mean of the mgr's recovering rates
+    /// over the looks that saw recovery, the same in the recovery line and
+    /// in the not-quiet line ([`crate::report::not_quiet`]); `None` when no
+    /// look saw any.
+    pub fn recovery_rate(&self) -> Option<String> {
+        let r = &self.recovery;
+        (r.mean_objects_per_sec > 0.0 || r.mean_bytes_per_sec > 0.0).then(|| {
+            format!(
+                "{:.0} objects/s, {}/s",
+                r.mean_objects_per_sec,
+                crate::units::fmt_bytes(r.mean_bytes_per_sec as u64)
+            )
+        })
+    }
+
+    /// A phase's name as the PG states seen during it were: the phase after
+    /// the first disruptive action is `degraded` only where a look in it saw
+    /// degraded objects (copies missing), else `misplaced` (objects not yet
+    /// where CRUSH wants them, e.g. on an OSD that is out, every copy
+    /// there), else `PGs not clean`, else `no PG change seen`; the others
+    /// keep their kind's name.
+    pub fn phase_name(&self, p: &Phase) -> &'static str {
+        if p.phase != PhaseKind::Degraded {
+            return p.phase.as_str();
+        }
+        let looks: Vec<&Look> = self
+            .looks
+            .iter()
+            .filter(|l| l.t_s >= p.from_s && l.t_s <= p.to_s)
+            .collect();
+        if looks.iter().any(|l| l.degraded_objects > 0) {
+            "degraded"
+        } else if looks.iter().any(|l| l.misplaced_objects > 0) {
+            "misplaced"
+        } else if looks.iter().any(|l| l.pgs_not_clean > 0) {
+            "PGs not clean"
+        } else {
+            "no PG change seen"
+        }
+    }
+
+    /// The actions in words, e.g. `out@5s sent at 5.00 s, in effect at
+    /// 5.75 s, in@20s at 20.01 s`: an action acknowledged 50 ms or more
+    /// after it was sent gives both times (the mon answers an `osd out` once
+    /// the new osdmap is committed, which paxos batches:
+    /// `paxos_propose_interval`, 1 s by default).
     pub fn actions_line(&self) -> String {
         self.actions
             .iter()
@@ -259,6 +136,12 @@ impl Disruption {
                 };
                 match (&a.error, a.done_s, a.sent_s) {
                     (Some(e), _, _) => format!("{what} FAILED ({e})"),
+                    // Sent on time; in effect when the mon answered (it
+                    // commits osdmap changes in batches: 0.75 and 0.95 s
+                    // after sending, measured on pacific).
+                    (None, Some(d), Some(s)) if d - s >= 0.05 => {
+                        format!("{what} sent at {s:.2} s, in effect at {d:.2} s")
+                    }
                     (None, Some(d), _) => format!("{what} at {d:.2} s"),
                     (None, None, Some(s)) => format!("{what} sent at {s:.2} s"),
                     (None, None, None) => format!("{what} not done"),

@@ -12,15 +12,27 @@
 //! * after: from then on.
 //!
 //! Each interval belongs to the phase its midpoint falls in. A phase's p99
-//! is the highest of its intervals' p99s: at most 1 % of the phase's ops
-//! are slower (an upper bound of its p99; the intervals' histograms are not
-//! kept). Its longest stall is the longest time without a completion: the
+//! is its own, from its intervals' histograms merged; the worst interval's
+//! p99 is kept beside it, labelled as such. Its longest stall is the longest time without a completion: the
 //! engine's own gaps (from one completion to the next, cut at the phase's
 //! edges) or, if longer, a run of intervals without a completion.
 #![forbid(unsafe_code)]
 
-use super::{ActionDone, Look, Phase, PhaseKind, Recovery};
 use crate::progress::Sample;
+use crate::result::disruption::{Action, ActionDone, Look, Phase, PhaseKind, Recovery};
+use crate::stats::{LatencyRecorder, PackedLatencies};
+
+/// One job's timeline, as the phases are taken from it.
+#[derive(Debug, Clone, Copy)]
+pub struct JobTimeline<'a> {
+    /// The job's name.
+    pub job: &'a str,
+    /// Its samples, one per interval.
+    pub samples: &'a [Sample],
+    /// Each sample's histogram, in the same order (empty where none was
+    /// kept: a phase then has no p99 of its own).
+    pub latencies: &'a [PackedLatencies],
+}
 
 /// Where the phases begin, seconds on the timeline's clock.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -58,7 +70,7 @@ pub fn bounds(actions: &[ActionDone], looks: &[Look]) -> Bounds {
         .filter(|l| l.t_s > first)
         .find(|l| {
             l.recovering
-                || (actions[first_i].action == super::Action::Down
+                || (actions[first_i].action == Action::Down
                     && before.is_some_and(|b| l.osds_up >= b.osds_up))
         })
         .map(|l| l.t_s);
@@ -100,12 +112,14 @@ fn phase_of(m: f64, b: &Bounds) -> PhaseKind {
 /// One job's figures per phase (phases without a measured interval left
 /// out). `stalls`: the engine's gaps without a completion, (start, length)
 /// in seconds on the timeline's clock.
-pub fn phases(job: &str, timeline: &[Sample], b: &Bounds, stalls: &[(f64, f64)]) -> Vec<Phase> {
+pub fn phases(tl: &JobTimeline, b: &Bounds, stalls: &[(f64, f64)]) -> Vec<Phase> {
     let mut out: Vec<Phase> = Vec::new();
+    // Each phase's ops' latencies, merged from its intervals' histograms.
+    let mut merged: Vec<LatencyRecorder> = Vec::new();
     let mut prev_t = 0.0;
     // The run of intervals without a completion the phase is in.
     let mut zero_run = 0.0;
-    for s in timeline {
+    for (i, s) in tl.samples.iter().enumerate() {
         let (from, to) = (prev_t, s.t_s);
         prev_t = s.t_s;
         if s.ramp || to <= from {
@@ -114,8 +128,9 @@ pub fn phases(job: &str, timeline: &[Sample], b: &Bounds, stalls: &[(f64, f64)])
         let kind = phase_of((from + to) / 2.0, b);
         if out.last().map_or(true, |p| p.phase != kind) {
             zero_run = 0.0;
+            merged.push(LatencyRecorder::new());
             out.push(Phase {
-                job: job.to_string(),
+                job: tl.job.to_string(),
                 phase: kind,
                 from_s: from,
                 to_s: to,
@@ -125,6 +140,7 @@ pub fn phases(job: &str, timeline: &[Sample], b: &Bounds, stalls: &[(f64, f64)])
                 iops: 0.0,
                 mean_ns: 0.0,
                 p99_ns: None,
+                worst_interval_p99_ns: None,
                 max_ns: None,
                 longest_stall_s: 0.0,
             });
@@ -143,10 +159,14 @@ pub fn phases(job: &str, timeline: &[Sample], b: &Bounds, stalls: &[(f64, f64)])
         }
         p.ops += s.ops;
         p.errors += s.errors;
-        p.p99_ns = p.p99_ns.max(s.p99_latency_ns);
+        p.worst_interval_p99_ns = p.worst_interval_p99_ns.max(s.p99_latency_ns);
+        if let Some(h) = tl.latencies.get(i) {
+            merged.last_mut().expect("pushed above").merge(&h.unpack());
+        }
         p.max_ns = p.max_ns.max(s.max_latency_ns);
     }
-    for p in &mut out {
+    for (p, h) in out.iter_mut().zip(&merged) {
+        p.p99_ns = (h.count() > 0).then(|| h.quantile(0.99));
         p.iops = if p.duration_s > 0.0 {
             p.ops as f64 / p.duration_s
         } else {
@@ -229,7 +249,6 @@ pub fn recovery(
 
 #[cfg(test)]
 mod tests {
-    use super::super::Action;
     use super::*;
 
     fn sample(t: f64, ops: u64, mean_ms: f64, p99_ms: u64, max_ms: u64) -> Sample {
@@ -245,6 +264,35 @@ mod tests {
             p99_latency_ns: (ops > 0).then_some(p99_ms * 1_000_000),
             max_latency_ns: (ops > 0).then_some(max_ms * 1_000_000),
         }
+    }
+
+    fn timeline<'a>(samples: &'a [Sample], latencies: &'a [PackedLatencies]) -> JobTimeline<'a> {
+        JobTimeline {
+            job: "w",
+            samples,
+            latencies,
+        }
+    }
+
+    /// An interval's histogram of `n` latencies spread evenly over
+    /// `from_ms..to_ms`.
+    fn spread(n: u64, from_ms: f64, to_ms: f64) -> Vec<u64> {
+        (0..n)
+            .map(|k| ((from_ms + (to_ms - from_ms) * k as f64 / n as f64) * 1e6) as u64)
+            .collect()
+    }
+
+    fn packed(values: &[u64]) -> PackedLatencies {
+        let mut r = LatencyRecorder::new();
+        values.iter().for_each(|&v| r.record(v));
+        r.pack()
+    }
+
+    /// The nearest-rank quantile of `values`.
+    fn nearest_rank(values: &mut [u64], q: f64) -> u64 {
+        values.sort_unstable();
+        let rank = (q * values.len() as f64).ceil() as usize;
+        values[rank.max(1) - 1]
     }
 
     fn act(action: Action, asked: f64, done: f64) -> ActionDone {
@@ -305,7 +353,17 @@ mod tests {
         tl[6] = sample(7.0, 0, 0.0, 0, 0);
         tl[7] = sample(8.0, 0, 0.0, 0, 0);
         tl[8] = sample(9.0, 500, 6.0, 30, 1200);
-        let ph = phases("write", &tl, &b, &[(5.9, 2.3)]);
+        // The intervals' own latencies: 1-3 ms, 2-10 ms in the slow one.
+        let values: Vec<Vec<u64>> = tl
+            .iter()
+            .map(|s| match s.ops {
+                0 => Vec::new(),
+                500 => spread(500, 2.0, 10.0),
+                n => spread(n, 1.0, 3.0),
+            })
+            .collect();
+        let latencies: Vec<PackedLatencies> = values.iter().map(|v| packed(v)).collect();
+        let ph = phases(&timeline(&tl, &latencies), &b, &[(5.9, 2.3)]);
         let kinds: Vec<_> = ph.iter().map(|p| p.phase).collect();
         assert_eq!(
             kinds,
@@ -325,7 +383,15 @@ mod tests {
         assert_eq!(d.ops, 12 * 1000 + 500);
         let mean = (12.0 * 1000.0 * 2.0 + 500.0 * 6.0) / 12_500.0 * 1e6;
         assert!((d.mean_ns - mean).abs() < 1.0, "{} vs {mean}", d.mean_ns);
-        assert_eq!(d.p99_ns, Some(30_000_000));
+        // Its own p99 is that of its ops (the intervals 5-20 s), to the
+        // histogram's 3 digits; the worst interval's is beside it.
+        let mut ops: Vec<u64> = values[5..20].concat();
+        assert_eq!(ops.len() as u64, d.ops);
+        let want = nearest_rank(&mut ops, 0.99) as f64;
+        let got = d.p99_ns.unwrap() as f64;
+        assert!((got / want - 1.0).abs() < 1e-3, "{got} vs {want}");
+        assert!(got < 10e6, "{got}");
+        assert_eq!(d.worst_interval_p99_ns, Some(30_000_000));
         assert_eq!(d.max_ns, Some(1_200_000_000));
         // The engine's gap (2.3 s) is longer than the two empty intervals.
         assert!((d.longest_stall_s - 2.3).abs() < 1e-9);
@@ -360,7 +426,7 @@ mod tests {
                 }
             })
             .collect();
-        let ph = phases("w", &tl, &b, &[(1.5, 2.0)]);
+        let ph = phases(&timeline(&tl, &[]), &b, &[(1.5, 2.0)]);
         assert_eq!(ph.len(), 2);
         // The gap 1.5-3.5 s: 1.5 s of it before 3 s, 0.5 s after.
         assert!((ph[0].longest_stall_s - 1.5).abs() < 1e-9);
@@ -395,8 +461,11 @@ mod tests {
         let b = bounds(&[], &[look(1.0, 0, false, 3, 3)]);
         assert_eq!(b, Bounds::default());
         let tl: Vec<Sample> = (1..=3).map(|t| sample(t as f64, 5, 1.0, 1, 1)).collect();
-        let ph = phases("w", &tl, &b, &[]);
+        let ph = phases(&timeline(&tl, &[]), &b, &[]);
         assert_eq!(ph.len(), 1);
+        // No histograms kept: no p99 of its own, the worst interval's only.
+        assert_eq!(ph[0].p99_ns, None);
+        assert_eq!(ph[0].worst_interval_p99_ns, Some(1_000_000));
         assert_eq!(ph[0].phase, PhaseKind::Before);
         assert_eq!(ph[0].ops, 15);
     }

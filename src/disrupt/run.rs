@@ -14,13 +14,14 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::phases;
-use super::spec::{Action, DisruptPlan};
-use super::{ActionDone, Disruption, Look, MAX_LOOKS};
-use crate::ceph::{CephError, Rados};
+use super::phases::{self, JobTimeline};
+use super::spec::DisruptPlan;
+use crate::ceph::Rados;
 use crate::engine::Stall;
-use crate::progress::{JobClock, Sample};
+use crate::progress::JobClock;
+use crate::result::disruption::{Action, ActionDone, Disruption, Look, MAX_LOOKS};
 use crate::telemetry::quiet::parse_status;
+use crate::undo::{Change, Held, UndoError};
 
 /// How often the cluster is looked at during a disruption.
 pub const POLL: Duration = Duration::from_secs(1);
@@ -40,25 +41,14 @@ pub enum CheckError {
     Refused(String),
 }
 
-/// The mon command of an action (`None`: `systemctl`).
-fn mon_prefix(a: Action) -> Option<&'static str> {
-    match a {
-        Action::Out => Some("osd out"),
-        Action::In => Some("osd in"),
-        Action::Down => Some("osd down"),
-        Action::Stop | Action::Start => None,
-    }
-}
-
-fn mon(rados: &Rados, prefix: &str, osd: i32) -> Result<(), CephError> {
-    let cmd = serde_json::json!({"prefix": prefix, "ids": [osd.to_string()]});
-    rados.mon_command(&cmd.to_string()).map(drop)
+/// Whether an action is sent to the mons (`osd out`, `osd in`, `osd
+/// down`) rather than run with `systemctl`.
+fn is_mon(a: Action) -> bool {
+    !a.is_local()
 }
 
 /// The systemd unit of an OSD.
-pub fn unit(osd: i32) -> String {
-    format!("ceph-osd@{osd}.service")
-}
+pub use crate::undo::unit;
 
 fn systemctl(args: &[&str], limit: Duration) -> Result<String, String> {
     let out = Command::new("timeout")
@@ -131,9 +121,10 @@ pub fn check(rados: &Rados, plan: &DisruptPlan, pool: Option<&str>) -> Result<()
             }
         }
     }
-    if plan.steps.iter().any(|s| mon_prefix(s.action).is_some()) {
+    if plan.steps.iter().any(|s| is_mon(s.action)) {
         let nobody = states.iter().map(|s| s.0).max().unwrap_or(0) + 10_000;
-        match mon(rados, "osd out", nobody) {
+        let probe = serde_json::json!({"prefix": "osd out", "ids": [nobody.to_string()]});
+        match rados.mon_command(&probe.to_string()).map(drop) {
             Ok(()) => {}
             Err(e) if e.errno() == Some(libc::EACCES) => {
                 return Err(CheckError::Refused(format!(
@@ -148,6 +139,13 @@ pub fn check(rados: &Rados, plan: &DisruptPlan, pool: Option<&str>) -> Result<()
                 )))
             }
         }
+    }
+    // Each action that takes something away is recorded in the cluster
+    // before it is made (`cephbench cleanup` undoes it after a kill).
+    if let Err(e) = crate::undo::check_may_record(rados) {
+        return Err(CheckError::Refused(format!(
+            "--disrupt: {e}; or pass --telemetry-id with an identity that has it"
+        )));
     }
     if plan.is_local() {
         let u = unit(n);
@@ -170,38 +168,10 @@ pub fn check(rados: &Rados, plan: &DisruptPlan, pool: Option<&str>) -> Result<()
     Ok(())
 }
 
-/// What must be put back if the process exits at once: the OSD to mark in,
-/// to start. [`restore_now`] reads it.
-#[derive(Clone)]
-struct Pending {
-    rados: Rados,
-    osd: i32,
-    out: bool,
-    stopped: bool,
-    limit: Duration,
-}
-
-static PENDING: Mutex<Option<Pending>> = Mutex::new(None);
-
-fn set_pending(p: Option<Pending>) {
-    *PENDING.lock().unwrap_or_else(PoisonError::into_inner) = p;
-}
-
-/// Puts the OSD back for a process that must exit at once (a second
-/// interrupt): `osd in` and `systemctl start` as needed, each bounded.
-pub fn restore_now() {
-    let p = PENDING
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .take();
-    if let Some(p) = p {
-        if p.stopped {
-            let _ = systemctl(&["start", &unit(p.osd)], p.limit);
-        }
-        if p.out {
-            let _ = mon(&p.rados, "osd in", p.osd);
-        }
-    }
+/// Puts the OSD back for a process that must exit at once (a thread that
+/// died): `osd in` and `systemctl start` as needed, each bounded.
+fn restore_now() {
+    crate::undo::restore_now(Change::is_osd_state);
 }
 
 /// The state the thread and its owner share.
@@ -255,8 +225,9 @@ impl Disruptor {
             shared: Arc::clone(&shared),
             stop,
             out: Gathered::default(),
-            is_out: false,
-            stopped: false,
+            held_out: None,
+            held_stop: None,
+            held_downs: Vec::new(),
         };
         let thread = std::thread::Builder::new()
             .name("disrupt".into())
@@ -287,12 +258,12 @@ impl Disruptor {
         self.shared.1.notify_all();
     }
 
-    /// Waits for the thread; the disruption with each job's phases
-    /// (`timelines`: name and samples), `stalls` the engine's gaps without
-    /// a completion. Warnings: what could not be put back.
+    /// Waits for the thread; the disruption with each job's phases, `stalls`
+    /// the engine's gaps without a completion. Warnings: what could not be
+    /// put back.
     pub fn finish(
         mut self,
-        timelines: &[(&str, &[Sample])],
+        timelines: &[JobTimeline],
         stalls: &[Stall],
         warnings: &mut Vec<String>,
     ) -> Option<Disruption> {
@@ -310,8 +281,8 @@ impl Disruptor {
             .collect();
         let b = phases::bounds(&g.actions, &g.looks);
         let mut all = Vec::new();
-        for (name, tl) in timelines {
-            all.extend(phases::phases(name, tl, &b, &stalls));
+        for tl in timelines {
+            all.extend(phases::phases(tl, &b, &stalls));
         }
         let mut recovery =
             phases::recovery(&b, &g.actions, &g.looks, g.end_s, CLEAN_WAIT.as_secs_f64());
@@ -353,20 +324,48 @@ fn signed_secs(t: Instant, t0: Instant) -> f64 {
     }
 }
 
+/// Undoes the change `slot` holds, else puts `change` back unrecorded
+/// (an `in` after an `out` that failed); the slot empties once it is undone.
+fn undo(rados: &Rados, slot: &mut Option<Held>, change: Change) -> Result<(), UndoError> {
+    match slot {
+        Some(h) => {
+            h.undo()?;
+            *slot = None;
+            Ok(())
+        }
+        None => crate::undo::put_back(rados, &change).map(drop),
+    }
+}
+
 struct Worker {
     rados: Rados,
     plan: DisruptPlan,
     shared: Shared,
     stop: Option<tokio::sync::watch::Receiver<bool>>,
     out: Gathered,
-    /// The OSD may be out because of us (set before `osd out` is sent: an
-    /// `osd in` of an OSD that is in does nothing).
-    is_out: bool,
-    stopped: bool,
+    /// The OSD marked out, stopped, marked down by us (each recorded in
+    /// the cluster before it was made).
+    held_out: Option<Held>,
+    held_stop: Option<Held>,
+    held_downs: Vec<Held>,
 }
 
 impl Worker {
     fn run(mut self) -> Gathered {
+        self.gather();
+        // An OSD marked down comes back by itself: its record goes once
+        // it is up (a bounded wait).
+        for h in std::mem::take(&mut self.held_downs) {
+            if let Err(e) = h.undo() {
+                self.out.warnings.push(format!(
+                    "--disrupt: {e}; the change stays recorded for `cephbench cleanup`"
+                ));
+            }
+        }
+        std::mem::take(&mut self.out)
+    }
+
+    fn gather(&mut self) {
         // Wait for the job's start (or its end, if it never started).
         let t0 = {
             let mut m = lock(&self.shared);
@@ -385,7 +384,7 @@ impl Worker {
             }
         };
         let Some(t0) = t0 else {
-            return self.out;
+            return;
         };
         self.out.start = Some(t0);
         let mut next_step = 0;
@@ -413,19 +412,19 @@ impl Worker {
         let end = lock(&self.shared).ended.map_or_else(Instant::now, |e| e.0);
         self.out.end_s = signed_secs(end, t0);
         // Put the OSD back at once.
-        if self.stopped {
+        if self.held_stop.is_some() {
             self.act(Action::Start, None, t0, true);
         }
-        if self.is_out {
+        if self.held_out.is_some() {
             self.act(Action::In, None, t0, true);
         }
         if !self.out.actions.iter().any(|a| a.action.disrupts()) {
-            return self.out;
+            return;
         }
         if interrupted {
             self.out.note = Some("not waited for: the run was interrupted".into());
             self.look(t0);
-            return self.out;
+            return;
         }
         // Wait (bounded) for active+clean.
         let limit = end + CLEAN_WAIT;
@@ -448,7 +447,6 @@ impl Worker {
                 break;
             }
         }
-        self.out
     }
 
     /// Sleeps until `t` unless the job ends first: `Some(interrupted)` then.
@@ -500,41 +498,53 @@ impl Worker {
         self.stop.as_ref().is_some_and(|s| *s.borrow())
     }
 
-    fn pending(&self) {
-        set_pending((self.is_out || self.stopped).then(|| Pending {
-            rados: self.rados.clone(),
-            osd: self.plan.osd,
-            out: self.is_out,
-            stopped: self.stopped,
-            limit: Duration::from_secs(30),
-        }));
-    }
-
     fn act(&mut self, action: Action, asked_s: Option<f64>, t0: Instant, on_exit: bool) {
         let n = self.plan.osd;
-        match action {
-            Action::Out => self.is_out = true,
-            Action::Stop => self.stopped = true,
-            _ => {}
-        }
-        self.pending();
-        let sent = Instant::now();
-        let result = match mon_prefix(action) {
-            Some(prefix) => mon(&self.rados, prefix, n).map_err(|e| e.to_string()),
-            None => systemctl(&[action.as_str(), &unit(n)], Duration::from_secs(60)).map(drop),
+        let (mut sent, result) = match action {
+            Action::Out | Action::Down | Action::Stop => {
+                let change = match action {
+                    Action::Out => Change::OsdOut { osd: n },
+                    Action::Down => Change::OsdDown { osd: n },
+                    _ => Change::OsdStopped { osd: n },
+                };
+                // Recorded first; the action's clock starts when it is sent.
+                match crate::undo::record(&self.rados, change) {
+                    Ok(held) => {
+                        let sent = Instant::now();
+                        let made = held.make();
+                        if made.is_ok() {
+                            match action {
+                                Action::Out => self.held_out = Some(held),
+                                Action::Stop => self.held_stop = Some(held),
+                                _ => self.held_downs.push(held),
+                            }
+                        }
+                        (sent, made)
+                    }
+                    Err(e) => (Instant::now(), Err(e)),
+                }
+            }
+            Action::In => (
+                Instant::now(),
+                undo(&self.rados, &mut self.held_out, Change::OsdOut { osd: n }),
+            ),
+            Action::Start => (
+                Instant::now(),
+                undo(
+                    &self.rados,
+                    &mut self.held_stop,
+                    Change::OsdStopped { osd: n },
+                ),
+            ),
         };
         let done = Instant::now();
-        if result.is_ok() {
-            match action {
-                Action::In => self.is_out = false,
-                Action::Start => self.stopped = false,
-                _ => {}
-            }
-            self.pending();
-        } else if on_exit {
+        sent = sent.min(done);
+        let result = result.map_err(|e| e.to_string());
+        if result.is_err() && on_exit {
             self.out.warnings.push(match action {
                 Action::In => format!(
-                    "--disrupt: osd.{n} could not be marked in again: run `ceph osd in {n}`"
+                    "--disrupt: osd.{n} could not be marked in again: run `ceph osd in {n}` (or \
+                     `cephbench cleanup` once this run has ended)"
                 ),
                 _ => format!(
                     "--disrupt: osd.{n} could not be started again: run `systemctl start {}`",

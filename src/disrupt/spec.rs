@@ -11,22 +11,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-/// What is done to the OSD.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Action {
-    /// `ceph osd out N`: its PGs move elsewhere (the daemon keeps running).
-    Out,
-    /// `ceph osd in N`: back in (undoes `out`).
-    In,
-    /// `ceph osd down N`: marked down; the running daemon says it was
-    /// wrongly marked down and comes back up by itself within seconds.
-    Down,
-    /// `systemctl stop ceph-osd@N` (the OSD must run on this host).
-    Stop,
-    /// `systemctl start ceph-osd@N` (undoes `stop`).
-    Start,
-}
+use crate::result::disruption::Action;
 
 impl Action {
     /// The word of the spec.

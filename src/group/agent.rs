@@ -10,7 +10,7 @@ use tokio::sync::watch;
 
 use super::{
     agent_image, agent_prefix, from_unix_ns, group_object, result_object, unix_ns, AgentInfo,
-    GroupError, JobSpec, Message, Reply,
+    Assignment, GroupError, JobMsg, JobSpec, Message, Reply,
 };
 use crate::bench::{self, BenchError, Outcome};
 use crate::ceph::{CephError, IoCtx, Rados, WatchEvent};
@@ -96,16 +96,16 @@ pub async fn run_agent(
     };
     put(&io, &aobj, &serde_json::to_vec(&me).expect("serializes")).await?;
     let mut prepared = Prepared::default();
-    let result = serve(
+    let result = Agent {
         rados,
-        &io,
+        io: &io,
         cfg,
-        &me,
-        &gobj,
-        &mut stop,
-        &mut log,
-        &mut prepared,
-    )
+        me: &me,
+        gobj: &gobj,
+        log: &mut log,
+        prepared: &mut prepared,
+    }
+    .serve(&mut stop)
     .await;
     // Our own suite images the controller has not removed yet.
     for (image, (pool, _)) in prepared {
@@ -136,246 +136,344 @@ fn bench_access(e: CephError, rados: &Rados, pool: &str) -> GroupError {
 /// The images this agent prepared (name -> pool and preconditioning pass).
 type Prepared = std::collections::BTreeMap<String, (String, Precondition)>;
 
-#[allow(clippy::too_many_arguments)]
-async fn serve(
-    rados: &Rados,
-    io: &IoCtx,
-    cfg: &AgentConfig,
-    me: &AgentInfo,
-    gobj: &str,
-    stop: &mut StopRx,
-    log: &mut impl FnMut(&str),
-    prepared: &mut Prepared,
-) -> Result<u64, GroupError> {
-    let mut w = io.watch(gobj, cfg.watch_timeout)?;
-    log(&format!(
-        "joined group '{}' in pool '{}' as '{}' (client.{}{}); waiting for jobs",
-        cfg.group,
-        cfg.pool,
-        me.id,
-        me.gid,
-        me.addr
-            .as_deref()
-            .map_or(String::new(), |a| format!(" at {a}"))
-    ));
-    let mut running: Option<Running> = None;
-    let mut jobs_done = 0u64;
-    let mut last_activity = Instant::now();
-    let mut leaving = false;
-    let reply = |r: &Reply| serde_json::to_vec(r).expect("serializes");
-    loop {
-        if leaving && running.is_none() {
-            return Ok(jobs_done);
-        }
-        let idle_deadline = match cfg.idle_timeout {
-            Some(t) if running.is_none() => Some(last_activity + t),
-            _ => None,
-        };
-        let idle = async move {
-            match idle_deadline {
-                Some(d) => tokio::time::sleep_until(d.into()).await,
-                None => std::future::pending().await,
-            }
-        };
-        let job_done = async {
-            match running.as_mut() {
-                Some(r) => r.fut.as_mut().await,
-                None => std::future::pending().await,
-            }
-        };
-        tokio::select! {
-            ev = w.next_event() => {
-                let Some(ev) = ev else { return Ok(jobs_done) };
-                match ev {
-                    WatchEvent::Error { errno, .. } => {
-                        log(&format!("watch broke (errno {errno}); watching again"));
-                        drop(w);
-                        tokio::time::sleep(Duration::from_millis(200)).await;
-                        w = io.watch(gobj, cfg.watch_timeout)?;
-                        continue;
-                    }
-                    WatchEvent::Notify(n) => {
-                        let msg: Result<Message, _> = serde_json::from_slice(&n.payload);
-                        let answer = match msg {
-                            Err(e) => Some(Reply::Invalid { agent: me.id.clone(), error: e.to_string() }),
-                            Ok(Message::Ping) => Some(Reply::Pong {
-                                agent: me.clone(),
-                                clock_unix_ns: unix_ns(n.received_at),
-                                busy: running.is_some(),
-                            }),
-                            Ok(Message::Stop { job_id }) => {
-                                if let Some(r) = &running {
-                                    if r.job_id == job_id {
-                                        log(&format!("job {job_id}: stop requested"));
-                                        let _ = r.stop.send(true);
-                                    }
-                                }
-                                Some(Reply::Stopping { agent: me.id.clone() })
-                            }
-                            Ok(Message::Job(job)) => {
-                                last_activity = Instant::now();
-                                let invalid = job.spec.check().err();
-                                match job.assignments.iter().find(|a| a.agent == me.id) {
-                                    None => Some(Reply::NotAssigned { agent: me.id.clone() }),
-                                    Some(_) if invalid.is_some() => Some(Reply::JobDone {
-                                        agent: me.id.clone(),
-                                        result_object: None,
-                                        measured_start_unix_ns: None,
-                                        error: invalid.map(|e| format!("the job is not valid: {e}")),
-                                    }),
-                                    Some(_) if running.is_some() || leaving => Some(Reply::JobDone {
-                                        agent: me.id.clone(),
-                                        result_object: None,
-                                        measured_start_unix_ns: None,
-                                        error: Some("busy with another job or leaving".into()),
-                                    }),
-                                    Some(a) => {
-                                        let (tx, rx) = watch::channel(false);
-                                        let start_at = Some(from_unix_ns(a.start_local_unix_ns));
-                                        let r2 = rados.clone();
-                                        let (what, fut): (String, JobFuture) = match job.spec {
-                                            JobSpec::Rados(mut rc) => {
-                                                rc.run_name = a.run_name.clone();
-                                                rc.start_at = start_at;
-                                                rc.live = false;
-                                                (
-                                                    format!("rados {} as run '{}' on pool '{}'", rc.mode.as_str(), rc.run_name, rc.pool),
-                                                    Box::pin(async move { JobOut::Bench(Box::new(bench::run_rados(&r2, &rc, rx).await)) }),
-                                                )
-                                            }
-                                            JobSpec::Rbd(mut rc) => {
-                                                // The controller named one image; each agent
-                                                // creates (and removes) one of its own.
-                                                if let bench::ImageChoice::Create { name, .. } = &mut rc.image {
-                                                    *name = crate::names::new_image_name();
-                                                }
-                                                rc.start_at = start_at;
-                                                rc.live = false;
-                                                (
-                                                    format!("rbd {} on pool '{}'", rc.mode.as_str(), rc.pool),
-                                                    Box::pin(async move { JobOut::Bench(Box::new(bench::run_rbd(&r2, &rc, rx).await)) }),
-                                                )
-                                            }
-                                            JobSpec::RbdOwnImage { image_base, cfg: mut rc } => {
-                                                let image = agent_image(&image_base, &me.id);
-                                                let what = format!("rbd {} on own image '{image}'", rc.mode.as_str());
-                                                match prepared.get(&image) {
-                                                    Some((_, p)) => {
-                                                        rc.image = bench::ImageChoice::Existing { name: image, allow_write: true };
-                                                        rc.prior_precondition = Some(p.clone());
-                                                        rc.start_at = start_at;
-                                                        rc.live = false;
-                                                        (what, Box::pin(async move { JobOut::Bench(Box::new(bench::run_rbd(&r2, &rc, rx).await)) }))
-                                                    }
-                                                    None => {
-                                                        let e = BenchError::Group(format!(
-                                                            "image '{image}' was not prepared by this agent (was it restarted?)"
-                                                        ));
-                                                        (what, Box::pin(async move { JobOut::Bench(Box::new(Err(e))) }))
-                                                    }
-                                                }
-                                            }
-                                            JobSpec::Prepare(p) => {
-                                                let image = agent_image(&p.image_base, &me.id);
-                                                (
-                                                    format!(
-                                                        "create and precondition image '{image}' ({} of {}) in pool '{}'",
-                                                        crate::units::fmt_bytes(p.test_area),
-                                                        crate::units::fmt_bytes(p.size),
-                                                        p.pool
-                                                    ),
-                                                    Box::pin(async move {
-                                                        let done = bench::prepare_image(
-                                                            &r2, &p.pool, p.data_pool.as_deref(), &image, p.size, p.test_area, p.bs, rx,
-                                                        )
-                                                        .await;
-                                                        JobOut::Prepared { image, pool: p.pool, done }
-                                                    }),
-                                                )
-                                            }
-                                        };
-                                        log(&format!(
-                                            "job {}: {what}, starting in {:.3} s",
-                                            job.job_id,
-                                            from_unix_ns(a.start_local_unix_ns)
-                                                .duration_since(std::time::SystemTime::now())
-                                                .map_or(0.0, |d| d.as_secs_f64())
-                                        ));
-                                        running = Some(Running {
-                                            notify_id: n.notify_id,
-                                            job_id: job.job_id,
-                                            stop: tx,
-                                            fut,
-                                        });
-                                        None // acked when the job ends
-                                    }
-                                }
-                            }
-                        };
-                        if let Some(a) = answer {
-                            if let Err(e) = w.ack(n.notify_id, &reply(&a)) {
-                                log(&format!("cannot ack a notify: {e}"));
-                            }
-                        }
-                    }
-                }
-            }
-            out = job_done => {
-                let r = running.take().expect("a job was running");
-                jobs_done += 1;
-                last_activity = Instant::now();
-                let out = match out {
-                    JobOut::Bench(b) => *b,
-                    JobOut::Prepared { image, pool, done } => {
-                        let error = match done {
-                            Ok(p) => {
-                                log(&format!(
-                                    "job {}: image '{image}' ready ({} written in {:.1} s)",
-                                    r.job_id,
-                                    crate::units::fmt_bytes(p.bytes),
-                                    p.elapsed_s
-                                ));
-                                prepared.insert(image, (pool, p));
-                                None
-                            }
-                            Err(e) => {
-                                log(&format!("job {}: failed: {e}", r.job_id));
-                                Some(e.to_string())
-                            }
-                        };
-                        let done = Reply::JobDone {
-                            agent: me.id.clone(),
-                            result_object: None,
-                            measured_start_unix_ns: None,
-                            error,
-                        };
-                        if let Err(e) = w.ack(r.notify_id, &reply(&done)) {
-                            log(&format!("cannot ack job {}: {e}", r.job_id));
-                        }
-                        continue;
-                    }
-                };
-                let done = finish_job(io, cfg, me, &r.job_id, out).await;
-                match &done {
-                    Reply::JobDone { error: Some(e), .. } => log(&format!("job {}: failed: {e}", r.job_id)),
-                    _ => log(&format!("job {}: done, result stored", r.job_id)),
-                }
-                if let Err(e) = w.ack(r.notify_id, &reply(&done)) {
-                    log(&format!("cannot ack job {}: {e}", r.job_id));
-                }
-            }
-            _ = stop.changed(), if !leaving => {
-                leaving = true;
-                if let Some(r) = &running {
-                    log("interrupted: stopping the job, then leaving");
-                    let _ = r.stop.send(true);
-                }
-            }
-            _ = idle => {
-                log("idle timeout: leaving");
+/// What the agent serves the group with: the cluster, its registration and
+/// the images it prepared; `log` receives one line per event.
+struct Agent<'a, L: FnMut(&str)> {
+    rados: &'a Rados,
+    io: &'a IoCtx,
+    cfg: &'a AgentConfig,
+    me: &'a AgentInfo,
+    gobj: &'a str,
+    log: &'a mut L,
+    prepared: &'a mut Prepared,
+}
+
+fn reply_bytes(r: &Reply) -> Vec<u8> {
+    serde_json::to_vec(r).expect("serializes")
+}
+
+impl<L: FnMut(&str)> Agent<'_, L> {
+    fn say(&mut self, line: &str) {
+        (self.log)(line)
+    }
+
+    /// Watches the group object and answers its notifies, one job at a
+    /// time, until `stop`, the idle timeout or the watch's end; returns the
+    /// number of jobs run.
+    async fn serve(&mut self, stop: &mut StopRx) -> Result<u64, GroupError> {
+        let mut w = self.io.watch(self.gobj, self.cfg.watch_timeout)?;
+        let joined = format!(
+            "joined group '{}' in pool '{}' as '{}' (client.{}{}); waiting for jobs",
+            self.cfg.group,
+            self.cfg.pool,
+            self.me.id,
+            self.me.gid,
+            self.me
+                .addr
+                .as_deref()
+                .map_or(String::new(), |a| format!(" at {a}"))
+        );
+        self.say(&joined);
+        let mut running: Option<Running> = None;
+        let mut jobs_done = 0u64;
+        let mut last_activity = Instant::now();
+        let mut leaving = false;
+        loop {
+            if leaving && running.is_none() {
                 return Ok(jobs_done);
             }
+            let idle_deadline = match self.cfg.idle_timeout {
+                Some(t) if running.is_none() => Some(last_activity + t),
+                _ => None,
+            };
+            let idle = async move {
+                match idle_deadline {
+                    Some(d) => tokio::time::sleep_until(d.into()).await,
+                    None => std::future::pending().await,
+                }
+            };
+            let job_done = async {
+                match running.as_mut() {
+                    Some(r) => r.fut.as_mut().await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                ev = w.next_event() => {
+                    let Some(ev) = ev else { return Ok(jobs_done) };
+                    match ev {
+                        WatchEvent::Error { errno, .. } => {
+                            self.say(&format!("watch broke (errno {errno}); watching again"));
+                            drop(w);
+                            tokio::time::sleep(Duration::from_millis(200)).await;
+                            w = self.io.watch(self.gobj, self.cfg.watch_timeout)?;
+                            continue;
+                        }
+                        WatchEvent::Notify(n) => {
+                            let message: Result<Message, _> = serde_json::from_slice(&n.payload);
+                            if matches!(message, Ok(Message::Job(_))) {
+                                last_activity = Instant::now();
+                            }
+                            let answer = self.answer(&n, message, &mut running, leaving);
+                            if let Some(a) = answer {
+                                if let Err(e) = w.ack(n.notify_id, &reply_bytes(&a)) {
+                                    self.say(&format!("cannot ack a notify: {e}"));
+                                }
+                            }
+                        }
+                    }
+                }
+                out = job_done => {
+                    let r = running.take().expect("a job was running");
+                    jobs_done += 1;
+                    last_activity = Instant::now();
+                    let done = self.job_ended(&r.job_id, out).await;
+                    if let Err(e) = w.ack(r.notify_id, &reply_bytes(&done)) {
+                        self.say(&format!("cannot ack job {}: {e}", r.job_id));
+                    }
+                }
+                _ = stop.changed(), if !leaving => {
+                    leaving = true;
+                    if let Some(r) = &running {
+                        self.say("interrupted: stopping the job, then leaving");
+                        let _ = r.stop.send(true);
+                    }
+                }
+                _ = idle => {
+                    self.say("idle timeout: leaving");
+                    return Ok(jobs_done);
+                }
+            }
         }
+    }
+
+    /// The ack for a notify, or `None` when it started a job (acked when
+    /// the job ends).
+    fn answer(
+        &mut self,
+        n: &crate::ceph::Notify,
+        message: Result<Message, serde_json::Error>,
+        running: &mut Option<Running>,
+        leaving: bool,
+    ) -> Option<Reply> {
+        match message {
+            Err(e) => Some(Reply::Invalid {
+                agent: self.me.id.clone(),
+                error: e.to_string(),
+            }),
+            Ok(Message::Ping) => Some(Reply::Pong {
+                agent: self.me.clone(),
+                clock_unix_ns: unix_ns(n.received_at),
+                busy: running.is_some(),
+            }),
+            Ok(Message::Stop { job_id }) => {
+                if let Some(r) = running.as_ref() {
+                    if r.job_id == job_id {
+                        self.say(&format!("job {job_id}: stop requested"));
+                        let _ = r.stop.send(true);
+                    }
+                }
+                Some(Reply::Stopping {
+                    agent: self.me.id.clone(),
+                })
+            }
+            Ok(Message::Job(job)) => {
+                let busy = running.is_some() || leaving;
+                match self.accept_job(n.notify_id, *job, busy) {
+                    Ok(r) => {
+                        *running = Some(r);
+                        None
+                    }
+                    Err(reply) => Some(reply),
+                }
+            }
+        }
+    }
+
+    /// Starts a job assigned to this agent, or the reply that refuses it
+    /// (not assigned, not valid, busy).
+    fn accept_job(&mut self, notify_id: u64, job: JobMsg, busy: bool) -> Result<Running, Reply> {
+        let refused = |error: String| Reply::JobDone {
+            agent: self.me.id.clone(),
+            result_object: None,
+            measured_start_unix_ns: None,
+            error: Some(error),
+        };
+        let invalid = job.spec.check().err();
+        let a = match job.assignments.iter().find(|a| a.agent == self.me.id) {
+            None => {
+                return Err(Reply::NotAssigned {
+                    agent: self.me.id.clone(),
+                })
+            }
+            Some(_) if invalid.is_some() => {
+                let e = invalid.expect("checked");
+                return Err(refused(format!("the job is not valid: {e}")));
+            }
+            Some(_) if busy => return Err(refused("busy with another job or leaving".into())),
+            Some(a) => a,
+        };
+        let (tx, rx) = watch::channel(false);
+        let (what, fut) = self.job_future(job.spec, a, rx);
+        self.say(&format!(
+            "job {}: {what}, starting in {:.3} s",
+            job.job_id,
+            from_unix_ns(a.start_local_unix_ns)
+                .duration_since(std::time::SystemTime::now())
+                .map_or(0.0, |d| d.as_secs_f64())
+        ));
+        Ok(Running {
+            notify_id,
+            job_id: job.job_id,
+            stop: tx,
+            fut,
+        })
+    }
+
+    /// What the job does (for the log) and the future that runs it at the
+    /// assignment's start; `rx` stops it.
+    fn job_future(
+        &self,
+        spec: JobSpec,
+        a: &Assignment,
+        rx: watch::Receiver<bool>,
+    ) -> (String, JobFuture) {
+        let start_at = Some(from_unix_ns(a.start_local_unix_ns));
+        let r2 = self.rados.clone();
+        match spec {
+            JobSpec::Rados(mut rc) => {
+                rc.run_name = a.run_name.clone();
+                rc.start_at = start_at;
+                rc.live = false;
+                (
+                    format!(
+                        "rados {} as run '{}' on pool '{}'",
+                        rc.mode.as_str(),
+                        rc.run_name,
+                        rc.pool
+                    ),
+                    Box::pin(async move {
+                        JobOut::Bench(Box::new(bench::run_rados(&r2, &rc, rx).await))
+                    }),
+                )
+            }
+            JobSpec::Rbd(mut rc) => {
+                // The controller named one image; each agent
+                // creates (and removes) one of its own.
+                if let bench::ImageChoice::Create { name, .. } = &mut rc.image {
+                    *name = crate::names::new_image_name();
+                }
+                rc.start_at = start_at;
+                rc.live = false;
+                (
+                    format!("rbd {} on pool '{}'", rc.mode.as_str(), rc.pool),
+                    Box::pin(
+                        async move { JobOut::Bench(Box::new(bench::run_rbd(&r2, &rc, rx).await)) },
+                    ),
+                )
+            }
+            JobSpec::RbdOwnImage {
+                image_base,
+                cfg: mut rc,
+            } => {
+                let image = agent_image(&image_base, &self.me.id);
+                let what = format!("rbd {} on own image '{image}'", rc.mode.as_str());
+                match self.prepared.get(&image) {
+                    Some((_, p)) => {
+                        rc.image = bench::ImageChoice::Existing {
+                            name: image,
+                            allow_write: true,
+                        };
+                        rc.prior_precondition = Some(p.clone());
+                        rc.start_at = start_at;
+                        rc.live = false;
+                        (
+                            what,
+                            Box::pin(async move {
+                                JobOut::Bench(Box::new(bench::run_rbd(&r2, &rc, rx).await))
+                            }),
+                        )
+                    }
+                    None => {
+                        let e = BenchError::Group(format!(
+                            "image '{image}' was not prepared by this agent (was it restarted?)"
+                        ));
+                        (
+                            what,
+                            Box::pin(async move { JobOut::Bench(Box::new(Err(e))) }),
+                        )
+                    }
+                }
+            }
+            JobSpec::Prepare(p) => {
+                let image = agent_image(&p.image_base, &self.me.id);
+                (
+                    format!(
+                        "create and precondition image '{image}' ({} of {}) in pool '{}'",
+                        crate::units::fmt_bytes(p.test_area),
+                        crate::units::fmt_bytes(p.size),
+                        p.pool
+                    ),
+                    Box::pin(async move {
+                        let done = bench::prepare_image(
+                            &r2,
+                            &p.pool,
+                            p.data_pool.as_deref(),
+                            &image,
+                            p.size,
+                            p.test_area,
+                            p.bs,
+                            rx,
+                        )
+                        .await;
+                        JobOut::Prepared {
+                            image,
+                            pool: p.pool,
+                            done,
+                        }
+                    }),
+                )
+            }
+        }
+    }
+
+    /// The ack for a job that ended: a benchmark's result stored in the
+    /// pool, or a prepared image kept for the jobs on it.
+    async fn job_ended(&mut self, job_id: &str, out: JobOut) -> Reply {
+        let out = match out {
+            JobOut::Bench(b) => *b,
+            JobOut::Prepared { image, pool, done } => {
+                let error = match done {
+                    Ok(p) => {
+                        self.say(&format!(
+                            "job {job_id}: image '{image}' ready ({} written in {:.1} s)",
+                            crate::units::fmt_bytes(p.bytes),
+                            p.elapsed_s
+                        ));
+                        self.prepared.insert(image, (pool, p));
+                        None
+                    }
+                    Err(e) => {
+                        self.say(&format!("job {job_id}: failed: {e}"));
+                        Some(e.to_string())
+                    }
+                };
+                return Reply::JobDone {
+                    agent: self.me.id.clone(),
+                    result_object: None,
+                    measured_start_unix_ns: None,
+                    error,
+                };
+            }
+        };
+        let done = finish_job(self.io, self.cfg, self.me, job_id, out).await;
+        match &done {
+            Reply::JobDone { error: Some(e), .. } => {
+                self.say(&format!("job {job_id}: failed: {e}"))
+            }
+            _ => self.say(&format!("job {job_id}: done, result stored")),
+        }
+        done
     }
 }
 

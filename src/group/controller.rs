@@ -422,21 +422,7 @@ pub async fn run_group(
     let mut starts = Vec::new();
     for (s, a) in chosen.iter().zip(assignments) {
         let id = &s.info.id;
-        let mut row = ClientReport {
-            agent: id.clone(),
-            host: s.info.host.clone(),
-            addr: s.info.addr.clone(),
-            status: "ok".into(),
-            error: None,
-            run_name: a.run_name.clone(),
-            ops: 0,
-            iops: 0.0,
-            mean_ns: 0.0,
-            p99_ns: 0,
-            clock_offset_ms: s.offset_ns / 1e6,
-            clock_rtt_ms: s.rtt_ns / 1e6,
-            start_delta_ms: None,
-        };
+        let mut row = client_row(s, a);
         match done.remove(id) {
             Some(Reply::JobDone {
                 result_object,
@@ -455,26 +441,8 @@ pub async fn run_group(
                     failed.push((id.clone(), e.clone()));
                 }
                 if let Some(obj) = result_object {
-                    let body = read_object(&io, &obj).await?;
-                    let r: BenchResult =
-                        serde_json::from_slice(&body).map_err(|e| GroupError::BadResult {
-                            agent: id.clone(),
-                            why: e.to_string(),
-                        })?;
-                    let _ = bench::remove_objects(&io, [obj], 1).await;
-                    let n: u64 = r.jobs.iter().map(|j| j.ops).sum();
-                    row.ops = n;
-                    row.iops = r.jobs.iter().map(|j| j.iops).sum();
-                    row.mean_ns = if n > 0 {
-                        r.jobs
-                            .iter()
-                            .map(|j| j.ops as f64 * j.latency_ns.mean)
-                            .sum::<f64>()
-                            / n as f64
-                    } else {
-                        0.0
-                    };
-                    row.p99_ns = r.jobs.iter().map(|j| j.latency_ns.p99).max().unwrap_or(0);
+                    let r = take_result(&io, &obj, id).await?;
+                    client_figures(&mut row, &r);
                     results.push((id.clone(), r));
                 }
             }
@@ -484,24 +452,7 @@ pub async fn run_group(
                 row.status = "missing".into();
                 row.error = Some(why.clone());
                 missing.push((id.clone(), why));
-                // Remove what it left: its run's objects and its registration.
-                if job.leaves_objects() {
-                    let mut jio = rados.ioctx(job.pool())?;
-                    jio.set_namespace(job.namespace())?;
-                    match bench::cleanup(rados, &jio, Some(a.run_name.as_str()), 16).await {
-                        Ok(r) => log(&format!(
-                            "agent {id}: removed {} objects of its run '{}'",
-                            r.removed, a.run_name
-                        )),
-                        Err(e) => log(&format!(
-                            "agent {id}: cleanup of '{}' failed: {e}",
-                            a.run_name
-                        )),
-                    }
-                }
-                let _ =
-                    bench::remove_objects(&io, [format!("{}{id}", agent_prefix(&cfg.group))], 1)
-                        .await;
+                remove_what_it_left(rados, &io, cfg, &job, a, &mut log).await?;
             }
         }
         rows.push(row);
@@ -549,4 +500,82 @@ pub async fn run_group(
         missing,
         failed,
     })
+}
+
+/// A client's row before its reply is read: who it is, its run and its
+/// clock against the controller's.
+fn client_row(s: &Seen, a: &Assignment) -> ClientReport {
+    ClientReport {
+        agent: s.info.id.clone(),
+        host: s.info.host.clone(),
+        addr: s.info.addr.clone(),
+        status: "ok".into(),
+        error: None,
+        run_name: a.run_name.clone(),
+        ops: 0,
+        iops: 0.0,
+        mean_ns: 0.0,
+        p99_ns: 0,
+        clock_offset_ms: s.offset_ns / 1e6,
+        clock_rtt_ms: s.rtt_ns / 1e6,
+        start_delta_ms: None,
+    }
+}
+
+/// Reads agent `agent`'s result from object `obj`, then removes the object.
+async fn take_result(io: &IoCtx, obj: &str, agent: &str) -> Result<BenchResult, GroupError> {
+    let body = read_object(io, obj).await?;
+    let r: BenchResult = serde_json::from_slice(&body).map_err(|e| GroupError::BadResult {
+        agent: agent.to_string(),
+        why: e.to_string(),
+    })?;
+    let _ = bench::remove_objects(io, [obj.to_string()], 1).await;
+    Ok(r)
+}
+
+/// A client's ops, IOPS, mean (weighted by its jobs' ops) and p99 from its
+/// result.
+fn client_figures(row: &mut ClientReport, r: &BenchResult) {
+    let n: u64 = r.jobs.iter().map(|j| j.ops).sum();
+    row.ops = n;
+    row.iops = r.jobs.iter().map(|j| j.iops).sum();
+    row.mean_ns = if n > 0 {
+        r.jobs
+            .iter()
+            .map(|j| j.ops as f64 * j.latency_ns.mean)
+            .sum::<f64>()
+            / n as f64
+    } else {
+        0.0
+    };
+    row.p99_ns = r.jobs.iter().map(|j| j.latency_ns.p99).max().unwrap_or(0);
+}
+
+/// Removes what an agent that delivered nothing left: its run's objects
+/// and its registration.
+async fn remove_what_it_left(
+    rados: &Rados,
+    io: &IoCtx,
+    cfg: &GroupConfig,
+    job: &JobSpec,
+    a: &Assignment,
+    log: &mut impl FnMut(&str),
+) -> Result<(), GroupError> {
+    let id = &a.agent;
+    if job.leaves_objects() {
+        let mut jio = rados.ioctx(job.pool())?;
+        jio.set_namespace(job.namespace())?;
+        match bench::cleanup(rados, &jio, Some(a.run_name.as_str()), 16).await {
+            Ok(r) => log(&format!(
+                "agent {id}: removed {} objects of its run '{}'",
+                r.removed, a.run_name
+            )),
+            Err(e) => log(&format!(
+                "agent {id}: cleanup of '{}' failed: {e}",
+                a.run_name
+            )),
+        }
+    }
+    let _ = bench::remove_objects(io, [format!("{}{id}", agent_prefix(&cfg.group))], 1).await;
+    Ok(())
 }

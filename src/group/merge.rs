@@ -460,10 +460,11 @@ pub fn merge_results(results: &[(&str, &BenchResult)]) -> Result<BenchResult, Gr
         cluster_state: first.cluster_state.clone(),
         read_cache: first.read_cache,
         disruption: None,
+        pace: None,
     };
     // The split on the merged figures: every client ran in the same window,
     // and each OSD's counters count every client's ops.
-    crate::attribution::attribute(&mut merged);
+    crate::explain::attribute(&mut merged);
     Ok(merged)
 }
 
@@ -678,7 +679,7 @@ mod tests {
         assert_eq!((c.pid, c.not_measured.as_deref()), (Some(7), None));
         let mut r = crate::result::test_result("p", Vec::new());
         r.osds = osds;
-        crate::cpu::fill(&mut r);
+        crate::explain::cpu::fill(&mut r);
         // 0.6 s over both clients' 2,000 ops on osd.1.
         let c = r.osds[0].cpu.as_ref().unwrap();
         assert!((c.us_per_client_op.unwrap() - 300.0).abs() < 1e-9, "{c:?}");

@@ -34,11 +34,12 @@ pub mod report;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::attribution::SLOW_FLUSH_NS;
 use crate::ceph::Rados;
 use crate::device::DeviceInfo;
+use crate::explain::attribution::SLOW_FLUSH_NS;
+use crate::result::counters::AvgDelta;
 use crate::telemetry::cluster::{self, ProbeError};
-use crate::telemetry::counters::{self, AvgDelta};
+use crate::telemetry::counters;
 use crate::telemetry::parse::{json, ShapeError};
 
 /// Which OSDs to bench.
@@ -221,7 +222,7 @@ pub const SLOW_QD1_MIN_EXTRA_NS: f64 = 0.5e6;
 /// - a median single-write commit [`SLOW_QD1_FACTOR`] times the fastest
 ///   OSD's (and [`SLOW_QD1_MIN_EXTRA_NS`] more);
 /// - a deep-queue rate under [`SLOW_IOPS_FRACTION`] of the fastest OSD's;
-/// - which drives would gain from PLP ([`crate::whatif::plp_line`] over
+/// - which drives would gain from PLP ([`crate::explain::whatif::plp_line`] over
 ///   each one's kv sync round), always, as the last line.
 pub fn findings(rows: &[OsdBenchRow]) -> Vec<String> {
     let mut out = Vec::new();
@@ -274,7 +275,7 @@ pub fn findings(rows: &[OsdBenchRow]) -> Vec<String> {
         .iter()
         .filter_map(|r| Some((r.osd, r.kv_sync_lat?.mean_ns?)))
         .collect();
-    let plp = crate::whatif::plp_line(&rounds, "per kv sync round");
+    let plp = crate::explain::whatif::plp_line(&rounds, "per kv sync round");
     let best = rows
         .iter()
         .filter_map(|r| r.bench.map(|b| (r.osd, b.iops)))

@@ -6,7 +6,7 @@ use std::io;
 
 use super::{OsdBenchResult, OsdBenchRow};
 use crate::report::Format;
-use crate::telemetry::counters::AvgDelta;
+use crate::result::counters::AvgDelta;
 use crate::units::fmt_bytes;
 
 /// Writes `r` in `format`; HTML has no page for osd-bench (the caller

@@ -30,7 +30,8 @@ pub struct Csv;
 /// the job's what-if projections, each as the reports' line, joined by ` | `.
 /// `--disrupt`: `disrupt` the spec,
 /// then per phase (before, degraded, recovering, after) that job's IOPS,
-/// mean, p99 (the highest of the phase's intervals' p99s), max (ms) and
+/// mean, p99 (the phase's own), worst p99 (the highest of its intervals'
+/// p99s), max (ms) and
 /// longest stall (s), empty where the phase did not occur; `clean_after_s`
 /// from the last action to active+clean (empty: not reached), the
 /// recovery's highest rates. `osd_cpu_cores`: the cores the pool's OSD
@@ -42,16 +43,16 @@ pub const HEADER: &str = "workload,pool,job,op,ops,errors,elapsed_s,iops,mib_per
 lat_min_ms,lat_mean_ms,lat_stddev_ms,lat_p50_ms,lat_p90_ms,lat_p99_ms,lat_p99_9_ms,lat_max_ms,stop_reason,\
 public_network_ms,osd_queue_ms,osd_local_ms,device_flush_ms,cluster_network_ms,messengers_ms,replica_ms,replication_ms,\
 unattributed_ms,mean_in_flight,asked_in_flight,cluster_quiet,not_quiet,read_cache,changes,change_lines,what_if,disrupt,\
-before_iops,before_mean_ms,before_p99_ms,before_max_ms,before_stall_s,\
-degraded_iops,degraded_mean_ms,degraded_p99_ms,degraded_max_ms,degraded_stall_s,\
-recovering_iops,recovering_mean_ms,recovering_p99_ms,recovering_max_ms,recovering_stall_s,\
-after_iops,after_mean_ms,after_p99_ms,after_max_ms,after_stall_s,\
+before_iops,before_mean_ms,before_p99_ms,before_worst_p99_ms,before_max_ms,before_stall_s,\
+degraded_iops,degraded_mean_ms,degraded_p99_ms,degraded_worst_p99_ms,degraded_max_ms,degraded_stall_s,\
+recovering_iops,recovering_mean_ms,recovering_p99_ms,recovering_worst_p99_ms,recovering_max_ms,recovering_stall_s,\
+after_iops,after_mean_ms,after_p99_ms,after_worst_p99_ms,after_max_ms,after_stall_s,\
 clean_after_s,recovery_max_objects_per_s,recovery_max_bytes_per_s,\
 osd_cpu_cores,osd_cpu_us_per_op,cpu_bound_osds";
 
 /// The `--disrupt` cells of job `job`'s line (all empty without it).
 fn disruption_cells(r: &BenchResult, job: &str) -> String {
-    use crate::disrupt::PhaseKind;
+    use crate::result::disruption::PhaseKind;
     let Some(d) = &r.disruption else {
         return ",".repeat(4 * 5 + 3);
     };
@@ -72,10 +73,12 @@ fn disruption_cells(r: &BenchResult, job: &str) -> String {
                     String::new()
                 },
                 p.p99_ns.map_or(String::new(), |n| ms(n as f64)),
+                p.worst_interval_p99_ns
+                    .map_or(String::new(), |n| ms(n as f64)),
                 p.max_ns.map_or(String::new(), |n| ms(n as f64)),
                 format!("{:.3}", p.longest_stall_s),
             ]),
-            None => cells.extend((0..5).map(|_| String::new())),
+            None => cells.extend((0..6).map(|_| String::new())),
         }
     }
     let rec = &d.recovery;
@@ -90,7 +93,7 @@ fn disruption_cells(r: &BenchResult, job: &str) -> String {
 
 /// The `osd_cpu_cores,osd_cpu_us_per_op,cpu_bound_osds` cells of a result.
 fn cpu_cells(r: &BenchResult) -> String {
-    let p = crate::cpu::pool(r);
+    let p = crate::explain::cpu::pool(r);
     let bound: Vec<String> = r
         .osds
         .iter()
@@ -123,7 +126,8 @@ pub const COMPARISON_HEADER: &str = "job,figure,source,label,value,diff_pct,sign
 
 /// The columns of a suite: one line per pool and job (op kind), each
 /// figure the median over runs (or the best run's, `aggregate`) with its
-/// spread between runs in percent (empty with one run); MB/s = 10^6 bytes/s, latencies in ms;
+/// spread between runs in percent (empty with one run); `mb_per_s` in 10^6 bytes/s with the same
+/// figure in MiB/s (2^20 bytes/s, the unit of every other table) beside it, latencies in ms;
 /// `mean_in_flight` / `asked_in_flight` of the run that kept fewest ops in
 /// flight (empty where not recorded); `data_pool` the pool the RBD image's
 /// data and the rados jobs went to (empty: `pool`), `usable_pct` that
@@ -131,7 +135,7 @@ pub const COMPARISON_HEADER: &str = "job,figure,source,label,value,diff_pct,sign
 /// `osd_cpu_us_per_op` the pool's OSDs' CPU µs per client op (empty where not
 /// every OSD was measured).
 pub const SUITE_HEADER: &str = "suite,pool,job,op,label,runs,aggregate,iops,iops_spread_pct,\
-mb_per_s,mb_per_s_spread_pct,mean_ms,mean_ms_spread_pct,p99_ms,p99_ms_spread_pct,iops_per_gib,flagged,\
+mb_per_s,mib_per_s,mb_per_s_spread_pct,mean_ms,mean_ms_spread_pct,p99_ms,p99_ms_spread_pct,iops_per_gib,flagged,\
 mean_in_flight,asked_in_flight,data_pool,usable_pct,osd_cpu_us_per_op";
 
 impl Reporter for Csv {
@@ -183,7 +187,7 @@ impl Reporter for Csv {
             for r in &d.summary.rows {
                 writeln!(
                     out,
-                    "{},{},{},{},{},{},{},{:.1},{},{:.3},{},{:.3},{},{:.3},{},{},{},{},{},{},{}",
+                    "{},{},{},{},{},{},{},{:.1},{},{:.3},{:.3},{},{:.3},{},{:.3},{},{},{},{},{},{},{}",
                     field(&d.suite),
                     field(&d.pool),
                     field(&r.job),
@@ -194,6 +198,7 @@ impl Reporter for Csv {
                     r.iops.value,
                     spread(&r.iops),
                     r.mb_s.value,
+                    crate::suite::mib_s(&r.mb_s).value,
                     spread(&r.mb_s),
                     r.mean_ms.value,
                     spread(&r.mean_ms),

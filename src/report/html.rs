@@ -523,7 +523,7 @@ fn osd_bars(h: &mut String, r: &BenchResult) {
 
 /// One row per OSD and op kind: the client's figures and the OSD's drive.
 fn osd_table(h: &mut String, r: &BenchResult) {
-    let with_cpu = crate::cpu::any(r);
+    let with_cpu = crate::explain::cpu::any(r);
     h.push_str("<table><tr><th>osd</th><th>op</th><th>ops</th><th>mean ms</th><th>p99 ms</th>");
     if with_cpu {
         h.push_str("<th>CPU cores</th><th>CPU µs/client op</th><th>CPU µs/OSD op</th>");
@@ -535,7 +535,7 @@ fn osd_table(h: &mut String, r: &BenchResult) {
             .as_ref()
             .map_or_else(|| "-".into(), |d| d.summary());
         let cpu: String = if with_cpu {
-            crate::cpu::cells(o.cpu.as_ref())
+            crate::explain::cpu::cells(o.cpu.as_ref())
                 .iter()
                 .map(|c| format!("<td class=\"n\">{}</td>", esc(c)))
                 .collect()
@@ -562,10 +562,10 @@ fn osd_table(h: &mut String, r: &BenchResult) {
         }
     }
     h.push_str("</table>");
-    if let Some(line) = crate::whatif::plp_line_of(r) {
+    if let Some(line) = crate::explain::whatif::plp_line_of(r) {
         h.push_str(&format!("<p>{}</p>", esc(&line)));
     }
-    if let Some(line) = crate::cpu::pool_line(r) {
+    if let Some(line) = crate::explain::cpu::pool_line(r) {
         h.push_str(&format!("<p>{}</p>", esc(&line)));
     }
 }
@@ -630,7 +630,7 @@ fn counter_timeline(h: &mut String, r: &BenchResult) {
 /// their ends (OSDs without any left out).
 fn osd_series(
     r: &BenchResult,
-    point: impl Fn(&crate::telemetry::counters::CounterSample) -> Option<f64>,
+    point: impl Fn(&crate::result::counters::CounterSample) -> Option<f64>,
 ) -> Vec<Series> {
     r.osds
         .iter()
@@ -647,7 +647,7 @@ fn osd_series(
 }
 
 /// Marks on a job's timelines for what was not quiet in the cluster
-/// ([`crate::telemetry::quiet::ClusterState`]): one at each event's start
+/// ([`crate::result::cluster::ClusterState`]): one at each event's start
 /// (within `0..=end`), labelled with what and when.
 fn event_marks(r: &BenchResult, end: f64) -> Vec<(f64, String)> {
     let mut marks: Vec<(f64, String)> = r.cluster_state.as_ref().map_or_else(Vec::new, |c| {

@@ -286,22 +286,32 @@ pub fn wrap(text: &str, width: usize) -> String {
 
 /// The header and one row per job and phase of `--disrupt`'s table (text,
 /// Markdown and HTML).
-pub fn disruption_lines(d: &crate::disrupt::Disruption) -> Vec<Vec<String>> {
+pub fn disruption_lines(d: &crate::result::disruption::Disruption) -> Vec<Vec<String>> {
     let ms = |ns: f64| format!("{:.2}", ns / 1e6);
     let opt = |v: Option<u64>| v.map_or_else(|| "-".into(), |n| ms(n as f64));
     let mut lines = vec![[
-        "job", "phase", "time s", "IOPS", "mean ms", "p99 ms", "max ms", "stall s", "errors",
+        "job",
+        "phase",
+        "time s",
+        "IOPS",
+        "mean ms",
+        "p99 ms",
+        "worst p99 ms",
+        "max ms",
+        "stall s",
+        "errors",
     ]
     .map(String::from)
     .to_vec()];
     for p in &d.phases {
         lines.push(vec![
             p.job.clone(),
-            p.phase.as_str().into(),
+            d.phase_name(p).into(),
             span(p.from_s, p.to_s),
             format!("{:.0}", p.iops),
             if p.ops > 0 { ms(p.mean_ns) } else { "-".into() },
             opt(p.p99_ns),
+            opt(p.worst_interval_p99_ns),
             opt(p.max_ns),
             format!("{:.2}", p.longest_stall_s),
             p.errors.to_string(),
@@ -322,13 +332,15 @@ fn span(from: f64, to: f64) -> String {
 }
 
 /// What `--disrupt`'s table's figures are, in one line.
-pub const DISRUPTION_NOTE: &str = "p99: the highest of the phase's intervals' p99s (at most 1 % of its ops were slower); stall: the longest time without a completion";
+pub const DISRUPTION_NOTE: &str = "in effect: when the mon answered, the new osdmap committed (the mons batch changes: paxos_propose_interval, 1 s by default), and where a phase begins; phase: named after the PG states seen in it (degraded: copies missing; misplaced: every copy there, not where CRUSH wants it); p99: the phase's own, from its intervals' histograms merged; worst p99: the highest of its intervals' p99s (a short stall shows there); stall: the longest time without a completion";
 
 /// `--disrupt`'s block for text and Markdown: the OSD and the actions, the
 /// phases' table, recovery.
+/// `notes`: the definitions of its columns and times (`-v` in text).
 pub fn render_disruption(
     r: &BenchResult,
     markdown: bool,
+    notes: bool,
     out: &mut dyn io::Write,
 ) -> io::Result<()> {
     let Some(d) = &r.disruption else {
@@ -365,6 +377,9 @@ pub fn render_disruption(
     }
     let ind = if markdown { "" } else { "  " };
     writeln!(out, "{ind}Recovery: {}", d.recovery_line())?;
+    if !notes {
+        return Ok(());
+    }
     if markdown {
         writeln!(out)?;
     }
@@ -375,15 +390,34 @@ pub fn render_disruption(
 /// the run (`not quiet: HEALTH_WARN (...); deep scrub on 3 PGs during
 /// 12–40 s`); nothing when it was, or was not looked at.
 pub fn not_quiet(r: &BenchResult) -> Option<String> {
-    r.cluster_state.as_ref()?.not_quiet()
+    let c = r.cluster_state.as_ref()?;
+    // With `--disrupt`, recovery has one rate: the disruption's (its looks
+    // are the run's record of it), not a second from the quiet watch's.
+    match r.disruption.as_ref().and_then(|d| d.recovery_rate()) {
+        Some(rate) if c.events.iter().any(|e| e.kind == "recovery") => {
+            let mut c = c.clone();
+            for e in c.events.iter_mut().filter(|e| e.kind == "recovery") {
+                e.detail = format!("{rate}, the mean of the looks that saw it");
+            }
+            c.not_quiet()
+        }
+        _ => c.not_quiet(),
+    }
 }
 
-/// One line per lasting change of job `j` ([`crate::changes::line`]).
+/// One line per lasting change of job `j` ([`crate::explain::changes::line`]).
 pub fn change_lines(r: &BenchResult, j: &crate::result::JobReport) -> Vec<String> {
     j.changes
         .iter()
         .flatten()
-        .map(|c| crate::changes::line(c, &r.osds, r.cluster_state.as_ref(), r.disruption.as_ref()))
+        .map(|c| {
+            crate::explain::changes::line(
+                c,
+                &r.osds,
+                r.cluster_state.as_ref(),
+                r.disruption.as_ref(),
+            )
+        })
         .collect()
 }
 

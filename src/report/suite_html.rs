@@ -50,8 +50,8 @@ fn html_table(h: &mut String, lines: &[Vec<String>]) {
 fn cdm_section(h: &mut String, t: &CdmTable) {
     h.push_str("<section><h2>CrystalDiskMark's table</h2>");
     h.push_str(&format!(
-        "<p>{} per cell; MB/s = 10<sup>6</sup> bytes/s (as CrystalDiskMark counts); p99 = 99th \
-         percentile completion latency, ms.</p>",
+        "<p>{} per cell; MB/s = 10<sup>6</sup> bytes/s (as CrystalDiskMark counts; 1 MB/s = 0.954 MiB/s, \
+         the unit of cephbench's other tables); p99 = 99th percentile completion latency, ms.</p>",
         esc(&t.of_runs())
     ));
     let (_, lines) = cdm_lines(t, &t.pools, true);
@@ -190,7 +190,7 @@ fn suite_section(h: &mut String, d: &SuiteDoc) {
     h.push_str("</section>\n");
 }
 
-/// Bars of IOPS, MB/s and p99 per job, one bar per pool.
+/// Bars of IOPS, MiB/s and p99 per job, one bar per pool.
 fn job_bars(h: &mut String, docs: &[SuiteDoc]) {
     let Some(first) = docs.first().filter(|d| !d.summary.rows.is_empty()) else {
         return;
@@ -225,9 +225,9 @@ fn job_bars(h: &mut String, docs: &[SuiteDoc]) {
     for (title, y, g) in [
         ("IOPS per job", "IOPS (ops/s)", groups(&|r| r.iops.value)),
         (
-            "MB/s per job",
-            "MB/s (10^6 bytes/s)",
-            groups(&|r| r.mb_s.value),
+            "MiB/s per job",
+            "MiB/s (2^20 bytes/s)",
+            groups(&|r| crate::suite::mib_s(&r.mb_s).value),
         ),
         (
             "p99 completion latency per job",

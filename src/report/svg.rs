@@ -213,6 +213,59 @@ fn mark(out: &mut String, x: f64, y: (f64, f64), ty: f64, mid: f64, label: &str)
 pub fn line_chart(ch: &LineChart) -> String {
     let mut out = String::new();
     open(&mut out, &ch.title, H);
+    let (x0, x1, ymax) = extent(ch);
+    let ytop = y_axis(&mut out, &ch.y_label, ymax, H);
+    let plot = Plot { x0, x1, ytop };
+    let bottom = H - BOTTOM;
+    if let Some((a, b, label)) = &ch.shade {
+        let _ = write!(
+            out,
+            "<rect x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"{h}\" class=\"ramp\"/>\
+             <text x=\"{tx}\" y=\"{ty}\" class=\"s\">{l}</text>",
+            x = c(plot.px(*a)),
+            y = c(TOP),
+            w = c(plot.px(*b) - plot.px(*a)),
+            h = c(bottom - TOP),
+            tx = c(plot.px(*a) + 3.0),
+            ty = c(TOP + 12.0),
+            l = esc(label)
+        );
+    }
+    x_axis(&mut out, ch, &plot);
+    polylines(&mut out, ch, &plot);
+    marks(&mut out, ch, &plot);
+    if ch.series.len() > 1 {
+        // At the top right: a shaded stretch (the ramp) labels its top left.
+        let names: Vec<String> = ch.series.iter().map(|s| s.name.clone()).collect();
+        let x0 = (W - RIGHT - legend_width(&names)).max(LEFT);
+        legend_from(&mut out, &names, x0, TOP + 12.0);
+    }
+    out.push_str("</svg>");
+    out
+}
+
+/// Where a line chart's data land: its x range and the top of its y axis,
+/// in the data's units.
+struct Plot {
+    x0: f64,
+    x1: f64,
+    ytop: f64,
+}
+
+impl Plot {
+    fn px(&self, x: f64) -> f64 {
+        LEFT + (x - self.x0) / (self.x1 - self.x0) * (W - LEFT - RIGHT)
+    }
+
+    fn py(&self, y: f64) -> f64 {
+        let bottom = H - BOTTOM;
+        bottom - y.min(self.ytop) / self.ytop * (bottom - TOP)
+    }
+}
+
+/// A line chart's x range (its series, shade, ticks and marks) and its
+/// largest y (at most `y_cap`).
+fn extent(ch: &LineChart) -> (f64, f64, f64) {
     let all = ch.series.iter().flat_map(|s| s.points.iter());
     let (mut x0, mut x1, mut ymax) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
     for (x, y) in all {
@@ -233,36 +286,32 @@ pub fn line_chart(ch: &LineChart) -> String {
             x1 = x1.max(*x);
         }
     }
+    // A mark before the first sample (an event seen from the run's start,
+    // at 0 s, on a timeline whose first interval ends at 1 s) is inside the
+    // plot: it was drawn left of the y axis, over its labels.
+    for (x, _) in &ch.marks {
+        x0 = x0.min(*x);
+        x1 = x1.max(*x);
+    }
     if !x0.is_finite() {
         (x0, x1) = (0.0, 1.0);
     }
     if x1 <= x0 {
         x1 = x0 + 1.0;
     }
-    let ytop = y_axis(&mut out, &ch.y_label, ymax, H);
+    (x0, x1, ymax)
+}
+
+/// The x axis: its ticks (given, or every step of the range), its line,
+/// the y axis' line and the x label.
+fn x_axis(out: &mut String, ch: &LineChart, plot: &Plot) {
     let bottom = H - BOTTOM;
-    let px = |x: f64| LEFT + (x - x0) / (x1 - x0) * (W - LEFT - RIGHT);
-    let py = |y: f64| bottom - y.min(ytop) / ytop * (bottom - TOP);
-    if let Some((a, b, label)) = &ch.shade {
-        let _ = write!(
-            out,
-            "<rect x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"{h}\" class=\"ramp\"/>\
-             <text x=\"{tx}\" y=\"{ty}\" class=\"s\">{l}</text>",
-            x = c(px(*a)),
-            y = c(TOP),
-            w = c(px(*b) - px(*a)),
-            h = c(bottom - TOP),
-            tx = c(px(*a) + 3.0),
-            ty = c(TOP + 12.0),
-            l = esc(label)
-        );
-    }
     let xt: Vec<(f64, String)> = match &ch.x_ticks {
         Some(t) => t.clone(),
-        None => ticks(x1 - x0)
+        None => ticks(plot.x1 - plot.x0)
             .into_iter()
-            .map(|t| (x0 + t, num(x0 + t)))
-            .filter(|(x, _)| *x <= x1 + 1e-9)
+            .map(|t| (plot.x0 + t, num(plot.x0 + t)))
+            .filter(|(x, _)| *x <= plot.x1 + 1e-9)
             .collect(),
     };
     for (x, l) in &xt {
@@ -270,7 +319,7 @@ pub fn line_chart(ch: &LineChart) -> String {
             out,
             "<line x1=\"{x}\" x2=\"{x}\" y1=\"{b}\" y2=\"{b2}\" class=\"a\"/>\
              <text x=\"{x}\" y=\"{ty}\" text-anchor=\"middle\">{l}</text>",
-            x = c(px(*x)),
+            x = c(plot.px(*x)),
             b = c(bottom),
             b2 = c(bottom + 4.0),
             ty = c(bottom + 16.0),
@@ -290,6 +339,10 @@ pub fn line_chart(ch: &LineChart) -> String {
         ly = c(H - 14.0),
         xl = esc(&ch.x_label)
     );
+}
+
+/// Each series as a line (a lone point as a dot too).
+fn polylines(out: &mut String, ch: &LineChart, plot: &Plot) {
     for (i, s) in ch.series.iter().enumerate() {
         if s.points.is_empty() {
             continue;
@@ -297,7 +350,7 @@ pub fn line_chart(ch: &LineChart) -> String {
         let pts: Vec<String> = s
             .points
             .iter()
-            .map(|(x, y)| format!("{},{}", c(px(*x)), c(py(*y))))
+            .map(|(x, y)| format!("{},{}", c(plot.px(*x)), c(plot.py(*y))))
             .collect();
         let color = PALETTE[i % PALETTE.len()];
         let _ = write!(
@@ -310,30 +363,39 @@ pub fn line_chart(ch: &LineChart) -> String {
             let _ = write!(
                 out,
                 "<circle cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{color}\"/>",
-                c(px(x)),
-                c(py(y))
+                c(plot.px(x)),
+                c(plot.py(y))
             );
         }
     }
+}
+
+/// The marks: a line each, and its label on the lowest row (12 px apart,
+/// from the bottom up to below the legend's and the ramp's row) where it
+/// meets no label already placed; only past the last row does one share a
+/// row.
+fn marks(out: &mut String, ch: &LineChart, plot: &Plot) {
+    let bottom = H - BOTTOM;
+    let mid = (LEFT + W - RIGHT) / 2.0;
+    let rows = (((bottom - 6.0) - (TOP + 24.0)) / 12.0).floor().max(0.0) as usize + 1;
+    let mut placed: Vec<Vec<(f64, f64)>> = vec![Vec::new(); rows];
     for (i, (x, label)) in ch.marks.iter().enumerate() {
-        let ty = bottom - 6.0 - 12.0 * i as f64;
-        mark(
-            &mut out,
-            px(*x),
-            (TOP, bottom),
-            ty,
-            (LEFT + W - RIGHT) / 2.0,
-            label,
-        );
+        let x = plot.px(*x);
+        let w = label.chars().count() as f64 * CHAR_W * 10.0 / 11.0;
+        let span = if x > mid {
+            (x - 3.0 - w, x - 3.0)
+        } else {
+            (x + 3.0, x + 3.0 + w)
+        };
+        let free = |row: &Vec<(f64, f64)>| {
+            row.iter()
+                .all(|(a, b)| span.1 + 4.0 <= *a || *b + 4.0 <= span.0)
+        };
+        let row = placed.iter().position(free).unwrap_or(i % rows);
+        placed[row].push(span);
+        let ty = bottom - 6.0 - 12.0 * row as f64;
+        mark(out, x, (TOP, bottom), ty, mid, label);
     }
-    if ch.series.len() > 1 {
-        // At the top right: a shaded stretch (the ramp) labels its top left.
-        let names: Vec<String> = ch.series.iter().map(|s| s.name.clone()).collect();
-        let x0 = (W - RIGHT - legend_width(&names)).max(LEFT);
-        legend_from(&mut out, &names, x0, TOP + 12.0);
-    }
-    out.push_str("</svg>");
-    out
 }
 
 /// One bar of a [`BarChart`] group.
@@ -805,6 +867,50 @@ mod tests {
             }
         }
         out
+    }
+
+    /// A disruption run's timeline (as measured on pacific: osd.1 out at
+    /// 3.75 s, in at 8.95 s, active+clean at 12 s, an osdmap change seen
+    /// from 0 s, a timeline from 1 s): no mark's label overlaps another
+    /// text, and none lies left of the y axis (the one at 0 s did, over the
+    /// axis's "0").
+    #[test]
+    fn a_disruptions_marks_keep_their_labels_apart_and_in_the_plot() {
+        let marks: Vec<(f64, String)> = [
+            (0.0, "osdmap epoch 15 → 18 (osd.1 out), between 0 and 5 s"),
+            (5.0, "osdmap epoch 18 → 21 (osd.1 in), between 5 and 10 s"),
+            (3.75, "osd.1 out at 3.8 s"),
+            (8.95, "osd.1 in at 9.0 s"),
+            (12.0, "active+clean at 12 s"),
+            (12.4, "change at 12 s: IOPS 328 → 677"),
+            (4.0, "32 PGs active+undersized+degraded, during 4–9 s"),
+            (9.0, "recovery, during 9–12 s"),
+        ]
+        .into_iter()
+        .map(|(x, l)| (x, l.to_string()))
+        .collect();
+        let ch = LineChart {
+            title: "IOPS".into(),
+            x_label: "time, s".into(),
+            y_label: "IOPS".into(),
+            series: vec![Series {
+                name: "write".into(),
+                points: (1..=14)
+                    .map(|t| (t as f64, 400.0 + 20.0 * t as f64))
+                    .collect(),
+            }],
+            x_ticks: None,
+            shade: None,
+            y_cap: None,
+            marks,
+        };
+        let svg = line_chart(&ch);
+        assert_eq!(overlaps(&svg), Vec::<(String, String)>::new(), "{svg}");
+        for (x0, x1, _, text) in text_boxes(&svg) {
+            if text.contains(" s") && !text.starts_with("time") {
+                assert!(x0 >= LEFT && x1 <= W - RIGHT, "{text}: {x0}..{x1}");
+            }
+        }
     }
 
     /// The comparison's mean and p99 chart of a suite on two pools: sixteen

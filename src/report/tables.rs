@@ -430,7 +430,7 @@ pub fn suite_lines(doc: &SuiteDoc, cell: &FigureCell<'_>) -> (Vec<String>, Vec<V
         .collect();
     let in_flight = super::shows_in_flight(clients.iter().copied());
     let mut header: Vec<String> = [
-        "job", "runs", "IOPS", "MB/s", "mean ms", "p99 ms", "IOPS/GiB",
+        "job", "runs", "IOPS", "MiB/s", "mean ms", "p99 ms", "IOPS/GiB",
     ]
     .map(String::from)
     .to_vec();
@@ -451,7 +451,7 @@ pub fn suite_lines(doc: &SuiteDoc, cell: &FigureCell<'_>) -> (Vec<String>, Vec<V
                 r.label.clone(),
                 r.runs.to_string(),
                 cell(&r.iops, rate),
-                cell(&r.mb_s, rate),
+                cell(&crate::suite::mib_s(&r.mb_s), rate),
                 cell(&r.mean_ms, ms),
                 cell(&r.p99_ms, ms),
                 r.iops_per_gib.map_or("-".into(), rate),
@@ -494,7 +494,7 @@ fn suite_notes(docs: &[SuiteDoc], markdown: bool, out: &mut dyn io::Write) -> io
     }
     let centre = match doc.settings.aggregate {
         Aggregate::Median => "median over runs (mean of two)",
-        Aggregate::Best => "the best run's (highest MB/s; its latencies too)",
+        Aggregate::Best => "the best run's (highest bandwidth; its latencies too)",
     };
     if docs.iter().all(SuiteDoc::one_run_each) {
         writeln!(
@@ -510,7 +510,7 @@ fn suite_notes(docs: &[SuiteDoc], markdown: bool, out: &mut dyn io::Write) -> io
     }
     writeln!(
         out,
-        "{b}completion latency (op submitted -> completion callback); MB/s = 10^6 bytes/s."
+        "{b}completion latency (op submitted -> completion callback); MiB/s = 2^20 bytes/s."
     )
 }
 
@@ -534,7 +534,7 @@ pub fn cost_line(doc: &SuiteDoc) -> String {
         .runs
         .iter()
         .rev()
-        .find_map(|e| crate::cpu::pool_line(&e.result))
+        .find_map(|e| crate::explain::cpu::pool_line(&e.result))
     {
         line.push_str(&format!(" {l}."));
     }
@@ -754,8 +754,9 @@ pub fn cdm_table(t: &CdmTable, markdown: bool, out: &mut dyn io::Write) -> io::R
     };
     let b = if markdown { "- " } else { "" };
     let title = format!(
-        "CrystalDiskMark's table: {} per cell; MB/s = 10^6 bytes/s (as CrystalDiskMark counts); \
-         p99 = 99th percentile completion latency",
+        "CrystalDiskMark's table: {} per cell; MB/s = 10^6 bytes/s (as CrystalDiskMark counts; \
+         1 MB/s = 0.954 MiB/s, the unit of cephbench's other tables); p99 = 99th percentile \
+         completion latency",
         t.of_runs()
     );
     if markdown {
@@ -813,7 +814,7 @@ pub fn cdm_table(t: &CdmTable, markdown: bool, out: &mut dyn io::Write) -> io::R
             out,
             "{}",
             fit(format!(
-                "{b}Best: the run with the highest MB/s, the p99 is that run's \
+                "{b}Best: the run with the highest bandwidth, the p99 is that run's \
                  (CrystalDiskMark takes the best of its passes)."
             ))
         )?;
@@ -985,7 +986,7 @@ pub fn checks_table(doc: &SuiteDoc, markdown: bool, out: &mut dyn io::Write) -> 
                 .map(|c| c.mean_us / 1e3)
                 .collect(),
         );
-        let perf: Vec<&crate::telemetry::counters::MgrOsdPerf> =
+        let perf: Vec<&crate::result::counters::MgrOsdPerf> =
             r.osds.iter().filter_map(|o| o.mgr_perf.as_ref()).collect();
         let ms_of = |ns: Option<u64>, ms: u64| ns.map_or(ms as f64, |n| n as f64 / 1e6);
         let commit = mean(

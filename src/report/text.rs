@@ -5,7 +5,7 @@ use std::io;
 
 use super::{share_columns, share_ns, wrap, Reporter, TEXT_WIDTH};
 use crate::compare::Comparison;
-use crate::result::{Attribution, BenchResult, JobReport, Workload};
+use crate::result::{Attribution, BenchResult, JobReport, RadosWorkload, RbdWorkload, Workload};
 use crate::suite::Suites;
 use crate::units::fmt_bytes;
 
@@ -47,94 +47,33 @@ impl Text {
     /// The report before long lines are wrapped to [`TEXT_WIDTH`].
     fn render_unwrapped(&self, r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
         match &r.workload {
-            Workload::Rados(w) => {
-                let ns = if w.namespace.is_empty() {
-                    String::new()
-                } else {
-                    format!(", namespace '{}'", w.namespace)
-                };
-                let to = w
-                    .write_to
-                    .as_ref()
-                    .map(|t| format!(" (payload to {t})"))
-                    .unwrap_or_default();
-                writeln!(
-                    out,
-                    "cephbench {} — rados {}{to} on pool '{}'{ns}: {} ops on {} objects, {} in flight",
-                    r.tool.version,
-                    w.mode,
-                    w.pool,
-                    fmt_bytes(w.block_size),
-                    fmt_bytes(w.object_size),
-                    w.concurrent_ios
-                )?;
-            }
-            Workload::Rbd(w) => {
-                writeln!(
-                    out,
-                    "cephbench {} — rbd {} on image '{}/{}' ({}{}{}): {} ops, iodepth {} x {} job(s), test area {}",
-                    r.tool.version,
-                    w.rw,
-                    w.pool,
-                    w.image,
-                    fmt_bytes(w.image_size),
-                    if w.image_created { ", created for this run" } else { "" },
-                    w.data_pool
-                        .as_ref()
-                        .map(|d| format!(", data in pool '{d}'"))
-                        .unwrap_or_default(),
-                    fmt_bytes(w.bs),
-                    w.iodepth,
-                    w.numjobs,
-                    fmt_bytes(w.test_area),
-                )?;
-                let pre = match &w.precondition {
-                    Some(p) if p.bytes < w.test_area => format!(
-                        "preconditioning CUT SHORT: {} of the {} test area written in {:.1} s",
-                        fmt_bytes(p.bytes),
-                        fmt_bytes(w.test_area),
-                        p.elapsed_s
-                    ),
-                    Some(p) => format!(
-                        "preconditioned ({} written in {:.1} s)",
-                        fmt_bytes(p.bytes),
-                        p.elapsed_s
-                    ),
-                    None => "NOT preconditioned".into(),
-                };
-                let mut sync = w
-                    .fsync_every
-                    .map(|n| format!(", flush after every {n} write(s)"))
-                    .unwrap_or_default();
-                match w.random_map {
-                    Some(true) => sync.push_str(", random offsets: each block once per pass"),
-                    Some(false) => {
-                        sync.push_str(", random offsets: uniform, blocks repeat (norandommap)")
-                    }
-                    None => {}
-                }
-                writeln!(
-                    out,
-                    "rbd cache {}, {pre}{sync}",
-                    if w.rbd_cache {
-                        "ON (writes may be acknowledged from client RAM)"
-                    } else {
-                        "off (writes acknowledged by the OSDs)"
-                    }
-                )?;
-                if w.end_flush {
-                    writeln!(out, "{}", end_flush_note(w.rbd_cache))?;
-                }
-            }
+            Workload::Rados(w) => render_rados_heading(r, w, out)?,
+            Workload::Rbd(w) => render_rbd_heading(r, w, out)?,
         }
+        self.render_cluster(r, out)?;
+        self.render_jobs(r, out)?;
+        super::render_disruption(r, false, self.verbose, out)?;
+        render_clients(r, out)?;
+        render_osds(r, self.verbose, out)
+    }
+
+    /// The cluster and client, the pool, and the warnings and findings
+    /// above the jobs.
+    fn render_cluster(&self, r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
+        let version = r
+            .cluster
+            .ceph_version
+            .as_deref()
+            .unwrap_or("version unknown");
         writeln!(
             out,
             "cluster {} ({}), client {} as {}",
             r.cluster.fsid,
-            r.cluster
-                .ceph_version
-                .as_deref()
-                .unwrap_or("version unknown"),
+            if self.verbose {
+                version.to_string()
+            } else {
+                without_build_hash(version)
+            },
             r.cluster.client_host,
             r.cluster.entity
         )?;
@@ -156,6 +95,11 @@ impl Text {
         for f in &r.findings {
             writeln!(out, "finding: {f}")?;
         }
+        Ok(())
+    }
+
+    /// Each job's figures, its lasting changes and what-if projections.
+    fn render_jobs(&self, r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
         let verify = match &r.workload {
             Workload::Rados(w) if w.mode != "write" => Some(w.verify),
             _ => None,
@@ -181,10 +125,96 @@ impl Text {
                 }
             }
         }
-        super::render_disruption(r, false, out)?;
-        render_clients(r, out)?;
-        render_osds(r, self.verbose, out)
+        Ok(())
     }
+}
+
+/// The first line of a rados run: the workload and the pool.
+fn render_rados_heading(
+    r: &BenchResult,
+    w: &RadosWorkload,
+    out: &mut dyn io::Write,
+) -> io::Result<()> {
+    let ns = if w.namespace.is_empty() {
+        String::new()
+    } else {
+        format!(", namespace '{}'", w.namespace)
+    };
+    let to = w
+        .write_to
+        .as_ref()
+        .map(|t| format!(" (payload to {t})"))
+        .unwrap_or_default();
+    writeln!(
+        out,
+        "cephbench {} — rados {}{to} on pool '{}'{ns}: {} ops on {} objects, {} in flight",
+        r.tool.version,
+        w.mode,
+        w.pool,
+        fmt_bytes(w.block_size),
+        fmt_bytes(w.object_size),
+        w.concurrent_ios
+    )?;
+    Ok(())
+}
+
+/// The first lines of an rbd run: the workload and the image, the cache,
+/// preconditioning and flushes.
+fn render_rbd_heading(r: &BenchResult, w: &RbdWorkload, out: &mut dyn io::Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "cephbench {} — rbd {} on image '{}/{}' ({}{}{}): {} ops, iodepth {} x {} job(s), test area {}",
+        r.tool.version,
+        w.rw,
+        w.pool,
+        w.image,
+        fmt_bytes(w.image_size),
+        if w.image_created { ", created for this run" } else { "" },
+        w.data_pool
+            .as_ref()
+            .map(|d| format!(", data in pool '{d}'"))
+            .unwrap_or_default(),
+        fmt_bytes(w.bs),
+        w.iodepth,
+        w.numjobs,
+        fmt_bytes(w.test_area),
+    )?;
+    let pre = match &w.precondition {
+        Some(p) if p.bytes < w.test_area => format!(
+            "preconditioning CUT SHORT: {} of the {} test area written in {:.1} s",
+            fmt_bytes(p.bytes),
+            fmt_bytes(w.test_area),
+            p.elapsed_s
+        ),
+        Some(p) => format!(
+            "preconditioned ({} written in {:.1} s)",
+            fmt_bytes(p.bytes),
+            p.elapsed_s
+        ),
+        None => "NOT preconditioned".into(),
+    };
+    let mut sync = w
+        .fsync_every
+        .map(|n| format!(", flush after every {n} write(s)"))
+        .unwrap_or_default();
+    match w.random_map {
+        Some(true) => sync.push_str(", random offsets: each block once per pass"),
+        Some(false) => sync.push_str(", random offsets: uniform, blocks repeat (norandommap)"),
+        None => {}
+    }
+    writeln!(
+        out,
+        "rbd cache {}, {pre}{sync}",
+        if w.rbd_cache {
+            "ON (writes may be acknowledged from client RAM)"
+        } else {
+            "off (writes acknowledged by the OSDs)"
+        }
+    )?;
+    if w.end_flush {
+        writeln!(out, "{}", end_flush_note(w.rbd_cache))?;
+    }
+    Ok(())
 }
 
 /// Group runs: one row per client, and how well the clients started together.
@@ -295,7 +325,6 @@ fn render_job(
     verbose: bool,
     out: &mut dyn io::Write,
 ) -> io::Result<()> {
-    let mib = (1u64 << 20) as f64;
     writeln!(out)?;
     let what = match j.op.as_str() {
         "flush" => "flushes",
@@ -303,6 +332,40 @@ fn render_job(
         _ => "writes",
     };
     writeln!(out, "{} ({what})", j.name)?;
+    render_throughput(j, out)?;
+    // A job that ran its planned duration says so with -v only: its Total
+    // time run says as much.
+    if verbose || j.stop_reason != "duration" {
+        writeln!(
+            out,
+            "  Stopped by:          {}",
+            j.stop_reason.replace('_', " ")
+        )?;
+    }
+    render_checks(j, verify, out)?;
+    // The depth the cluster saw: always when the client fell short (the
+    // run's finding says what that does to the figures), else with -v.
+    if let Some(c) = j.client.filter(|c| verbose || c.fell_short()) {
+        writeln!(
+            out,
+            "  In flight:           {:.1} of {} on average; a freed slot waited {} ms{}",
+            c.mean_in_flight,
+            c.asked_in_flight,
+            ms(c.refill_wait_ns),
+            if c.fell_short() { ": CLIENT SHORT" } else { "" }
+        )?;
+    }
+    render_latency(j, latency_definition, verbose, out)?;
+    if let Some(a) = &j.attribution {
+        render_attribution(a, verbose, out)?;
+    }
+    Ok(())
+}
+
+/// A job's time, ops, IOPS and bandwidth (through the end flush too), and
+/// their spread per second.
+fn render_throughput(j: &JobReport, out: &mut dyn io::Write) -> io::Result<()> {
+    let mib = (1u64 << 20) as f64;
     writeln!(out, "  Total time run:      {:.3} s", j.elapsed_s)?;
     let short = if j.short_reads > 0 {
         format!(", short reads: {}", j.short_reads)
@@ -343,11 +406,15 @@ fn render_job(
             p.samples, p.iops.stddev, p.iops.min, p.iops.max, p.mib_s.stddev, p.mib_s.min, p.mib_s.max
         )?;
     }
-    writeln!(
-        out,
-        "  Stopped by:          {}",
-        j.stop_reason.replace('_', " ")
-    )?;
+    Ok(())
+}
+
+/// Whether a job's reads were verified, its errors and its stalls.
+fn render_checks(
+    j: &JobReport,
+    verify: Option<crate::objects::VerifyMode>,
+    out: &mut dyn io::Write,
+) -> io::Result<()> {
     use crate::objects::VerifyMode;
     match (verify, j.verify_mismatches) {
         (Some(VerifyMode::None), _) => writeln!(
@@ -382,18 +449,17 @@ fn render_job(
             j.longest_gap_s, j.slow_ops, j.slow_op_s
         )?;
     }
-    // The depth the cluster saw: always when the client fell short (the
-    // run's finding says what that does to the figures), else with -v.
-    if let Some(c) = j.client.filter(|c| verbose || c.fell_short()) {
-        writeln!(
-            out,
-            "  In flight:           {:.1} of {} on average; a freed slot waited {} ms{}",
-            c.mean_in_flight,
-            c.asked_in_flight,
-            ms(c.refill_wait_ns),
-            if c.fell_short() { ": CLIENT SHORT" } else { "" }
-        )?;
-    }
+    Ok(())
+}
+
+/// A job's latency percentiles (per interval with -v), its service time
+/// and, at a fixed rate, how well the rate was kept.
+fn render_latency(
+    j: &JobReport,
+    latency_definition: &str,
+    verbose: bool,
+    out: &mut dyn io::Write,
+) -> io::Result<()> {
     let l = &j.latency_ns;
     writeln!(out, "  Latency ({latency_definition}), ms:")?;
     writeln!(
@@ -446,14 +512,42 @@ fn render_job(
             writeln!(out, "  OVERLOAD: {line}")?;
         }
     }
-    if let Some(a) = &j.attribution {
-        render_attribution(a, out)?;
-    }
     Ok(())
 }
 
-/// "Where the mean went": one line per part, ms and % of the mean.
-fn render_attribution(a: &Attribution, out: &mut dyn io::Write) -> io::Result<()> {
+/// A Ceph version in short: `ceph 16.2.15 pacific` for `ceph version
+/// 16.2.15 (618f…516) pacific (stable)`; the whole string with -v.
+fn without_build_hash(version: &str) -> String {
+    let hash = version.split_once(" (").and_then(|(_, rest)| {
+        let (h, _) = rest.split_once(')')?;
+        (h.len() >= 7 && h.chars().all(|c| c.is_ascii_hexdigit())).then_some(h)
+    });
+    let short = match hash {
+        Some(h) => version.replacen(&format!(" ({h})"), "", 1),
+        None => version.to_string(),
+    };
+    short
+        .replacen("ceph version ", "ceph ", 1)
+        .trim_end_matches(" (stable)")
+        .to_string()
+}
+
+/// Whether a split's note only defines a share (how it is made), and so is
+/// left to `-v`: a note that changes what a figure means (a share not split
+/// out, one held at 0, a part that is in another share) is always shown.
+pub fn defines_a_share(note: &str) -> bool {
+    let defined = note.split_once(" = ").map(|(what, _)| what);
+    defined.is_some_and(|w| {
+        crate::result::Part::ALL.iter().any(|p| p.label() == w)
+            || w == "round trip"
+            || w == "the OSDs' round trip"
+    }) || note.starts_with("client (librados/librbd) time is not measured on its own")
+        || note.starts_with("from this run's own ops as each OSD recorded them")
+}
+
+/// "Where the mean went": one line per part, ms and % of the mean; the
+/// notes that only define a share with `verbose` ([`defines_a_share`]).
+fn render_attribution(a: &Attribution, verbose: bool, out: &mut dyn io::Write) -> io::Result<()> {
     writeln!(out, "  Where the mean went ({} ms):", ms(a.mean_ns))?;
     for s in &a.shares {
         let pct = if a.mean_ns > 0.0 {
@@ -463,7 +557,7 @@ fn render_attribution(a: &Attribution, out: &mut dyn io::Write) -> io::Result<()
         };
         writeln!(out, "    {:<20} {:>9} ms {pct}", s.part.label(), ms(s.ns))?;
     }
-    for n in &a.notes {
+    for n in a.notes.iter().filter(|n| verbose || !defines_a_share(n)) {
         writeln!(out, "    note: {n}")?;
     }
     Ok(())
@@ -558,7 +652,7 @@ fn render_counter_timeline(r: &BenchResult, out: &mut dyn io::Write) -> io::Resu
         .iter()
         .flat_map(|o| &o.timeline)
         .any(|s| s.counters.op_w.unwrap_or(0) > 0);
-    let pick = |s: &crate::telemetry::counters::CounterSample| {
+    let pick = |s: &crate::result::counters::CounterSample| {
         if writes {
             s.counters.op_w_latency
         } else {
@@ -635,12 +729,12 @@ fn render_counter_timeline(r: &BenchResult, out: &mut dyn io::Write) -> io::Resu
     Ok(())
 }
 
-fn opt_ms(d: Option<crate::telemetry::counters::AvgDelta>) -> String {
+fn opt_ms(d: Option<crate::result::counters::AvgDelta>) -> String {
     d.and_then(|d| d.mean_ns).map_or_else(|| "-".into(), ms)
 }
 
 /// One probed round trip: OSD, method, address, min/mean/max µs, samples.
-fn rtt_row(c: &crate::telemetry::network::ClientRtt, out: &mut dyn io::Write) -> io::Result<()> {
+fn rtt_row(c: &crate::result::network::ClientRtt, out: &mut dyn io::Write) -> io::Result<()> {
     let how = if c.method == "icmp_echo" {
         "icmp"
     } else {
@@ -674,7 +768,7 @@ fn render_network(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
         if let Some(first) = bulk.first() {
             writeln!(
                 out,
-                "  path bandwidth, MB/s ({} B vs {} B ICMP echo, fastest of each):",
+                "  path bandwidth, MiB/s ({} B vs {} B ICMP echo, fastest of each):",
                 first.bulk_bytes.unwrap_or_default(),
                 crate::telemetry::network::SMALL_ECHO_BYTES
             )?;
@@ -682,7 +776,7 @@ fn render_network(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
                 let cells: Vec<String> = row
                     .iter()
                     .map(|c| match c.bandwidth_bytes_per_s {
-                        Some(bw) => format!("osd.{} {:.1}", c.osd, bw / 1e6),
+                        Some(bw) => format!("osd.{} {:.1}", c.osd, bw / crate::units::MIB),
                         None => format!("osd.{} -", c.osd),
                     })
                     .collect();
@@ -723,6 +817,42 @@ fn render_osds(r: &BenchResult, verbose: bool, out: &mut dyn io::Write) -> io::R
         return Ok(());
     }
     writeln!(out)?;
+    render_osd_heading(r, out)?;
+    // An erasure-coded pool's replicas are shards, whose writes are in no op
+    // counter: its table shows them (BlueStore transactions beyond the
+    // OSD's client and replica writes) where a replicated pool's shows the
+    // replicas' subop_w.
+    let ec = r.pool.as_ref().is_some_and(|p| p.erasure.is_some());
+    render_osd_rows(r, ec, out)?;
+    render_osd_columns_note(ec, verbose, out)?;
+    if verbose {
+        render_osd_ram_and_cpu(r, out)?;
+    } else {
+        render_drives(r, out)?;
+    }
+    // Each OSD's gain per transaction: the What if line above gives the
+    // client's; this one with -v.
+    if let Some(line) = crate::explain::whatif::plp_line_of(r).filter(|_| verbose) {
+        writeln!(out, "  {line}")?;
+    }
+    if let Some(line) = crate::explain::cpu::pool_line(r) {
+        writeln!(out, "  {line}")?;
+    }
+    if let Some(line) = cost_line(r) {
+        writeln!(out, "  {line}")?;
+    }
+    if !verbose {
+        return render_more_with_v(r, out);
+    }
+    render_mgr_perf(r, out)?;
+    render_counter_timeline(r, out)?;
+    render_osd_attribution(r, out)?;
+    render_tail(r, out)
+}
+
+/// The per-OSD table's title (the placement it used) and the placement's
+/// re-reads during the run.
+fn render_osd_heading(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
     match &r.placement {
         Some(p) => writeln!(
             out,
@@ -748,11 +878,13 @@ fn render_osds(r: &BenchResult, verbose: bool, out: &mut dyn io::Write) -> io::R
             )?;
         }
     }
-    // An erasure-coded pool's replicas are shards, whose writes are in no op
-    // counter: its table shows them (BlueStore transactions beyond the
-    // OSD's client and replica writes) where a replicated pool's shows the
-    // replicas' subop_w.
-    let ec = r.pool.as_ref().is_some_and(|p| p.erasure.is_some());
+    Ok(())
+}
+
+/// The per-OSD table: the client's latency by primary OSD, beside the OSD's
+/// own counters (`ec`: the shard writes where a replicated pool's table
+/// shows subop_w).
+fn render_osd_rows(r: &BenchResult, ec: bool, out: &mut dyn io::Write) -> io::Result<()> {
     writeln!(
         out,
         "  {:<7} {:<6} {:>7} {:>8} {:>8} | {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7}",
@@ -787,7 +919,7 @@ fn render_osds(r: &BenchResult, verbose: bool, out: &mut dyn io::Write) -> io::R
                     opt_ms(c.subop_w_latency)
                 },
                 // The count µs per OSD op divides by (client and replica).
-                crate::cpu::osd_ops(o).unwrap_or(0)
+                crate::explain::cpu::osd_ops(o).unwrap_or(0)
             ),
             None => "counters not read".to_string(),
         };
@@ -810,7 +942,31 @@ fn render_osds(r: &BenchResult, verbose: bool, out: &mut dyn io::Write) -> io::R
             )?;
         }
     }
-    writeln!(
+    Ok(())
+}
+
+/// What the OSD columns are: in short, or defined with -v.
+fn render_osd_columns_note(ec: bool, verbose: bool, out: &mut dyn io::Write) -> io::Result<()> {
+    let ops = if ec {
+        "OSD ops = op_w + op_r"
+    } else {
+        "OSD ops = op_w + op_r + subop_w"
+    };
+    if !verbose {
+        // The denominator of the µs per OSD op below, and a column that is
+        // a count among times; the definitions with -v.
+        let shard = if ec {
+            "shard_w = the erasure-coded sub-writes it took, a count, not ms; "
+        } else {
+            ""
+        };
+        writeln!(
+            out,
+            "  ({shard}{ops}: what µs per OSD op divides by; the columns defined with -v)"
+        )?;
+    }
+    if verbose {
+        writeln!(
         out,
         "  (OSD columns are the OSD's own perf counters over the run: op_w/op_r receive->reply, \
          w_proc dequeue->reply, commit = BlueStore commit_lat, kv_sync = BlueStore's kv sync round: \
@@ -826,6 +982,30 @@ fn render_osds(r: &BenchResult, verbose: bool, out: &mut dyn io::Write) -> io::R
              and its replica writes, what µs per OSD op divides by"
         }
     )?;
+    }
+    Ok(())
+}
+
+/// One line per kind of drive, the OSDs that share it named; each OSD's
+/// RAM and CPU with -v (the pool's CPU and cost lines below).
+fn render_drives(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
+    let mut drives: Vec<(String, Vec<String>)> = Vec::new();
+    for o in &r.osds {
+        let Some(d) = &o.device else { continue };
+        let name = format!("osd.{}", o.osd);
+        match drives.iter_mut().find(|(s, _)| *s == d.summary()) {
+            Some((_, osds)) => osds.push(name),
+            None => drives.push((d.summary(), vec![name])),
+        }
+    }
+    for (summary, osds) in drives {
+        writeln!(out, "  {}: {summary}", osds.join(", "))?;
+    }
+    Ok(())
+}
+
+/// With -v: each OSD's drive, RAM and CPU.
+fn render_osd_ram_and_cpu(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
     let mem = r.pool.as_ref().map(|p| p.osd_memory_target.as_slice());
     for o in &r.osds {
         let ram = mem
@@ -842,7 +1022,7 @@ fn render_osds(r: &BenchResult, verbose: bool, out: &mut dyn io::Write) -> io::R
         let cpu = o
             .cpu
             .as_ref()
-            .and_then(|c| crate::cpu::osd_summary(c, verbose))
+            .and_then(|c| crate::explain::cpu::osd_summary(c, true))
             .map(|c| format!("; {c}"))
             .unwrap_or_default();
         match &o.device {
@@ -853,45 +1033,43 @@ fn render_osds(r: &BenchResult, verbose: bool, out: &mut dyn io::Write) -> io::R
             None => {}
         }
     }
-    if let Some(line) = crate::whatif::plp_line_of(r) {
-        writeln!(out, "  {line}")?;
+    Ok(())
+}
+
+/// Without -v: what -v would add.
+fn render_more_with_v(r: &BenchResult, out: &mut dyn io::Write) -> io::Result<()> {
+    let mut more = Vec::new();
+    if r.network.as_ref().is_some_and(|n| !n.client_rtt.is_empty()) {
+        more.push("RTT probes");
     }
-    if let Some(line) = crate::cpu::pool_line(r) {
-        writeln!(out, "  {line}")?;
+    if r.osds.iter().any(|o| o.mgr_perf.is_some()) {
+        more.push("osd perf");
     }
-    if let Some(line) = cost_line(r) {
-        writeln!(out, "  {line}")?;
+    if r.osds.iter().any(|o| !o.timeline.is_empty()) {
+        more.push("counters over time");
     }
-    if !verbose {
-        let mut more = Vec::new();
-        if r.network.as_ref().is_some_and(|n| !n.client_rtt.is_empty()) {
-            more.push("the network probes");
-        }
-        if r.osds.iter().any(|o| o.mgr_perf.is_some()) {
-            more.push("`ceph osd perf`");
-        }
-        if r.osds.iter().any(|o| !o.timeline.is_empty()) {
-            more.push("the OSDs' counters over time");
-        }
-        if r.osds
-            .iter()
-            .any(|o| o.client.iter().any(|c| c.attribution.is_some()))
-        {
-            more.push("each OSD's split");
-        }
-        if !r.tail.is_empty() {
-            more.push("the slowest ops");
-        }
-        if !more.is_empty() {
-            writeln!(out)?;
-            writeln!(out, "More with -v: {}.", more.join(", "))?;
-        }
-        return Ok(());
+    // Each OSD's split, RAM, CPU and PLP gain.
+    if r.osds
+        .iter()
+        .any(|o| o.cpu.is_some() || o.client.iter().any(|c| c.attribution.is_some()))
+        || crate::explain::whatif::plp_line_of(r).is_some()
+    {
+        more.push("per-OSD details");
     }
-    render_mgr_perf(r, out)?;
-    render_counter_timeline(r, out)?;
-    render_osd_attribution(r, out)?;
-    render_tail(r, out)
+    if r.jobs.iter().any(|j| {
+        j.attribution
+            .as_ref()
+            .is_some_and(|a| a.notes.iter().any(|n| defines_a_share(n)))
+    }) {
+        more.push("definitions");
+    }
+    if !r.tail.is_empty() {
+        more.push("slowest ops");
+    }
+    if !more.is_empty() {
+        writeln!(out, "More with -v: {}.", more.join(", "))?;
+    }
+    Ok(())
 }
 
 /// The slowest ops, with their primary OSD's own record of them.

@@ -26,8 +26,8 @@ pub use file::{load, parse, SuiteFileError};
 pub(crate) use run::run_on_group;
 pub use run::{clock, run_suite, run_suites, SuiteOptions, SuiteOutcome};
 pub use summary::{
-    as_bench_result, compare_suites, median, not_quiet_runs, row_client, suite_source, summarize,
-    Aggregate, Figure, RunEntry, SuiteDoc, SuiteSettings, Suites, Summary, SummaryRow,
+    as_bench_result, compare_suites, median, mib_s, not_quiet_runs, row_client, suite_source,
+    summarize, Aggregate, Figure, RunEntry, SuiteDoc, SuiteSettings, Suites, Summary, SummaryRow,
     SPREAD_LIMIT_PCT, SUITE_SCHEMA_VERSION,
 };
 

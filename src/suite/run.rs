@@ -16,7 +16,7 @@ use crate::bench::{
 use crate::ceph::{self, Rados};
 use crate::engine::StopRx;
 use crate::names::IMAGE_PREFIX;
-use crate::result::{Precondition, Workload};
+use crate::result::{BenchResult, Precondition, Workload};
 
 /// How to run a suite: the pool and the command-line overrides.
 #[derive(Debug, Clone)]
@@ -304,6 +304,12 @@ pub async fn run_suites(
     }
 }
 
+/// How one run of a suite job is configured.
+enum RunConfig {
+    Rbd(RbdConfig),
+    Rados(RadosConfig),
+}
+
 /// One pool's part of a suite: its image, its run name, the runs so far.
 struct PoolSession {
     /// The options, with the group's agents pinned by the first job.
@@ -415,20 +421,18 @@ impl PoolSession {
         stop: StopRx,
         (start, done, total): (Instant, &mut usize, usize),
     ) -> Result<bool, BenchError> {
-        let opts = &mut self.opts;
         // The rados jobs' objects live in the suite's namespace, in the
         // pool the data goes to.
-        let mut io = rados.ioctx(opts.io_pool())?;
+        let mut io = rados.ioctx(self.opts.io_pool())?;
         io.set_namespace(&suite.namespace)?;
         let io = io;
-        let image_base = self.image_base.clone();
-        if opts.group.is_some() && suite.uses_image() && !self.agents_prepared {
+        if self.opts.group.is_some() && suite.uses_image() && !self.agents_prepared {
             self.agents_prepared = true;
             prepare_agent_images(
                 rados,
                 suite,
-                opts,
-                &image_base,
+                &mut self.opts,
+                &self.image_base,
                 stop.clone(),
                 &mut self.agent_images,
             )
@@ -443,9 +447,8 @@ impl PoolSession {
                 continue;
             }
             let job = &suite.jobs[j];
-            let (runtime, ramp) = suite.times(j);
             *done += 1;
-            if opts.progress {
+            if self.opts.progress {
                 eprintln!(
                     "suite {}: job {} of {} ({} / {} expected): {} on {} (run {round} of {})",
                     suite.name,
@@ -454,138 +457,22 @@ impl PoolSession {
                     clock(start.elapsed()),
                     clock(suite.expected() * (total / suite.plan().len().max(1)) as u32),
                     job.name,
-                    opts.io_pool(),
+                    self.opts.io_pool(),
                     suite.job_runs(j)
                 );
             }
-            let (result, error) = match &job.kind {
-                JobKind::Rbd {
-                    rw,
-                    bs,
-                    iodepth,
-                    numjobs,
-                    rwmix_read,
-                    fsync_every,
-                } => {
-                    if self.prior.is_none() && opts.progress && opts.group.is_none() {
-                        eprintln!(
-                            "suite {}: preconditioning: writing the test area ({}) of pool {} once",
-                            suite.name,
-                            crate::units::fmt_bytes(suite.test_area),
-                            opts.io_pool()
-                        );
-                    }
-                    let cfg = RbdConfig {
-                        pool: opts.pool.clone(),
-                        data_pool: opts.data_pool.clone(),
-                        image: ImageChoice::Existing {
-                            // On a group, each agent puts its own image here.
-                            name: self.image.as_deref().unwrap_or(&image_base).to_string(),
-                            allow_write: true,
-                        },
-                        mode: *rw,
-                        rwmix_read: *rwmix_read,
-                        bs: *bs,
-                        iodepth: *iodepth,
-                        numjobs: *numjobs,
-                        duration: Some(runtime),
-                        io_total: None,
-                        ramp,
-                        test_area: Some(suite.test_area),
-                        fsync_every: *fsync_every,
-                        rbd_cache: false,
-                        norandommap: false,
-                        end_flush: false,
-                        precondition: true,
-                        prior_precondition: self.prior.clone(),
-                        live: false,
-                        telemetry: opts.telemetry,
-                        counter_interval: opts.counter_interval,
-                        interval: opts.interval,
-                        steady: None,
-                        op_history: opts.op_history,
-                        drop_caches: opts.drop_caches,
-                        disrupt: None,
-                        start_at: None,
-                        rate: None,
-                    };
-                    if let Some(g) = &mut opts.group {
-                        let job = crate::group::JobSpec::RbdOwnImage {
-                            image_base: image_base.clone(),
-                            cfg,
-                        };
-                        run_on_group(rados, g, job, stop.clone(), opts.progress).await?
-                    } else {
-                        let o = run_rbd(rados, &cfg, stop.clone()).await?;
-                        if self.prior.is_none() {
-                            if let Workload::Rbd(w) = &o.result.workload {
-                                self.prior = w.precondition.clone();
-                            }
-                        }
-                        (o.result, o.error)
-                    }
-                }
-                JobKind::Rados {
-                    mode,
-                    block_size,
-                    object_size,
-                    concurrent_ios,
-                } => {
-                    if mode.is_write() {
-                        for name in run_names(&self.run_name, opts) {
-                            if let Some(meta) = read_meta(&io, &name).await? {
-                                remove_run(&io, &meta, 16).await?;
-                            }
-                        }
-                    }
-                    let cfg = RadosConfig {
-                        pool: opts.io_pool().to_string(),
-                        mode: *mode,
-                        block_size: *block_size,
-                        object_size: *object_size,
-                        concurrency: *concurrent_ios,
-                        duration: Some(runtime),
-                        ramp,
-                        max_ops: None,
-                        max_objects: None,
-                        run_name: self.run_name.clone(),
-                        namespace: suite.namespace.clone(),
-                        no_cleanup: mode.is_write(),
-                        wrap: false,
-                        write_dest: Default::default(),
-                        verify: crate::objects::VerifyMode::default(),
-                        live: false,
-                        telemetry: opts.telemetry,
-                        counter_interval: opts.counter_interval,
-                        interval: opts.interval,
-                        steady: None,
-                        op_history: opts.op_history,
-                        drop_caches: opts.drop_caches,
-                        disrupt: None,
-                        start_at: None,
-                        rate: None,
-                        create_pool: None,
-                    };
-                    match &mut opts.group {
-                        Some(g) => {
-                            let job = crate::group::JobSpec::Rados(cfg);
-                            run_on_group(rados, g, job, stop.clone(), opts.progress).await?
-                        }
-                        None => {
-                            let o = run_rados(rados, &cfg, stop.clone()).await?;
-                            (o.result, o.error)
-                        }
-                    }
-                }
+            let (result, error) = match self.run_config(suite, j) {
+                RunConfig::Rbd(cfg) => self.run_rbd_job(rados, suite, cfg, &stop).await?,
+                RunConfig::Rados(cfg) => self.run_rados_job(rados, &io, cfg, &stop).await?,
             };
-            if opts.progress {
+            if self.opts.progress {
                 for r in &result.jobs {
                     eprintln!(
-                        "  {} {}: {:.0} IOPS, {:.1} MB/s, mean {:.3} ms, p99 {:.3} ms",
+                        "  {} {}: {:.0} IOPS, {:.1} MiB/s, mean {:.3} ms, p99 {:.3} ms",
                         job.name,
                         r.op,
                         r.iops,
-                        r.bytes_per_sec / 1e6,
+                        r.bytes_per_sec / crate::units::MIB,
                         r.latency_ns.mean / 1e6,
                         r.latency_ns.p99 as f64 / 1e6
                     );
@@ -608,6 +495,156 @@ impl PoolSession {
             }
         }
         Ok(true)
+    }
+
+    /// How job `j` of the suite runs on this pool: its keys, the suite's
+    /// times, image and namespace, and the options.
+    fn run_config(&self, suite: &Suite, j: usize) -> RunConfig {
+        let opts = &self.opts;
+        let (runtime, ramp) = suite.times(j);
+        match &suite.jobs[j].kind {
+            JobKind::Rbd {
+                rw,
+                bs,
+                iodepth,
+                numjobs,
+                rwmix_read,
+                fsync_every,
+            } => RunConfig::Rbd(RbdConfig {
+                pool: opts.pool.clone(),
+                data_pool: opts.data_pool.clone(),
+                image: ImageChoice::Existing {
+                    // On a group, each agent puts its own image here.
+                    name: self
+                        .image
+                        .as_deref()
+                        .unwrap_or(&self.image_base)
+                        .to_string(),
+                    allow_write: true,
+                },
+                mode: *rw,
+                rwmix_read: *rwmix_read,
+                bs: *bs,
+                iodepth: *iodepth,
+                numjobs: *numjobs,
+                duration: Some(runtime),
+                io_total: None,
+                ramp,
+                test_area: Some(suite.test_area),
+                fsync_every: *fsync_every,
+                rbd_cache: false,
+                norandommap: false,
+                end_flush: false,
+                precondition: true,
+                prior_precondition: self.prior.clone(),
+                live: false,
+                telemetry: opts.telemetry,
+                counter_interval: opts.counter_interval,
+                interval: opts.interval,
+                steady: None,
+                op_history: opts.op_history,
+                drop_caches: opts.drop_caches,
+                disrupt: None,
+                start_at: None,
+                rate: None,
+            }),
+            JobKind::Rados {
+                mode,
+                block_size,
+                object_size,
+                concurrent_ios,
+            } => RunConfig::Rados(RadosConfig {
+                pool: opts.io_pool().to_string(),
+                mode: *mode,
+                block_size: *block_size,
+                object_size: *object_size,
+                concurrency: *concurrent_ios,
+                duration: Some(runtime),
+                ramp,
+                max_ops: None,
+                max_objects: None,
+                run_name: self.run_name.clone(),
+                namespace: suite.namespace.clone(),
+                no_cleanup: mode.is_write(),
+                wrap: false,
+                write_dest: Default::default(),
+                verify: crate::objects::VerifyMode::default(),
+                live: false,
+                telemetry: opts.telemetry,
+                counter_interval: opts.counter_interval,
+                interval: opts.interval,
+                steady: None,
+                op_history: opts.op_history,
+                drop_caches: opts.drop_caches,
+                disrupt: None,
+                start_at: None,
+                rate: None,
+                create_pool: None,
+            }),
+        }
+    }
+
+    /// One run of an rbd job: on the suite's image, preconditioned by the
+    /// first (on a group, each agent on its own image).
+    async fn run_rbd_job(
+        &mut self,
+        rados: &Rados,
+        suite: &Suite,
+        cfg: RbdConfig,
+        stop: &StopRx,
+    ) -> Result<(BenchResult, Option<BenchError>), BenchError> {
+        let opts = &mut self.opts;
+        if self.prior.is_none() && opts.progress && opts.group.is_none() {
+            eprintln!(
+                "suite {}: preconditioning: writing the test area ({}) of pool {} once",
+                suite.name,
+                crate::units::fmt_bytes(suite.test_area),
+                opts.io_pool()
+            );
+        }
+        if let Some(g) = &mut opts.group {
+            let job = crate::group::JobSpec::RbdOwnImage {
+                image_base: self.image_base.clone(),
+                cfg,
+            };
+            return run_on_group(rados, g, job, stop.clone(), opts.progress).await;
+        }
+        let o = run_rbd(rados, &cfg, stop.clone()).await?;
+        if self.prior.is_none() {
+            if let Workload::Rbd(w) = &o.result.workload {
+                self.prior = w.precondition.clone();
+            }
+        }
+        Ok((o.result, o.error))
+    }
+
+    /// One run of a rados job; a write job first removes what the previous
+    /// write run left for the reads.
+    async fn run_rados_job(
+        &mut self,
+        rados: &Rados,
+        io: &ceph::IoCtx,
+        cfg: RadosConfig,
+        stop: &StopRx,
+    ) -> Result<(BenchResult, Option<BenchError>), BenchError> {
+        let opts = &mut self.opts;
+        if cfg.mode.is_write() {
+            for name in run_names(&self.run_name, opts) {
+                if let Some(meta) = read_meta(io, &name).await? {
+                    remove_run(io, &meta, 16).await?;
+                }
+            }
+        }
+        match &mut opts.group {
+            Some(g) => {
+                let job = crate::group::JobSpec::Rados(cfg);
+                run_on_group(rados, g, job, stop.clone(), opts.progress).await
+            }
+            None => {
+                let o = run_rados(rados, &cfg, stop.clone()).await?;
+                Ok((o.result, o.error))
+            }
+        }
     }
 
     /// Removes the image(s) and objects the suite made on this pool and

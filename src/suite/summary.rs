@@ -161,7 +161,7 @@ pub struct SummaryRow {
     pub iops_per_gib: Option<f64>,
     /// Whether any figure's spread exceeds the limit.
     pub flagged: bool,
-    /// CPU µs per client op of the pool's OSDs ([`crate::cpu::pool`]),
+    /// CPU µs per client op of the pool's OSDs ([`crate::explain::cpu::pool`]),
     /// over the runs as the other figures; absent unless every run measured
     /// every OSD of the pool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -274,14 +274,26 @@ impl Figure {
 
 const METHOD: &str = "each figure is the median over runs (for two runs, their mean); \
 spread = (max - min) / 2 / median; flagged (!) above 10%; latencies are completion latencies; \
-MB/s = 10^6 bytes/s; IOPS/GiB = IOPS / the RAM one OSD of the pool holds (measured resident set when every OSD runs on \
+bandwidth in MiB/s (2^20 bytes/s; the mb_s field holds 10^6 bytes/s); IOPS/GiB = IOPS / the RAM one OSD of the pool holds (measured resident set when every OSD runs on \
 this host, else osd_memory_target; the pool's total over its OSD count)";
 
-const METHOD_BEST: &str = "each figure is the best run's (the run with the highest MB/s, or IOPS \
+const METHOD_BEST: &str = "each figure is the best run's (the run with the highest bandwidth, or IOPS \
 where no bytes move; its latencies too, not the best latencies of any run); \
 spread = (max - min) / 2 / that value; flagged (!) above 10%; latencies are completion latencies; \
-MB/s = 10^6 bytes/s; IOPS/GiB = IOPS / the RAM one OSD of the pool holds (measured resident set when every OSD runs on \
+bandwidth in MiB/s (2^20 bytes/s; the mb_s field holds 10^6 bytes/s); IOPS/GiB = IOPS / the RAM one OSD of the pool holds (measured resident set when every OSD runs on \
 this host, else osd_memory_target; the pool's total over its OSD count)";
+
+/// A row's `mb_s` (10^6 bytes/s, as stored and as CrystalDiskMark
+/// counts) in MiB/s, the unit of every other table; the spread is a
+/// percentage and does not change.
+pub fn mib_s(mb_s: &Figure) -> Figure {
+    let to = |x: f64| x * 1e6 / crate::units::MIB;
+    Figure {
+        value: to(mb_s.value),
+        runs: mb_s.runs.iter().map(|x| to(*x)).collect(),
+        ..mb_s.clone()
+    }
+}
 
 /// The index of the best of `reps`: the highest bytes/s, then IOPS.
 fn best_index(reps: &[&JobReport]) -> usize {
@@ -312,7 +324,7 @@ fn shortest_client(reps: &[&JobReport]) -> Option<crate::result::ClientLoad> {
 }
 
 /// The runs of `doc` on a cluster that was not quiet: `job 'J' run N
-/// not quiet: ...` ([`crate::telemetry::quiet::ClusterState::not_quiet`]),
+/// not quiet: ...` ([`crate::result::cluster::ClusterState::not_quiet`]),
 /// in the order they ran.
 pub fn not_quiet_runs(doc: &SuiteDoc) -> Vec<String> {
     doc.runs
@@ -363,7 +375,7 @@ pub fn summarize(
             let cpu: Option<Vec<f64>> = runs
                 .iter()
                 .filter(|r| r.job == *job && r.result.jobs.iter().any(|j| j.op == *op))
-                .map(|r| crate::cpu::pool(&r.result).and_then(|p| p.us_per_op))
+                .map(|r| crate::explain::cpu::pool(&r.result).and_then(|p| p.us_per_op))
                 .collect();
             let cpu_us_per_op = cpu.filter(|v| !v.is_empty()).map(|v| match aggregate {
                 Aggregate::Median => Figure::of(v).value,
@@ -510,6 +522,7 @@ pub fn as_bench_result(doc: &SuiteDoc) -> Option<BenchResult> {
         // Each run has its own (the suite's notes name the runs not quiet).
         cluster_state: None,
         disruption: None,
+        pace: None,
         ..template
     })
 }
@@ -578,7 +591,7 @@ pub fn suite_source(doc: &SuiteDoc) -> Option<compare::Source> {
         .pool_settings
         .as_ref()
         .map(PoolSettings::usable_fraction);
-    s.back_heartbeat_ms = crate::attribution::back_heartbeat_ms(runs.iter().copied());
+    s.back_heartbeat_ms = crate::explain::attribution::back_heartbeat_ms(runs.iter().copied());
     Some(s)
 }
 

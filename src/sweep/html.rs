@@ -125,6 +125,49 @@ pub fn render_html(doc: &SweepDoc, out: &mut dyn io::Write) -> io::Result<()> {
         ("Completion latency", "completion latency")
     };
     let ax = XAxis::new(doc);
+    let (lat, thr) = series(doc, &ax);
+    let cap = latency_cap(doc);
+    h.push_str("<div class=\"plots\">");
+    h.push_str(&svg::line_chart(&LineChart {
+        title: format!("{lat_title} against the load"),
+        x_label: x_label_axis.into(),
+        y_label: format!("{lat_kind}, ms"),
+        series: lat,
+        x_ticks: ax.ticks(doc),
+        shade: None,
+        y_cap: cap,
+        marks: knee_marks(doc, &ax),
+    }));
+    h.push_str(&svg::line_chart(&LineChart {
+        title: "Achieved IOPS against the load".into(),
+        x_label: x_label_axis.into(),
+        y_label: "IOPS (ops/s)".into(),
+        series: thr,
+        x_ticks: ax.ticks(doc),
+        shade: None,
+        y_cap: None,
+        marks: knee_marks(doc, &ax),
+    }));
+    h.push_str("</div>");
+    if let Some(cap) = cap {
+        h.push_str(&format!(
+            "<p class=\"note\">The latency axis ends at {cap:.3} ms ({CAP}x the largest p99 \
+             below the throughput ceiling); higher points are drawn at the top.</p>"
+        ));
+    }
+    split_section(&mut h, doc);
+    h.push_str("<h2>Points</h2><pre>");
+    let rest: Vec<&str> = lines.collect();
+    h.push_str(&esc(&crate::report::wrap(&rest.join("\n"), 120)));
+    h.push_str("</pre></body></html>\n");
+    out.write_all(h.as_bytes())
+}
+
+/// The latency series (p50, p99 and, on a rate sweep, the service p99) and
+/// the throughput series (achieved, and on a rate sweep the asked rate) of
+/// every curve, on the x axis `ax`.
+fn series(doc: &SweepDoc, ax: &XAxis) -> (Vec<Series>, Vec<Series>) {
+    let rate = doc.axis == Axis::Rate;
     let mut lat = Vec::new();
     let mut thr = Vec::new();
     for c in &doc.curves {
@@ -170,35 +213,12 @@ pub fn render_html(doc: &SweepDoc, out: &mut dyn io::Write) -> io::Result<()> {
                 .collect(),
         });
     }
-    let cap = latency_cap(doc);
-    h.push_str("<div class=\"plots\">");
-    h.push_str(&svg::line_chart(&LineChart {
-        title: format!("{lat_title} against the load"),
-        x_label: x_label_axis.into(),
-        y_label: format!("{lat_kind}, ms"),
-        series: lat,
-        x_ticks: ax.ticks(doc),
-        shade: None,
-        y_cap: cap,
-        marks: knee_marks(doc, &ax),
-    }));
-    h.push_str(&svg::line_chart(&LineChart {
-        title: "Achieved IOPS against the load".into(),
-        x_label: x_label_axis.into(),
-        y_label: "IOPS (ops/s)".into(),
-        series: thr,
-        x_ticks: ax.ticks(doc),
-        shade: None,
-        y_cap: None,
-        marks: knee_marks(doc, &ax),
-    }));
-    h.push_str("</div>");
-    if let Some(cap) = cap {
-        h.push_str(&format!(
-            "<p class=\"note\">The latency axis ends at {cap:.3} ms ({CAP}x the largest p99 \
-             below the throughput ceiling); higher points are drawn at the top.</p>"
-        ));
-    }
+    (lat, thr)
+}
+
+/// Where the mean went at each point, as stacked bars (nothing when no
+/// point has a split).
+fn split_section(h: &mut String, doc: &SweepDoc) {
     // The split per point: the OSD-side shares; the wait to be issued
     // (seconds past the ceiling) would flatten them: it is in the table.
     let parts: Vec<String> = SHARE_COLUMNS
@@ -226,7 +246,7 @@ pub fn render_html(doc: &SweepDoc, out: &mut dyn io::Write) -> io::Result<()> {
         .collect();
     if !rows.is_empty() {
         h.push_str("<h2>Where the mean went, per point</h2>");
-        let what = if rate {
+        let what = if doc.axis == Axis::Rate {
             "from issue"
         } else {
             "completion latency"
@@ -244,9 +264,4 @@ pub fn render_html(doc: &SweepDoc, out: &mut dyn io::Write) -> io::Result<()> {
              backlog) is the table's <code>wait ms</code> column.</p>",
         );
     }
-    h.push_str("<h2>Points</h2><pre>");
-    let rest: Vec<&str> = lines.collect();
-    h.push_str(&esc(&crate::report::wrap(&rest.join("\n"), 120)));
-    h.push_str("</pre></body></html>\n");
-    out.write_all(h.as_bytes())
 }

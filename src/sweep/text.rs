@@ -103,96 +103,14 @@ pub fn render_table(doc: &SweepDoc, markdown: bool, out: &mut dyn io::Write) -> 
 pub(super) fn table(doc: &SweepDoc, markdown: bool) -> String {
     let mut s = String::new();
     let s_ = &mut s;
-    let line = |s: &mut String, l: &str| {
-        s.push_str(l);
-        s.push('\n');
-    };
-    let what = match doc.axis {
-        Axis::Rate => format!(
-            "open loop at rising rates, at most {} in flight, {} arrivals",
-            doc.settings.concurrency.unwrap_or(0),
-            doc.settings.arrival.as_deref().unwrap_or("uniform")
-        ),
-        Axis::Qd => "closed loop at rising queue depths".into(),
-    };
-    let head = format!(
-        "Sweep: {}, {what}; {} per point after a {} ramp",
-        doc.workload,
-        super::secs(doc.settings.duration_s),
-        super::secs(doc.settings.ramp_s)
-    );
-    if markdown {
-        line(s_, &format!("### {head}"));
-        line(s_, "");
-    } else {
-        line(s_, &head);
-    }
-    let latency = match doc.axis {
-        Axis::Rate => {
-            "latency from each op's intended start; svc = service time (submit -> completion); \
-             split of the mean: OSD queue, device flush, wait = waiting to be issued"
-        }
-        Axis::Qd => {
-            "completion latency (submit -> completion); split of the mean: OSD queue, device flush"
-        }
-    };
-    line(s_, latency);
-    if let Some(t) = doc.settings.p99_target_ns {
-        line(s_, &format!("p99 target: {:.3} ms", t as f64 / 1e6));
-    }
+    heading(s_, doc, markdown);
     for c in &doc.curves {
         line(s_, "");
         let (head, rows) = cells(doc, c);
         if markdown {
-            line(s_, &format!("**{}**", c.where_ran()));
-            line(s_, "");
-            let h: Vec<&str> = head.iter().map(|h| h.as_str()).collect();
-            line(s_, &format!("| {} |", h.join(" | ")));
-            line(
-                s_,
-                &format!(
-                    "|{}",
-                    head.iter()
-                        .enumerate()
-                        .map(|(i, _)| if i + 1 == head.len() { "---|" } else { "---:|" })
-                        .collect::<String>()
-                ),
-            );
-            for r in &rows {
-                line(s_, &format!("| {} |", r.join(" | ")));
-            }
-            line(s_, "");
-            line(s_, &format!("**{}**", c.knee.line));
+            markdown_curve(s_, c, &head, &rows);
         } else {
-            line(s_, &format!("{}:", c.where_ran()));
-            let widths: Vec<usize> = (0..head.len())
-                .map(|i| {
-                    rows.iter()
-                        .map(|r| r[i].len())
-                        .chain([head[i].len()])
-                        .max()
-                        .unwrap_or(0)
-                })
-                .collect();
-            let fmt = |r: &[String]| {
-                let mut l = String::from(" ");
-                for (i, v) in r.iter().enumerate() {
-                    if i + 1 == r.len() {
-                        if !v.is_empty() {
-                            l.push_str("  ");
-                            l.push_str(v);
-                        }
-                    } else {
-                        l.push_str(&format!(" {v:>w$}", w = widths[i]));
-                    }
-                }
-                l
-            };
-            line(s_, &fmt(&head));
-            for r in &rows {
-                line(s_, &fmt(r));
-            }
-            line(s_, &format!("  {}", c.knee.line));
+            text_curve(s_, c, &head, &rows);
         }
         for p in &c.points {
             if let Some(w) = super::overload_words(&p.figures) {
@@ -232,4 +150,103 @@ pub(super) fn table(doc: &SweepDoc, markdown: bool) -> String {
         );
     }
     s
+}
+
+fn line(s: &mut String, l: &str) {
+    s.push_str(l);
+    s.push('\n');
+}
+
+/// What was swept and how, what the latency is, and the p99 target.
+fn heading(s: &mut String, doc: &SweepDoc, markdown: bool) {
+    let what = match doc.axis {
+        Axis::Rate => format!(
+            "open loop at rising rates, at most {} in flight, {} arrivals",
+            doc.settings.concurrency.unwrap_or(0),
+            doc.settings.arrival.as_deref().unwrap_or("uniform")
+        ),
+        Axis::Qd => "closed loop at rising queue depths".into(),
+    };
+    let head = format!(
+        "Sweep: {}, {what}; {} per point after a {} ramp",
+        doc.workload,
+        super::secs(doc.settings.duration_s),
+        super::secs(doc.settings.ramp_s)
+    );
+    if markdown {
+        line(s, &format!("### {head}"));
+        line(s, "");
+    } else {
+        line(s, &head);
+    }
+    let latency = match doc.axis {
+        Axis::Rate => {
+            "latency from each op's intended start; svc = service time (submit -> completion); \
+             split of the mean: OSD queue, device flush, wait = waiting to be issued"
+        }
+        Axis::Qd => {
+            "completion latency (submit -> completion); split of the mean: OSD queue, device flush"
+        }
+    };
+    line(s, latency);
+    if let Some(t) = doc.settings.p99_target_ns {
+        line(s, &format!("p99 target: {:.3} ms", t as f64 / 1e6));
+    }
+}
+
+/// One curve as a Markdown table, its knee line under it.
+fn markdown_curve(s: &mut String, c: &Curve, head: &[String], rows: &[Vec<String>]) {
+    line(s, &format!("**{}**", c.where_ran()));
+    line(s, "");
+    let h: Vec<&str> = head.iter().map(|h| h.as_str()).collect();
+    line(s, &format!("| {} |", h.join(" | ")));
+    line(
+        s,
+        &format!(
+            "|{}",
+            head.iter()
+                .enumerate()
+                .map(|(i, _)| if i + 1 == head.len() { "---|" } else { "---:|" })
+                .collect::<String>()
+        ),
+    );
+    for r in rows {
+        line(s, &format!("| {} |", r.join(" | ")));
+    }
+    line(s, "");
+    line(s, &format!("**{}**", c.knee.line));
+}
+
+/// One curve as a text table, columns as wide as their widest cell, its
+/// knee line under it.
+fn text_curve(s: &mut String, c: &Curve, head: &[String], rows: &[Vec<String>]) {
+    line(s, &format!("{}:", c.where_ran()));
+    let widths: Vec<usize> = (0..head.len())
+        .map(|i| {
+            rows.iter()
+                .map(|r| r[i].len())
+                .chain([head[i].len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let fmt = |r: &[String]| {
+        let mut l = String::from(" ");
+        for (i, v) in r.iter().enumerate() {
+            if i + 1 == r.len() {
+                if !v.is_empty() {
+                    l.push_str("  ");
+                    l.push_str(v);
+                }
+            } else {
+                l.push_str(&format!(" {v:>w$}", w = widths[i]));
+            }
+        }
+        l
+    };
+    line(s, &fmt(head));
+    for r in rows {
+        line(s, &fmt(r));
+    }
+    line(s, &format!("  {}", c.knee.line));
 }

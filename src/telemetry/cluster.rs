@@ -11,10 +11,12 @@ use serde_json::Value;
 
 use super::counters::{self, Snapshot};
 use super::historic::{self, HistoricOp};
-use super::network::{self, HeartbeatRtt};
+use super::network;
 use super::parse::{self, json, parse_config_u64, parse_pool_settings, ShapeError};
 use crate::ceph::{CephError, Rados};
 use crate::placement::PoolPlacement;
+use crate::result::counters::MgrOsdPerf;
+use crate::result::network::HeartbeatRtt;
 use crate::result::{OsdMemory, PoolSettings};
 
 /// A probe that failed.
@@ -276,7 +278,7 @@ pub fn historic_ops(rados: &Rados, osd: i32) -> Result<Vec<HistoricOp>, ProbeErr
 }
 
 /// Every OSD's row of `osd perf` (mgr; needs mgr 'allow r').
-pub fn osd_perf(rados: &Rados) -> Result<Vec<counters::MgrOsdPerf>, ProbeError> {
+pub fn osd_perf(rados: &Rados) -> Result<Vec<MgrOsdPerf>, ProbeError> {
     let out = rados.mgr_command(r#"{"prefix":"osd perf","format":"json"}"#)?;
     Ok(counters::parse_osd_perf(&json(&out.out, "osd perf")?)?)
 }
@@ -454,15 +456,13 @@ fn parse_osd_config_get(out: &[u8]) -> Option<u64> {
 /// failure, named in one line.
 pub fn drop_caches(rados: &Rados, osds: &[i32]) -> Result<(), String> {
     for &osd in osds {
-        rados
-            .osd_command(osd, r#"{"prefix":"cache drop"}"#)
-            .map_err(|e| {
-                format!(
-                    "--drop-caches: `ceph tell osd.{osd} cache drop` as {} failed ({e}); it needs \
+        crate::undo::drop_cache(rados, osd).map_err(|e| {
+            format!(
+                "--drop-caches: `ceph tell osd.{osd} cache drop` as {} failed ({e}); it needs \
                      osd 'allow *' (give the identity that cap, or --telemetry-id one that has it)",
-                    rados.entity()
-                )
-            })?;
+                rados.entity()
+            )
+        })?;
     }
     Ok(())
 }

@@ -13,7 +13,6 @@
 #![forbid(unsafe_code)]
 
 use std::collections::HashSet;
-use std::sync::{Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -21,6 +20,7 @@ use super::cluster::ProbeError;
 use super::historic::{self, Record, Stamps};
 use super::stop::StopSignal;
 use crate::ceph::Rados;
+use crate::undo::{Change, Held, Setting};
 
 /// How often each OSD's history is read.
 pub const POLL: Duration = Duration::from_secs(1);
@@ -41,94 +41,62 @@ const MAX_STAMPS: usize = 500_000;
 
 const KEYS: [&str; 2] = ["osd_op_history_size", "osd_op_history_duration"];
 
-/// One OSD's settings as they were before the run.
-#[derive(Debug, Clone)]
-struct Saved {
-    osd: i32,
-    values: [String; 2],
+/// Why the history could not be raised.
+#[derive(Debug, thiserror::Error)]
+pub enum RaiseError {
+    /// An OSD did not answer or refused.
+    #[error("{0}; it needs osd 'allow *'")]
+    Osd(crate::undo::UndoError),
+    /// The change could not be recorded in the cluster first.
+    #[error("{0}")]
+    Record(crate::undo::UndoError),
 }
 
-/// The settings to put back if the process must exit at once (a second
-/// interrupt): [`restore_now`] reads it.
-static PENDING: Mutex<Option<(Rados, Vec<Saved>)>> = Mutex::new(None);
-
-fn tell(rados: &Rados, osd: i32, cmd: serde_json::Value) -> Result<Vec<u8>, ProbeError> {
-    Ok(rados.osd_command(osd, &cmd.to_string())?.out)
-}
-
-fn get(rados: &Rados, osd: i32, key: &str) -> Result<String, ProbeError> {
-    let out = tell(
-        rados,
-        osd,
-        serde_json::json!({"prefix": "config get", "var": key, "format": "json"}),
-    )?;
-    let v: serde_json::Value = serde_json::from_slice(&out).map_err(|e| {
-        ProbeError::Shape(super::ShapeError {
-            what: "config get",
-            why: e.to_string(),
-        })
-    })?;
-    v.get(key)
-        .and_then(serde_json::Value::as_str)
-        .map(str::to_string)
-        .ok_or_else(|| {
-            ProbeError::Shape(super::ShapeError {
-                what: "config get",
-                why: format!("no {key} in {v}"),
-            })
-        })
-}
-
-fn set(rados: &Rados, osd: i32, key: &str, value: &str) -> Result<(), ProbeError> {
-    tell(
-        rados,
-        osd,
-        serde_json::json!({"prefix": "config set", "var": key, "val": [value]}),
-    )
-    .map(drop)
-}
-
-/// Puts one OSD's settings back: drops the run's override (so a value from
-/// ceph.conf or the mons' database applies again), then sets the saved
-/// value only if that did not bring it back.
-fn put_back(rados: &Rados, s: &Saved) -> Result<(), ProbeError> {
-    for (key, value) in KEYS.iter().zip(&s.values) {
-        let _ = tell(
-            rados,
-            s.osd,
-            serde_json::json!({"prefix": "config unset", "var": key}),
-        );
-        if get(rados, s.osd, key).ok().as_deref() != Some(value.as_str()) {
-            set(rados, s.osd, key, value)?;
+impl From<crate::undo::UndoError> for RaiseError {
+    fn from(e: crate::undo::UndoError) -> RaiseError {
+        match e {
+            e @ crate::undo::UndoError::Record { .. } => RaiseError::Record(e),
+            e => RaiseError::Osd(e),
         }
     }
-    Ok(())
 }
 
-/// The raised history on the pool's OSDs; puts the settings back when
+/// The raised history on the pool's OSDs, each OSD's change recorded in
+/// the cluster ([`crate::undo`]); puts the settings back when
 /// [`OpHistory::restore`]d or dropped.
 pub struct OpHistory {
-    rados: Rados,
-    saved: Vec<Saved>,
+    held: Vec<(i32, Was, Held)>,
 }
+
+/// One OSD's settings before the run, for the warning when they cannot be
+/// put back.
+type Was = [String; 2];
 
 impl OpHistory {
     /// Reads each OSD's two settings, then sets the size to `size` and the
-    /// window to [`HISTORY_WINDOW_S`]. Fails (with every OSD already
-    /// changed put back) when an OSD does not answer or refuses: it needs
-    /// osd 'allow *'.
-    pub fn raise(rados: &Rados, osds: &[i32], size: u32) -> Result<OpHistory, ProbeError> {
-        let mut guard = OpHistory {
-            rados: rados.clone(),
-            saved: Vec::new(),
-        };
+    /// window to [`HISTORY_WINDOW_S`], each OSD's change recorded first.
+    /// Fails (with every OSD already changed put back) when an OSD does not
+    /// answer or refuses (it needs osd 'allow *'), or the change cannot be
+    /// recorded.
+    pub fn raise(rados: &Rados, osds: &[i32], size: u32) -> Result<OpHistory, RaiseError> {
+        let mut guard = OpHistory { held: Vec::new() };
+        let set = [size.to_string(), HISTORY_WINDOW_S.to_string()];
         for &osd in osds {
-            let values = [get(rados, osd, KEYS[0])?, get(rados, osd, KEYS[1])?];
-            guard.saved.push(Saved { osd, values });
-            *PENDING.lock().unwrap_or_else(PoisonError::into_inner) =
-                Some((rados.clone(), guard.saved.clone()));
-            set(rados, osd, KEYS[0], &size.to_string())?;
-            set(rados, osd, KEYS[1], &HISTORY_WINDOW_S.to_string())?;
+            let was = [
+                crate::undo::config_get(rados, osd, KEYS[0])?,
+                crate::undo::config_get(rados, osd, KEYS[1])?,
+            ];
+            let settings = KEYS
+                .iter()
+                .zip(was.iter().zip(&set))
+                .map(|(k, (w, s))| Setting {
+                    key: (*k).to_string(),
+                    was: w.clone(),
+                    set: s.clone(),
+                })
+                .collect();
+            let held = crate::undo::make(rados, Change::OsdConfig { osd, settings })?;
+            guard.held.push((osd, was, held));
         }
         Ok(guard)
     }
@@ -140,16 +108,15 @@ impl OpHistory {
 
     fn put_all_back(&mut self) -> Vec<String> {
         let mut warnings = Vec::new();
-        for s in std::mem::take(&mut self.saved) {
-            if let Err(e) = put_back(&self.rados, &s) {
+        for (osd, was, held) in std::mem::take(&mut self.held) {
+            if let Err(e) = held.undo() {
                 warnings.push(format!(
-                    "could not put osd.{}'s op history back ({e}): set it with `ceph tell osd.{} \
+                    "could not put osd.{osd}'s op history back ({e}): set it with `ceph tell osd.{osd} \
                      config set osd_op_history_size {}` and `... osd_op_history_duration {}`",
-                    s.osd, s.osd, s.values[0], s.values[1]
+                    was[0], was[1]
                 ));
             }
         }
-        *PENDING.lock().unwrap_or_else(PoisonError::into_inner) = None;
         warnings
     }
 }
@@ -157,21 +124,6 @@ impl OpHistory {
 impl Drop for OpHistory {
     fn drop(&mut self) {
         let _ = self.put_all_back();
-    }
-}
-
-/// Puts back the settings of a run that is still going, for a process that
-/// must exit at once (a second interrupt). Each command is bounded by the
-/// connection's op timeout.
-pub fn restore_now() {
-    let pending = PENDING
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .take();
-    if let Some((rados, saved)) = pending {
-        for s in &saved {
-            let _ = put_back(&rados, s);
-        }
     }
 }
 

@@ -2,7 +2,7 @@
 //! its `utime + stime` (`/proc/PID/stat`, every thread of the process, the
 //! exited ones included) at the edges of a window, the CPUs it may run on
 //! (its affinity, its cgroup's CPU quota) and how busy those CPUs were
-//! (`/proc/stat`). The figures made from them are [`crate::cpu`]'s.
+//! (`/proc/stat`). The figures made from them are `explain::cpu`'s.
 //!
 //! Which local process is `osd.N`: a `ceph-osd` process whose command line
 //! names id N (`-i N`, `--id N`, `-n osd.N`, `--name osd.N`), on the host
@@ -657,7 +657,7 @@ pub fn cpu_reason(osd: i32, why: &NotMeasured) -> String {
         NotMeasured::OtherHost(h) => {
             format!(
                 "osd.{osd} runs on host {h}, not here; {}",
-                crate::cpu::AGENT_THERE
+                crate::result::AGENT_THERE
             )
         }
         NotMeasured::NoProcess => format!(

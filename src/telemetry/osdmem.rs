@@ -109,7 +109,7 @@ pub fn why_not_measured(
     }
     Some(
         by.iter()
-            .map(|(r, ids)| format!("{}: {r}", crate::attribution::osd_list(ids)))
+            .map(|(r, ids)| format!("{}: {r}", crate::units::osd_list(ids)))
             .collect::<Vec<_>>()
             .join("; "),
     )

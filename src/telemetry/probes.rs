@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use super::cluster;
 use super::counters::{self, Snapshot};
-use super::historic::{self, join, ClientSlowOp, OpEvidence};
+use super::historic::{self, join, ClientSlowOp};
 use super::network::RttProbe;
 use super::ophistory::{HistorySampler, OpHistory};
 use super::osdcpu::CpuWatch;
@@ -18,6 +18,7 @@ use super::sampler::{CounterSampler, PlacementWatcher};
 use crate::ceph::Rados;
 use crate::engine::{JobOutcome, OpKind};
 use crate::placement::{self, OsdSlots};
+use crate::result::ops::OpEvidence;
 use crate::result::{NetworkReport, OsdClientRow, OsdReport, PlacementInfo};
 
 /// What the probes saw before a job: the placement (for per-OSD tagging)
@@ -184,8 +185,7 @@ impl Probes {
                 self.op_history = Some((guard, sampler));
             }
             Err(e) => warnings.push(format!(
-                "no per-op evidence: raising the OSDs' op history as {} failed ({e}); it needs \
-                 osd 'allow *'",
+                "no per-op evidence: raising the OSDs' op history as {} failed: {e}",
                 telemetry.entity()
             )),
         }

@@ -9,11 +9,12 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::cluster::{osd_epoch, perf_dump, placement_now};
-use super::counters::{self, CounterSample, Snapshot};
+use super::counters::{self, Snapshot};
 use super::osdcpu::{process_ticks, OsdProcess};
 use super::stop::StopSignal;
 use crate::ceph::Rados;
 use crate::placement;
+use crate::result::counters::CounterSample;
 
 /// A polling thread's wait for its next turn: sleeps until `next` unless
 /// `stop` is raised (then `false`), and moves `next` one `period` on, never

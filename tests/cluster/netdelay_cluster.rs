@@ -224,8 +224,11 @@ fn write_run(tag: &str) -> Lat {
     );
     common::validate(&v);
     let r: cephbench::result::BenchResult = serde_json::from_value(v.clone()).unwrap();
-    let cable =
-        cephbench::whatif::with_cluster_cable(&r, &r.jobs[0], 2.0 * f64::from(DELAY_US) * 1e3);
+    let cable = cephbench::explain::whatif::with_cluster_cable(
+        &r,
+        &r.jobs[0],
+        2.0 * f64::from(DELAY_US) * 1e3,
+    );
     Lat {
         cable_ms: cable.map(|p| p.projected_mean_ns / 1e6),
         icmp_ms: icmp.iter().sum::<f64>() / icmp.len() as f64,
@@ -289,7 +292,7 @@ fn delay(link: &str, us: u32) {
 }
 
 /// The tests' turn on the rig, or `None` (with a message) where it cannot run.
-fn take_turn() -> Option<std::sync::MutexGuard<'static, ()>> {
+fn take_turn() -> Option<common::Turn> {
     if let Some(why) = skip_reason() {
         common::cannot_run(&format!(
             "the delay-switch cluster test needs root, /dev/net/tun and `ip netns`: {why}"
@@ -340,14 +343,190 @@ fn up_rig(clients: u32, slow_osd: Option<u32>) -> Down {
     down
 }
 
+/// The checks on the rig with one client namespace and osd.2 under the
+/// slow-flush shim, on one start of it (a start and stop is ~25 s of the CI
+/// run's), each from no delay anywhere and judged on its own; then that
+/// `cluster.sh down` leaves nothing behind.
 #[test]
 #[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
-fn one_way_delays_on_cluster_and_public_links_raise_write_latency_by_two_d() {
+fn the_switched_rig_with_a_slow_flushing_replica() {
     let Some(_serial) = take_turn() else {
         return;
     };
-    let t_all = Instant::now();
     let _down = up_rig(1, Some(SLOW_OSD));
+    common::checks_in_turn(
+        &[
+            (
+                "one-way delays on the cluster and public links raise write latency by 2D",
+                one_way_delays_on_cluster_and_public_links_raise_write_latency_by_two_d,
+            ),
+            (
+                "per-op evidence follows a cluster delay",
+                per_op_evidence_follows_a_cluster_delay,
+            ),
+            (
+                "diagnose ranks the slow drive first and its gain holds once it is fixed",
+                diagnose_ranks_the_slow_drive_first_and_its_gain_holds,
+            ),
+        ],
+        || {
+            delay("all", 0);
+            slow_flush(SLOW_OSD, 0);
+            let _ = cluster(&[
+                "exec",
+                "--dir",
+                dir(),
+                "--",
+                "ceph",
+                "osd",
+                "unset",
+                "noout",
+            ]);
+        },
+    );
+    ok(cluster(&["down", "--dir", dir()]), "down");
+    let ns = String::from_utf8(
+        Command::new("ip")
+            .args(["netns", "list"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert!(
+        !ns.contains(&format!("{}-", name())),
+        "namespaces left after down: {ns}"
+    );
+    assert!(!Path::new(dir()).exists(), "{} left after down", dir());
+}
+
+/// `cephbench diagnose` with one OSD's every flush 3 ms slower (injected by
+/// the slow-flush shim): that drive is the first weak link, its own bench
+/// shows the delay, and the projected QD1 write mean with a drive like its
+/// class's median lands within the projection's band (±15 % without one)
+/// of the QD1 write measured by a second diagnosis once the delay is gone,
+/// which finds nothing standing out. Each keeps to its 1 min budget.
+fn diagnose_ranks_the_slow_drive_first_and_its_gain_holds() {
+    let run = |format: &str| {
+        let t = Instant::now();
+        let out = cluster(&[
+            "exec",
+            "--dir",
+            dir(),
+            "--",
+            "timeout",
+            "180",
+            CEPHBENCH,
+            "--progress",
+            "never",
+            "--format",
+            format,
+            "diagnose",
+            "-p",
+            POOL,
+            "--budget",
+            "1m",
+        ]);
+        assert!(out.status.success(), "diagnose: {out:?}");
+        let took = t.elapsed().as_secs_f64();
+        // The budget, with the command's connect and exit around the plan.
+        assert!(took <= 62.0, "diagnose took {took:.1} s of a 1 min budget");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    slow_flush(SLOW_OSD, 3000);
+    let doc: serde_json::Value = serde_json::from_str(&run("json")).unwrap();
+    slow_flush(SLOW_OSD, 0);
+    let links = doc["diagnosis"]["weak_links"].as_array().unwrap();
+    let first = &links[0];
+    assert_eq!(first["kind"], "slow_drives", "{links:?}");
+    let osds = first["osds"].as_array().unwrap();
+    assert_eq!(osds.len(), 1, "{links:?}");
+    assert_eq!(osds[0]["osd"], SLOW_OSD, "{links:?}");
+    // The OSD's own single writes hold the injected 3 ms (a commit flushes
+    // at least once), the others' do not.
+    let commit = |o: u32| -> f64 {
+        doc["osd_bench"]["osds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["osd"] == o)
+            .unwrap()["qd1"]["p50_ns"]
+            .as_f64()
+            .unwrap()
+            / 1e6
+    };
+    for o in 0..3 {
+        let c = commit(o);
+        if o == SLOW_OSD {
+            assert!(c >= 3.0, "osd.{o}: single write {c:.3} ms with 3 ms added");
+        } else {
+            assert!(
+                c < 3.0 - 0.5,
+                "osd.{o}: single write {c:.3} ms without a delay"
+            );
+        }
+    }
+    let gain = &first["gain"];
+    let projected = gain["projected_mean_ns"].as_f64().unwrap() / 1e6;
+    let (low, high) = match gain["band"].as_object() {
+        Some(b) => (
+            b["low_pct"].as_f64().unwrap(),
+            b["high_pct"].as_f64().unwrap(),
+        ),
+        None => (-15.0, 15.0),
+    };
+
+    // noout distorts nothing of the I/O, but a diagnosis says the cluster
+    // was not quiet before it ranks anything.
+    ok(
+        cluster(&["exec", "--dir", dir(), "--", "ceph", "osd", "set", "noout"]),
+        "set noout",
+    );
+    let text = run("text");
+    ok(
+        cluster(&[
+            "exec",
+            "--dir",
+            dir(),
+            "--",
+            "ceph",
+            "osd",
+            "unset",
+            "noout",
+        ]),
+        "unset noout",
+    );
+    assert!(text.contains("Nothing stands out:"), "{text}");
+    let before = text.find("Before trusting the figures:").expect(&text);
+    let noout = text.find("noout").expect(&text);
+    assert!(
+        before < noout && noout < text.find("Nothing stands out:").unwrap(),
+        "{text}"
+    );
+    assert!(
+        text.contains("the cluster was not quiet during 4 of the jobs"),
+        "{text}"
+    );
+    let row = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("4k write QD1 "))
+        .unwrap_or_else(|| panic!("no QD1 write row: {text}"));
+    // job, IOPS, MiB/s, mean ms, p99 ms
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    let measured: f64 = cells[cells.len() - 2].parse().unwrap();
+    let err = (measured / projected - 1.0) * 100.0;
+    eprintln!(
+        "diagnose: slow osd.{SLOW_OSD}'s drive fixed: QD1 write projected {projected:.3} ms \
+         ({low:+.0}/{high:+.0} %), measured {measured:.3} ms once fixed ({err:+.1} %)"
+    );
+    assert!(
+        (low..=high).contains(&err),
+        "projected {projected:.3} ms, measured {measured:.3} ms: {err:+.1} % outside {low:+.0}/{high:+.0} %"
+    );
+}
+
+fn one_way_delays_on_cluster_and_public_links_raise_write_latency_by_two_d() {
+    let t_all = Instant::now();
     // The cluster is only reachable from the client namespace.
     let s = ok(
         cluster(&["exec", "--dir", dir(), "--", "ceph", "-s"]),
@@ -556,27 +735,38 @@ fn one_way_delays_on_cluster_and_public_links_raise_write_latency_by_two_d() {
     // keeps (the OSDs' threads wake from idle at a 4 ms pace). With the
     // OSDs on the host's disk that read +32 % (fastest runs) on a ~1.2 ms
     // write, as the flush itself slowed; in RAM, -2 % (fastest), -4 %
-    // (medians).
-    let (projected_med, undelayed_med) = (
-        med(&clu, |l| l.cable_ms.unwrap_or(f64::NAN)),
-        med(&base, |l| l.mean_ms),
-    );
+    // (medians). Judged on the floors as the 2D checks above: a loaded
+    // moment of the switch slows one cluster-delayed run beyond its 4 ms
+    // (a CI run's pairs read -1, +316 and +230 %: runs of ~8 and ~6 ms
+    // above a ~1.9 ms base, whose cable share was still 4.1-4.3 ms, so
+    // their projections kept the load), and medians of 3 took that load
+    // whole (+31 % once). Each run's pair error is printed.
+    let errors: Vec<f64> = clu
+        .iter()
+        .zip(&base)
+        .map(|(c, b)| c.cable_ms.unwrap_or(f64::NAN) / b.mean_ms - 1.0)
+        .collect();
+    let floor_err = projected / undelayed - 1.0;
     eprintln!(
         "what if the cluster network were {two_d:.1} ms faster: cluster-delayed runs projected to \
          {projected:.3} ms, undelayed runs measured {undelayed:.3} ms (fastest: {:+.0} %); \
-         medians {projected_med:.3} against {undelayed_med:.3} ms ({:+.0} %)",
-        (projected / undelayed - 1.0) * 100.0,
-        (projected_med / undelayed_med - 1.0) * 100.0
+         per pair {:?} %",
+        floor_err * 100.0,
+        errors
+            .iter()
+            .map(|e| (e * 100.0).round())
+            .collect::<Vec<_>>(),
     );
     assert!(
         (projected - undelayed).abs() <= 0.25 * two_d,
         "projected {projected:.3} ms with the cable {two_d:.1} ms faster, measured {undelayed:.3} ms"
     );
-    // And against the measured mean itself: the medians within 15 %.
+    // And against the measured mean itself: the floors within 15 %.
     assert!(
-        (projected_med / undelayed_med - 1.0).abs() <= 0.15,
-        "projected {projected_med:.3} ms with the cable {two_d:.1} ms faster (median), measured \
-         {undelayed_med:.3} ms"
+        floor_err.abs() <= 0.15,
+        "projected with the cable {two_d:.1} ms faster {projected:.3} ms (fastest run), the \
+         undelayed runs' fastest {undelayed:.3} ms: {:+.0} %",
+        floor_err * 100.0
     );
     // The device flush share gets twice its noise and 0.2 ms: which kv sync
     // round an op joins depends on how the other OSDs' rounds fall, and a
@@ -721,21 +911,6 @@ fn one_way_delays_on_cluster_and_public_links_raise_write_latency_by_two_d() {
         "wall time: rig and split runs {t_runs:.0} s, bandwidth runs {:.0} s",
         t.elapsed().as_secs_f64()
     );
-
-    ok(cluster(&["down", "--dir", dir()]), "down");
-    let ns = String::from_utf8(
-        Command::new("ip")
-            .args(["netns", "list"])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
-    assert!(
-        !ns.contains(&format!("{}-", name())),
-        "namespaces left after down: {ns}"
-    );
-    assert!(!Path::new(dir()).exists(), "{} left after down", dir());
 }
 
 /// One-way rate limit (token bucket) on the client's and the OSDs' public interfaces.
@@ -1049,33 +1224,17 @@ fn three_agents_on_three_client_hosts() {
 
     // The first run on a fresh pool pays for PG creation: not a baseline.
     group_run("swwarm", 2, &agents);
-    let merged = group_run("swbase", 5, &agents);
-    ok(
-        cluster(&[
-            "delay",
-            "--dir",
-            dir(),
-            "--link",
-            "client",
-            "--client",
-            "1",
-            "--us",
-            "1000",
-        ]),
-        "delay client 1",
-    );
-    let show = ok(cluster(&["switchctl", "--dir", dir(), "show"]), "show");
-    assert!(
-        show.contains("cli1 osd0 1000")
-            && show.contains("cli osd0 0")
-            && show.contains("cli2 osd0 0"),
-        "{show}"
-    );
-    let slow = group_run("swslow", 5, &agents);
-    ok(
-        cluster(&["delay", "--dir", dir(), "--link", "client", "--us", "0"]),
-        "delay 0",
-    );
+    let (merged, slow) = base_and_delayed_runs("swbase", "swslow", &agents);
+    // A loaded moment on two cores (the switch busy-polls before each
+    // deadline) can slow one run by milliseconds: one more pair, and the
+    // delay check passes if either pair shows it. A rig or a tool that puts
+    // the delay on the wrong row fails both.
+    let delay_checked = client_1_rose_by_2d(&merged, &slow, &agents, "swslow").or_else(|first| {
+        eprintln!("first pair: {first}; one more pair");
+        let (b2, s2) = base_and_delayed_runs("swbase2", "swslow2", &agents);
+        client_1_rose_by_2d(&b2, &s2, &agents, "swslow2")
+            .map_err(|second| format!("first pair: {first}; second pair: {second}"))
+    });
     for a in &mut agents {
         let _ = Command::new("kill")
             .args(["-INT", &a.child.id().to_string()])
@@ -1144,26 +1303,82 @@ fn three_agents_on_three_client_hosts() {
         assert!(line.contains(&format!("{} ({ip})", row.host)), "{line}");
     }
 
-    // Client 1's link only: its row, and only its row, is ≈ 2 ms slower.
+    if let Err(e) = delay_checked {
+        panic!("{e}");
+    }
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+/// A 5 s group run, then another with a 1 ms one-way delay on client 1's
+/// link only (the switch's table checked), the delay removed after.
+fn base_and_delayed_runs(
+    base: &str,
+    delayed: &str,
+    agents: &[SwAgent],
+) -> (
+    cephbench::result::BenchResult,
+    cephbench::result::BenchResult,
+) {
+    let merged = group_run(base, 5, agents);
+    ok(
+        cluster(&[
+            "delay",
+            "--dir",
+            dir(),
+            "--link",
+            "client",
+            "--client",
+            "1",
+            "--us",
+            "1000",
+        ]),
+        "delay client 1",
+    );
+    let show = ok(cluster(&["switchctl", "--dir", dir(), "show"]), "show");
+    assert!(
+        show.contains("cli1 osd0 1000")
+            && show.contains("cli osd0 0")
+            && show.contains("cli2 osd0 0"),
+        "{show}"
+    );
+    let slow = group_run(delayed, 5, agents);
+    ok(
+        cluster(&["delay", "--dir", dir(), "--link", "client", "--us", "0"]),
+        "delay 0",
+    );
+    (merged, slow)
+}
+
+/// Client 1's link only: its row, and only its row, is ≈ 2 ms slower.
+fn client_1_rose_by_2d(
+    merged: &cephbench::result::BenchResult,
+    slow: &cephbench::result::BenchResult,
+    agents: &[SwAgent],
+    delayed: &str,
+) -> Result<(), String> {
     let mean_ms = |r: &cephbench::result::BenchResult, i: usize| {
         r.clients.as_ref().unwrap().clients[i].mean_ns / 1e6
     };
-    let slow_parts: Vec<_> = agents.iter().map(|a| saved_run(a, "swslow")).collect();
     let mut rise = Vec::new();
-    for (i, sp) in slow_parts.iter().enumerate() {
+    for (i, a) in agents.iter().enumerate() {
         // The row's mean is the agent's own.
-        assert!((mean_ms(&slow, i) - sp.jobs[0].latency_ns.mean / 1e6).abs() < 1e-6);
-        rise.push(mean_ms(&slow, i) - mean_ms(&merged, i));
+        let own = saved_run(a, delayed).jobs[0].latency_ns.mean / 1e6;
+        assert!(
+            (mean_ms(slow, i) - own).abs() < 1e-6,
+            "{} vs {own}",
+            mean_ms(slow, i)
+        );
+        rise.push(mean_ms(slow, i) - mean_ms(merged, i));
     }
     eprintln!(
         "QD1 4 KiB write means, ms: base {:.3} / {:.3} / {:.3}; 1 ms one-way on client 1: \
          {:.3} / {:.3} / {:.3} (rise {:+.3} / {:+.3} / {:+.3})",
-        mean_ms(&merged, 0),
-        mean_ms(&merged, 1),
-        mean_ms(&merged, 2),
-        mean_ms(&slow, 0),
-        mean_ms(&slow, 1),
-        mean_ms(&slow, 2),
+        mean_ms(merged, 0),
+        mean_ms(merged, 1),
+        mean_ms(merged, 2),
+        mean_ms(slow, 0),
+        mean_ms(slow, 1),
+        mean_ms(slow, 2),
         rise[0],
         rise[1],
         rise[2]
@@ -1172,27 +1387,20 @@ fn three_agents_on_three_client_hosts() {
     // second run can be slower for everyone (CI saw +0.7 ms on all three),
     // which is not the delay. The delay is what client 1 has on top.
     let shared = (rise[0] + rise[2]) / 2.0;
-    assert!(
-        (1.4..=3.5).contains(&(rise[1] - shared)),
-        "client 1's mean rose by {:.3} ms, {:.3} ms more than the others', want ≈ 2",
-        rise[1],
-        rise[1] - shared
-    );
-    assert!(
-        (rise[0] - rise[2]).abs() < 0.5,
-        "the undelayed clients 0 and 2 moved apart: {:+.3} vs {:+.3} ms",
-        rise[0],
-        rise[2]
-    );
-    for i in [0, 2] {
-        assert!(
-            rise[i] < rise[1] - 1.0,
-            "client {i}'s link was not delayed, yet its mean rose by {:.3} ms (client 1: {:.3})",
-            rise[i],
-            rise[1]
-        );
+    if !(1.4..=3.5).contains(&(rise[1] - shared)) {
+        return Err(format!(
+            "client 1's mean rose by {:.3} ms, {:.3} ms more than the others', want ≈ 2",
+            rise[1],
+            rise[1] - shared
+        ));
     }
-    let _ = std::fs::remove_dir_all(&base);
+    if (rise[0] - rise[2]).abs() >= 0.5 {
+        return Err(format!(
+            "the undelayed clients 0 and 2 moved apart: {:+.3} vs {:+.3} ms",
+            rise[0], rise[2]
+        ));
+    }
+    Ok(())
 }
 
 /// `--op-history`: the split from the OSDs' records of each op. A one-way
@@ -1200,14 +1408,8 @@ fn three_agents_on_three_client_hosts() {
 /// (± 20 %) at 4 KiB and at 64 KiB, every primary's records cover the run's
 /// ops and split their wait for the replicas, and the OSDs' history settings
 /// are back to what they were.
-#[test]
-#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn per_op_evidence_follows_a_cluster_delay() {
-    let Some(_serial) = take_turn() else {
-        return;
-    };
     let t_all = Instant::now();
-    let _down = up_rig(1, Some(SLOW_OSD));
     let history = || {
         let out = ok(
             cluster(&[

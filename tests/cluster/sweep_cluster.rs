@@ -1,5 +1,5 @@
-//! `cephbench sweep` against a real cluster of its own: the slow-flush rig
-//! (2 bluestore OSDs in a network namespace; osd.1 started with
+//! `cephbench sweep` on the drive rig (tests/cluster/device_cluster.rs: 2
+//! bluestore OSDs in a network namespace, in RAM; osd.1 started with
 //! tools/slowflush preloaded, so each of its fsync/fdatasync calls takes a
 //! set extra time, as on a drive without power-loss protection). One sweep
 //! of both pools (`--pools slow,fast`): each curve has a knee, the slow
@@ -20,7 +20,6 @@
 
 use crate::common;
 
-use std::path::Path;
 use std::process::{Command, Output};
 
 use common::ok;
@@ -28,9 +27,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-const DIR: &str = "/tmp/cephbench-sweep-test";
-const NAME: &str = "cbsweep";
-const SUBNET: &str = "198.51.112";
+use super::device_cluster::DIR;
 const CEPHBENCH: &str = env!("CARGO_BIN_EXE_cephbench");
 /// The slow OSD's extra time per flush, ms.
 const FLUSH_MS: f64 = 20.0;
@@ -74,26 +71,19 @@ fn osd_writes(p: &Value) -> u64 {
         .sum()
 }
 
-#[test]
-#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
-fn a_sweep_finds_the_knee_lower_on_the_slow_flushing_pool() {
-    if !common::is_root() {
-        common::cannot_run("the rig needs root (network namespace, daemons)");
-        return;
-    }
-    // Its turn among the cluster tests (one binary since tests/cluster/): the
-    // rig needs the machine's cores to itself, as when it was a binary alone.
-    let _turn = common::serial();
-    let wall = Instant::now();
-    let _down = common::up_slow_flush_rig(
-        DIR,
-        NAME,
-        SUBNET,
-        &format!("{FLUSH_MS}ms"),
-        [("fast", "fast"), ("slow", "slow")],
+/// On the drive rig (tests/cluster/device_cluster.rs: `the_drive_rig`),
+/// which calls it with osd.1 flushing without a delay.
+pub fn a_sweep_finds_the_knee_lower_on_the_slow_flushing_pool() {
+    ok(
+        cluster(&[
+            "slow-flush",
+            "--osd",
+            "1",
+            "--us",
+            &format!("{}", FLUSH_MS * 1e3),
+        ]),
+        "cluster.sh slow-flush",
     );
-    let ready = wall.elapsed();
-
     // Bad input is refused before anything is sent, naming the fix.
     let bad = sweep(&["-p", "fast", "--rates", "400,200"]);
     assert_eq!(bad.status.code(), Some(2));
@@ -259,11 +249,5 @@ fn a_sweep_finds_the_knee_lower_on_the_slow_flushing_pool() {
         "{text}"
     );
 
-    ok(cluster(&["down"]), "cluster.sh down");
-    assert!(!Path::new(DIR).exists(), "{DIR} left after down");
-    eprintln!(
-        "wall time: {:.1} s (cluster and pools {:.1} s, the two-pool sweep {sweep_s:.1} s)",
-        wall.elapsed().as_secs_f64(),
-        ready.as_secs_f64()
-    );
+    eprintln!("the two-pool sweep {sweep_s:.1} s");
 }

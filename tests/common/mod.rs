@@ -32,9 +32,158 @@ pub fn connect() -> cephbench::ceph::Rados {
 
 /// The cluster tests share one cluster (the rigs' tests the machine's cores):
 /// one at a time, across the whole cluster binary (tests/cluster/).
-pub fn serial() -> MutexGuard<'static, ()> {
+pub fn serial() -> Turn {
     static LOCK: Mutex<()> = Mutex::new(());
-    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+    let guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    Turn {
+        _guard: guard,
+        start: std::time::Instant::now(),
+        whole_at_start: configured() && whole().is_ok(),
+    }
+}
+
+/// Runs `checks` one after another on one rig, `reset` before each: every
+/// check runs whatever the others did, each failure is printed with its
+/// name and time, and the test fails naming the checks that failed.
+pub fn checks_in_turn(checks: &[(&str, fn())], reset: impl Fn()) {
+    let mut failed = Vec::new();
+    for (name, check) in checks {
+        let t = std::time::Instant::now();
+        let passed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            reset();
+            check()
+        }))
+        .is_ok();
+        eprintln!(
+            "check '{name}': {} in {:.1} s",
+            if passed { "passed" } else { "FAILED" },
+            t.elapsed().as_secs_f64()
+        );
+        if !passed {
+            failed.push(*name);
+        }
+    }
+    assert!(failed.is_empty(), "failed checks: {failed:?}");
+}
+
+/// A cluster test's turn (`serial`). When it ends, its time goes to the
+/// file `CEPHBENCH_TEST_TIMES` names, a line "seconds test", so that
+/// tests/run.sh can say where a CI run's minutes went.
+pub struct Turn {
+    _guard: MutexGuard<'static, ()>,
+    start: std::time::Instant,
+    /// The test cluster was whole ([`left_whole`]) when the turn began: then a turn that
+    /// leaves it otherwise fails (one failure, not one in every test after it).
+    whole_at_start: bool,
+}
+
+impl Drop for Turn {
+    fn drop(&mut self) {
+        use std::io::Write;
+        let name = std::thread::current().name().unwrap_or("?").to_owned();
+        // The next test starts on a whole cluster, or this one, which left it otherwise, fails.
+        let left = if self.whole_at_start {
+            left_whole()
+        } else {
+            Ok(())
+        };
+        if let Err(state) = &left {
+            eprintln!("{name} left the test cluster not whole after 60 s: {state}");
+        }
+        let Some(path) = std::env::var_os("CEPHBENCH_TEST_TIMES") else {
+            assert!(std::thread::panicking() || left.is_ok(), "{left:?}");
+            return;
+        };
+        let failed = if std::thread::panicking() {
+            " (failed)"
+        } else {
+            ""
+        };
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+        {
+            let _ = writeln!(
+                f,
+                "{:7.1} {name}{failed}",
+                self.start.elapsed().as_secs_f64()
+            );
+        }
+        assert!(std::thread::panicking() || left.is_ok(), "{left:?}");
+    }
+}
+
+/// The OSD map flags a test may set and must clear again.
+const FLAGS: [&str; 10] = [
+    "noout",
+    "noin",
+    "noup",
+    "nodown",
+    "pause",
+    "norecover",
+    "nobackfill",
+    "norebalance",
+    "noscrub",
+    "nodeep-scrub",
+];
+
+/// Whether `CEPHBENCH_TEST_CONF` names a test cluster (a rig's test may run without one).
+fn configured() -> bool {
+    std::env::var_os("CEPHBENCH_TEST_CONF").is_some()
+}
+
+/// Waits (at most 60 s) until the test cluster is whole: every OSD up and in, none of [`FLAGS`] set, every PG active+clean. Two
+/// queries on the kept connection ([`query`]), milliseconds when it is. A test that killed an
+/// OSD, marked one out or set noout, and failed before it undid that, would otherwise fail the
+/// tests after it (a size-1 pool's ops on a down OSD hang; its counters restart from 0).
+fn left_whole() -> Result<(), String> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let state = whole();
+        if state.is_ok() || std::time::Instant::now() >= deadline {
+            return state;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
+}
+
+/// One look at the test cluster: Ok when whole (see [`left_whole`]), else what is not.
+fn whole() -> Result<(), String> {
+    let osd = query(false, serde_json::json!({"prefix": "osd dump"}));
+    let osds = osd["osds"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let mut not = Vec::new();
+    for o in osds {
+        if o["up"] != 1 || o["in"] != 1 {
+            not.push(format!("osd.{} up {} in {}", o["osd"], o["up"], o["in"]));
+        }
+    }
+    let flags = osd["flags"].as_str().unwrap_or_default();
+    not.extend(
+        flags
+            .split(',')
+            .filter(|f| FLAGS.contains(f))
+            .map(|f| format!("flag {f} set")),
+    );
+    let pg = query(true, serde_json::json!({"prefix": "pg stat"}));
+    let summary = pg.get("pg_summary").unwrap_or(&pg);
+    let unclean: Vec<String> = summary["num_pg_by_state"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .filter(|s| s["name"] != "active+clean")
+        .map(|s| format!("{} PGs {}", s["num"], s["name"]))
+        .collect();
+    not.extend(unclean);
+    if not.is_empty() {
+        Ok(())
+    } else {
+        Err(not.join(", "))
+    }
 }
 
 /// Runs a command, panicking with its output if it cannot be started.
@@ -57,6 +206,41 @@ pub fn ceph(args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A read-only query of the cluster's state (`{"prefix": "osd dump", ...}`,
+/// JSON format added) to the mons, or with `mgr` to the mgr (`pg ...`),
+/// over one librados connection kept for the test binary: a `ceph` CLI call
+/// took ~0.7 s here (Python start-up and a connection of its own), the
+/// polls of the fault tests and `wait_clean` make dozens. A failed query
+/// drops the connection and asks once more on a new one (a test may have
+/// restarted the mon or the mgr).
+pub fn query(mgr: bool, mut cmd: serde_json::Value) -> serde_json::Value {
+    static CONN: Mutex<Option<std::sync::Arc<cephbench::ceph::Rados>>> = Mutex::new(None);
+    cmd["format"] = "json".into();
+    let json = cmd.to_string();
+    let mut last = String::new();
+    for _ in 0..2 {
+        let rados = {
+            let mut conn = CONN.lock().unwrap_or_else(|e| e.into_inner());
+            std::sync::Arc::clone(conn.get_or_insert_with(|| std::sync::Arc::new(connect())))
+        };
+        let out = if mgr {
+            rados.mgr_command(&json)
+        } else {
+            rados.mon_command(&json)
+        };
+        match out {
+            Ok(o) if o.rc >= 0 => {
+                return serde_json::from_slice(&o.out)
+                    .unwrap_or_else(|e| panic!("{json}: {e}: {}", String::from_utf8_lossy(&o.out)))
+            }
+            Ok(o) => last = format!("rc {}: {}", o.rc, o.status),
+            Err(e) => last = e.to_string(),
+        }
+        *CONN.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+    panic!("{json}: {last}")
 }
 
 /// `rados -c CONF args...`; returns the raw output.
@@ -216,12 +400,39 @@ pub fn osd_op_totals() -> (u64, u64, u64) {
     t
 }
 
+/// Per OSD, its `op_w_latency` as `ceph tell osd.N perf dump osd` gives it:
+/// (osd, ops timed, their summed seconds). The OSDs' own timer of a client
+/// write, from the message's receipt to the reply, read outside cephbench.
+pub fn osd_write_latency() -> Vec<(i64, u64, f64)> {
+    ceph(&["osd", "ls"])
+        .split_whitespace()
+        .map(|id| {
+            let v: serde_json::Value = serde_json::from_str(&ceph(&[
+                "tell",
+                &format!("osd.{id}"),
+                "perf",
+                "dump",
+                "osd",
+            ]))
+            .expect("perf dump json");
+            let l = &v["osd"]["op_w_latency"];
+            (
+                id.parse().unwrap(),
+                l["avgcount"]
+                    .as_u64()
+                    .unwrap_or_else(|| panic!("osd.{id}: {v}")),
+                l["sum"].as_f64().unwrap_or_else(|| panic!("osd.{id}: {v}")),
+            )
+        })
+        .collect()
+}
+
 /// Waits (bounded) until every PG is active+clean.
 pub fn wait_clean() {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
     loop {
-        let out = ceph(&["pg", "stat", "-f", "json"]);
-        let v: serde_json::Value = serde_json::from_str(&out).expect("pg stat json");
+        let v = query(true, serde_json::json!({"prefix": "pg stat"}));
+        let out = v.to_string();
         let summary = v.get("pg_summary").unwrap_or(&v);
         let total = summary["num_pgs"].as_u64().unwrap_or(0);
         let clean: u64 = summary["num_pg_by_state"]
@@ -586,8 +797,8 @@ pub fn cluster_look(
     t_s: f64,
     noout: bool,
     deep: &[&str],
-) -> cephbench::telemetry::quiet::ClusterSnapshot {
-    use cephbench::telemetry::quiet::{ClusterSnapshot, HealthCheck};
+) -> cephbench::result::cluster::ClusterSnapshot {
+    use cephbench::result::cluster::{ClusterSnapshot, HealthCheck};
     ClusterSnapshot {
         t_s,
         health: if noout { "HEALTH_WARN" } else { "HEALTH_OK" }.into(),

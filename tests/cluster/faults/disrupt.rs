@@ -17,7 +17,7 @@ const OSD: &str = "1";
 
 /// Whether osd.1 is in, from `ceph osd dump`.
 fn osd_in() -> bool {
-    let v: Value = serde_json::from_str(&ceph(&["osd", "dump", "-f", "json"])).unwrap();
+    let v: Value = crate::common::query(false, serde_json::json!({"prefix": "osd dump"}));
     v["osds"]
         .as_array()
         .unwrap()
@@ -41,7 +41,7 @@ impl Drop for BackIn {
 }
 
 fn three_osds_up() {
-    let v: Value = serde_json::from_str(&ceph(&["osd", "stat", "-f", "json"])).unwrap();
+    let v: Value = crate::common::query(false, serde_json::json!({"prefix": "osd stat"}));
     assert!(
         v["num_up_osds"].as_u64().unwrap() >= 3 && v["num_in_osds"].as_u64().unwrap() >= 3,
         "this test needs 3 OSDs up and in: {v}"
@@ -127,10 +127,16 @@ fn write_for(pool: &str, spec: &str, secs: &str, run: &str) -> Running {
 /// The 40 s write with osd.1 out at 2 s (back in at 30 s) on the size-3
 /// pool, once osd.1 is out as `ceph` says.
 fn write_until_out(run: &str) -> (&'static str, Running) {
+    write_until_out_as(run, "osd.1:out@2s,in@30s", "40")
+}
+
+/// `secs` seconds of writes with `spec` on the size-3 pool, once osd.1 is
+/// out as `ceph` says.
+fn write_until_out_as(run: &str, spec: &str, secs: &str) -> (&'static str, Running) {
     three_osds_up();
     let p = pool_sized("cbt-disrupt", "rados", 3);
     wait_clean();
-    let r = write_40s(p, "osd.1:out@2s,in@30s", run);
+    let r = write_for(p, spec, secs, run);
     let t = Instant::now();
     while osd_in() {
         assert!(
@@ -194,12 +200,15 @@ fn disrupt_out_and_in_through_a_write() {
     // phase's ops and IOPS are its intervals' in the timeline.
     let timeline = job["timeline"].as_array().unwrap();
     let mut total = 0;
+    let mut phase_p99s = Vec::new();
     for name in ["before", "degraded", "recovering", "after"] {
         let ph = phase(d, name).unwrap_or_else(|| panic!("no {name} phase: {}", d["phases"]));
         assert_eq!(ph["errors"], 0);
         let (from, to) = (ph["from_s"].as_f64().unwrap(), ph["to_s"].as_f64().unwrap());
         let mut prev = 0.0;
         let (mut ops, mut dur, mut longest_zero, mut zero) = (0, 0.0, 0.0, 0.0);
+        // The lowest and highest of its intervals' p99s.
+        let (mut p99_lo, mut p99_hi) = (f64::MAX, 0.0_f64);
         for s in timeline {
             let t = s["t_s"].as_f64().unwrap();
             let (a, b) = (prev, t);
@@ -208,6 +217,10 @@ fn disrupt_out_and_in_through_a_write() {
                 continue;
             }
             let n = s["ops"].as_u64().unwrap();
+            if let Some(p) = s["p99_latency_ns"].as_f64() {
+                p99_lo = p99_lo.min(p);
+                p99_hi = p99_hi.max(p);
+            }
             ops += n;
             dur += b - a;
             if n == 0 {
@@ -218,6 +231,21 @@ fn disrupt_out_and_in_through_a_write() {
             }
         }
         assert_eq!(ph["ops"].as_u64().unwrap(), ops, "{name}: {ph}");
+        // Its own p99 (its intervals' histograms merged) lies between its
+        // intervals' lowest and highest p99 (each has 1 % of its ops at or
+        // above its own p99), to the histograms' 3 digits; the worst is the
+        // highest.
+        let p99 = ph["p99_ns"].as_f64().unwrap();
+        assert!(
+            p99 >= p99_lo * 0.999 && p99 <= p99_hi * 1.001,
+            "{name}: p99 {p99} outside its intervals' {p99_lo}..{p99_hi}: {ph}"
+        );
+        assert_eq!(
+            ph["worst_interval_p99_ns"].as_f64(),
+            Some(p99_hi),
+            "{name}: {ph}"
+        );
+        phase_p99s.push(p99);
         let iops = ph["iops"].as_f64().unwrap();
         assert!(
             (iops - ops as f64 / dur).abs() < 0.01 * iops + 0.1,
@@ -230,14 +258,25 @@ fn disrupt_out_and_in_through_a_write() {
             "{name}: a phase's stall is within the job's longest gap: {ph}"
         );
         eprintln!(
-            "{name:>10}: {from:5.1}-{to:5.1} s  {iops:7.0} IOPS  mean {:.2} ms  p99 {:.2} ms  max {:.2} ms  stall {stall:.3} s",
+            "{name:>10}: {from:5.1}-{to:5.1} s  {iops:7.0} IOPS  mean {:.2} ms  p99 {:.2} ms  worst p99 {:.2} ms  max {:.2} ms  stall {stall:.3} s",
             ph["mean_ns"].as_f64().unwrap() / 1e6,
-            ph["p99_ns"].as_f64().unwrap_or(0.0) / 1e6,
+            p99 / 1e6,
+            p99_hi / 1e6,
             ph["max_ns"].as_f64().unwrap_or(0.0) / 1e6,
         );
         total += ops;
     }
     assert_eq!(total, job["ops"].as_u64().unwrap());
+    // The job's p99, from the workers' own histograms (not the sampler's),
+    // lies between its phases' p99s.
+    let job_p99 = job["latency_ns"]["p99"].as_f64().unwrap();
+    let (lo, hi) = phase_p99s
+        .iter()
+        .fold((f64::MAX, 0.0_f64), |(l, h), &p| (l.min(p), h.max(p)));
+    assert!(
+        job_p99 >= lo * 0.999 && job_p99 <= hi * 1.001,
+        "the job's p99 {job_p99} outside its phases' {lo}..{hi}"
+    );
     // The phases follow the actions.
     let deg = phase(d, "degraded").unwrap()["from_s"].as_f64().unwrap();
     assert!((deg - done(0)).abs() <= 1.0, "{deg} vs {}", done(0));
@@ -305,8 +344,10 @@ fn disrupt_out_and_in_through_a_write() {
         .fold(0.0, f64::max);
     assert_eq!(rec["max_objects_per_sec"].as_f64().unwrap(), max_obj);
 
-    // At the end: osd.1 in, the cluster active+clean, as `ceph` says.
+    // At the end: osd.1 in, the cluster active+clean, as `ceph` says,
+    // and no record of the change left behind.
     assert!(osd_in(), "osd.1 is not in after the run");
+    assert_eq!(records_of("disrupt"), Vec::<Value>::new());
     let t = Instant::now();
     wait_clean();
     assert!(t.elapsed() < Duration::from_secs(5), "not clean at the end");
@@ -330,6 +371,7 @@ fn disrupt_sigint_while_out_puts_the_osd_back_in() {
     eprintln!("exit {waited:?} after SIGINT");
     assert_eq!(code, Some(130), "{stderr}");
     assert!(osd_in(), "osd.1 was left out: {stderr}");
+    assert_eq!(records_of("disrupt-int"), Vec::<Value>::new());
     let v: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
     validate(&v);
     assert_eq!(v["interrupted"], true);
@@ -342,6 +384,136 @@ fn disrupt_sigint_while_out_puts_the_osd_back_in() {
     );
     assert!(last["done_s"].as_f64().is_some(), "{last}");
     assert_eq!(v["jobs"][0]["errors"], 0);
+    wait_clean();
+}
+
+/// SIGKILL while osd.1 is out (`out@2s,in@60s`): nothing of the run puts
+/// it back, but it recorded the change in the cluster before making it.
+/// Another run warns about the record, naming `cephbench cleanup`; the
+/// cleanup marks osd.1 in, says so in one line, and removes the record.
+#[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
+fn disrupt_sigkill_while_out_is_undone_by_cleanup() {
+    let _g = serial();
+    let _back = BackIn;
+    let (p, r) = write_until_out_as("disrupt-kill", "osd.1:out@2s,in@60s", "70");
+    let _clean = CleanupRun(p, "disrupt-kill");
+    let pid = r.pid();
+    // While the run goes on: its record, naming it.
+    let rec = records_of("disrupt-kill");
+    assert_eq!(rec.len(), 1, "{rec:?}");
+    assert_eq!(
+        rec[0]["change"],
+        serde_json::json!({"kind": "osd_out", "osd": 1})
+    );
+    assert_eq!(rec[0]["pid"], pid);
+    assert_eq!(rec[0]["pool"], p);
+    assert_eq!(rec[0]["command"], "rados write");
+    assert_eq!(
+        rec[0]["host"].as_str(),
+        Some(cephbench::names::hostname().as_str())
+    );
+    r.signal("-KILL");
+    let (code, _, _, _) = r.finish(Duration::from_secs(10));
+    assert_eq!(code, None, "killed by the signal");
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(!osd_in(), "osd.1 stays out after the kill");
+    assert_eq!(records_of("disrupt-kill").len(), 1, "the record stays");
+
+    // Another run warns, in one line naming the fix.
+    let out = crate::common::cephbench()
+        .args([
+            "--progress",
+            "never",
+            "rados",
+            "write",
+            "-p",
+            p,
+            "-b",
+            "4K",
+            "--ops",
+            "20",
+        ])
+        .args(["--run-name", "disrupt-after"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let warned: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("osd.1 out (by run 'disrupt-kill'"))
+        .collect();
+    assert_eq!(warned.len(), 1, "{err}");
+    assert!(
+        warned[0].starts_with("cephbench: warning: the cluster still holds 1 change(s) of cephbench runs that ended without undoing them")
+            && warned[0].contains(&format!("pid {pid} on host "))
+            && warned[0].ends_with(&format!("undo them with `cephbench cleanup -p {p}`")),
+        "{err}"
+    );
+
+    // Seen from another PID namespace (as from another host) the run's
+    // pid means nothing there: its record, renewed seconds ago, may be a
+    // live run's, and a cleanup from there leaves it alone, saying so.
+    if crate::common::is_root() {
+        let out = Command::new("unshare")
+            .args(["-p", "-f", "--mount-proc"])
+            .arg(assert_cmd::cargo::cargo_bin("cephbench"))
+            .arg("-c")
+            .arg(conf())
+            .args(["cleanup", "-p", p, "--run-name", "disrupt-kill"])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            stdout.lines().any(|l| l
+                .starts_with("left osd.1 out as it is: made by run 'disrupt-kill'")
+                && l.contains("s ago from host ")
+                && l.ends_with(
+                    "its run may still be going (a record not renewed for 300 s is a dead run's)"
+                )),
+            "{stdout}"
+        );
+        assert!(!osd_in(), "left out");
+        assert_eq!(records_of("disrupt-kill").len(), 1, "the record stays");
+    } else {
+        crate::common::cannot_run("another PID namespace (unshare -p) needs root");
+    }
+
+    // The cleanup puts osd.1 back in and says so, one line; the record goes.
+    let out = crate::common::cephbench()
+        .args(["cleanup", "-p", p])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    eprintln!("{stdout}{stderr}");
+    assert!(out.status.success(), "{stderr}");
+    let said: Vec<&str> = stdout.lines().filter(|l| l.contains("osd.1")).collect();
+    assert_eq!(said.len(), 1, "{stdout}");
+    assert!(
+        said[0].starts_with("restored osd.1: marked in: osd.1 out made by run 'disrupt-kill' (rados write on pool 'cbt-disrupt')")
+            && said[0].ends_with(&format!("its process {pid} has ended")),
+        "{stdout}"
+    );
+    assert!(osd_in(), "osd.1 is in again after the cleanup");
+    assert_eq!(
+        records_of("disrupt-kill"),
+        Vec::<Value>::new(),
+        "the record is gone"
+    );
+    // A second cleanup has nothing to undo.
+    let out = crate::common::cephbench()
+        .args(["cleanup", "-p", p])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("osd.1"));
     wait_clean();
 }
 
@@ -395,10 +567,20 @@ fn disrupt_refused_without_the_caps_or_the_osd() {
         ]);
         spawn(&args).finish(Duration::from_secs(60))
     };
-    let (code, stdout, stderr, _) = run(
-        &["--id", "cbt-nodisrupt", "-k", keyring.to_str().unwrap()],
-        OSD,
-    );
+    let as_it = ["--id", "cbt-nodisrupt", "-k", keyring.to_str().unwrap()];
+    let (code, stdout, stderr, _) = run(&as_it, OSD);
+    // With mon 'allow rw' it may mark OSDs out, but not record the change
+    // in the config-key store first: refused too, naming that cap.
+    ceph(&[
+        "auth",
+        "caps",
+        "client.cbt-nodisrupt",
+        "mon",
+        "allow rw",
+        "osd",
+        "allow rwx",
+    ]);
+    let (code_rw, stdout_rw, stderr_rw, _) = run(&as_it, OSD);
     let _ = Command::new("ceph")
         .arg("-c")
         .arg(conf())
@@ -412,6 +594,18 @@ fn disrupt_refused_without_the_caps_or_the_osd() {
         stderr.contains("client.cbt-nodisrupt may not mark OSDs out")
             && stderr.contains("mon 'allow rw'"),
         "{stderr}"
+    );
+    assert_eq!(ours(p).len(), before, "nothing written");
+    assert!(osd_in());
+    eprintln!("{stderr_rw}");
+    assert_eq!(code_rw, Some(1), "{stderr_rw}");
+    assert!(stdout_rw.is_empty());
+    assert_eq!(stderr_rw.trim_end().lines().count(), 1, "{stderr_rw}");
+    assert!(
+        stderr_rw.contains(
+            "cannot record the change in the mons' config-key store as client.cbt-nodisrupt"
+        ) && stderr_rw.contains("mon 'allow service config-key rw'"),
+        "{stderr_rw}"
     );
     assert_eq!(ours(p).len(), before, "nothing written");
     assert!(osd_in());
@@ -440,6 +634,8 @@ fn disrupt_second_sigint_still_puts_the_osd_back_in() {
     eprintln!("exit {waited:?} after the second SIGINT");
     assert_eq!(code, Some(130), "{stderr}");
     assert!(osd_in(), "osd.1 was left out: {stderr}");
+    // The exit at once removed the record of what it put back.
+    assert_eq!(records_of("disrupt-int2"), Vec::<Value>::new());
     let out = crate::common::rados(&["-p", p, "ls"]);
     let left = String::from_utf8_lossy(&out.stdout)
         .lines()
@@ -453,8 +649,9 @@ fn disrupt_second_sigint_still_puts_the_osd_back_in() {
     wait_clean();
 }
 
-/// An out-only plan: the run puts osd.1 back in on its way out, and then
-/// reports no OSD as changed (it read the state while its own restore was
+/// An out-only plan: the run records the change while osd.1 is out, puts
+/// osd.1 back in on its way out, leaves no record, and then reports no OSD
+/// as changed (it read the state while its own restore was
 /// on its way and said "osd.1 now up and out" of an OSD that was in).
 #[test]
 #[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
@@ -465,6 +662,20 @@ fn disrupt_out_only_restored_on_exit_reports_no_osd_changed() {
     let p = pool_sized("cbt-disrupt", "rados", 3);
     wait_clean();
     let r = write_for(p, "osd.1:out@3s", "8", "disrupt-exit");
+    // While osd.1 is out the change is recorded in the cluster; the run
+    // removes the record once it has put osd.1 back.
+    let t = Instant::now();
+    while osd_in() {
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "osd.1 never went out: {}",
+            r.stderr()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let rec = records_of("disrupt-exit");
+    assert_eq!(rec.len(), 1, "{rec:?}");
+    assert_eq!(rec[0]["change"]["kind"], "osd_out");
     let (code, stdout, stderr, _) = r.finish(Duration::from_secs(150));
     assert_eq!(code, Some(0), "{stderr}");
     let v: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
@@ -475,6 +686,7 @@ fn disrupt_out_only_restored_on_exit_reports_no_osd_changed() {
         "osd.1 put back in on exit: {acts:?}"
     );
     assert!(osd_in(), "osd.1 is not in after the run");
+    assert_eq!(records_of("disrupt-exit"), Vec::<Value>::new());
     let warnings = v["warnings"].to_string();
     assert!(!warnings.contains("changed state"), "{warnings}");
     wait_clean();
@@ -482,7 +694,7 @@ fn disrupt_out_only_restored_on_exit_reports_no_osd_changed() {
 
 /// Every OSD up, from `ceph osd stat`.
 fn all_up() -> bool {
-    let v: Value = serde_json::from_str(&ceph(&["osd", "stat", "-f", "json"])).unwrap();
+    let v: Value = crate::common::query(false, serde_json::json!({"prefix": "osd stat"}));
     v["num_up_osds"] == v["num_osds"]
 }
 
@@ -537,6 +749,11 @@ fn disrupt_down_through_a_write() {
     );
     // As the `ceph` CLI finds it now: every OSD up, every PG active+clean.
     assert!(all_up(), "an OSD is still down");
+    assert_eq!(
+        records_of("disrupt-down"),
+        Vec::<Value>::new(),
+        "the down's record went once osd.2 was up"
+    );
     let t = Instant::now();
     wait_clean();
     assert!(t.elapsed() < Duration::from_secs(5), "not clean at the end");

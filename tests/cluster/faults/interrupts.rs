@@ -61,6 +61,131 @@ fn op_history_sizes() -> Vec<String> {
         .collect()
 }
 
+/// Each OSD's op history size and duration, as it answers.
+fn op_history_settings() -> Vec<(String, String)> {
+    let get = |osd: i32, key: &str| {
+        let v: Value = serde_json::from_str(&crate::common::ceph(&[
+            "tell",
+            &format!("osd.{osd}"),
+            "config",
+            "get",
+            key,
+            "-f",
+            "json",
+        ]))
+        .unwrap();
+        v[key].as_str().unwrap().to_string()
+    };
+    (0..3)
+        .map(|osd| {
+            (
+                get(osd, "osd_op_history_size"),
+                get(osd, "osd_op_history_duration"),
+            )
+        })
+        .collect()
+}
+
+/// SIGKILL of a run with `--op-history 500`: its OSDs keep the raised
+/// history (the run recorded each OSD's change in the cluster first);
+/// `cephbench cleanup` puts each OSD's two settings back, one line per
+/// OSD, and removes the records.
+#[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
+fn sigkill_with_op_history_is_put_back_by_cleanup() {
+    let _g = serial();
+    let p = TempPool::new("cbt-f2-kill", "rados");
+    let _clean = CleanupRun(p.0, "opkill");
+    let before = op_history_settings();
+    let r = spawn(&[
+        "--op-history",
+        "500",
+        "--progress",
+        "always",
+        "rados",
+        "write",
+        "-p",
+        p.0,
+        "-b",
+        "4K",
+        "-t",
+        "4",
+        "-d",
+        "60",
+        "--run-name",
+        "opkill",
+    ]);
+    // The job runs once every OSD of the pool has its history raised.
+    r.wait_stderr("    1 ", Duration::from_secs(60));
+    std::thread::sleep(Duration::from_secs(2));
+    let recs = records_of("opkill");
+    assert!(!recs.is_empty(), "no record: {}", r.stderr());
+    let pid = r.pid();
+    r.signal("-KILL");
+    let (code, _, _, _) = r.finish(Duration::from_secs(10));
+    assert_eq!(code, None, "killed by the signal");
+    let raised = op_history_settings();
+    let mut osds: Vec<i64> = recs
+        .iter()
+        .map(|r| {
+            assert_eq!(r["change"]["kind"], "osd_config", "{r}");
+            assert_eq!(r["pid"], pid);
+            let osd = r["change"]["osd"].as_i64().unwrap();
+            assert_eq!(
+                raised[osd as usize],
+                ("500".to_string(), "5".to_string()),
+                "osd.{osd} keeps the raised history after the kill"
+            );
+            let was = &r["change"]["settings"];
+            assert_eq!(
+                (
+                    was[0]["was"].as_str().unwrap(),
+                    was[1]["was"].as_str().unwrap()
+                ),
+                (
+                    before[osd as usize].0.as_str(),
+                    before[osd as usize].1.as_str()
+                ),
+                "{r}"
+            );
+            osd
+        })
+        .collect();
+    osds.sort_unstable();
+    let out = cephbench().args(["cleanup", "-p", p.0]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    eprintln!("{stdout}");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("restored osd."))
+        .collect();
+    assert_eq!(said.len(), osds.len(), "one line per OSD: {stdout}");
+    for osd in &osds {
+        let (size, dur) = &before[*osd as usize];
+        let line = format!(
+            "restored osd.{osd}: osd_op_history_size {size}, osd_op_history_duration {dur}: \
+             osd.{osd} osd_op_history_size 500 (was {size}), osd_op_history_duration 5 (was {dur}) \
+             made by run 'opkill' (rados write on pool 'cbt-f2-kill')"
+        );
+        assert!(
+            said.iter().any(|l| l.starts_with(&line)),
+            "{line}\n{stdout}"
+        );
+    }
+    assert_eq!(op_history_settings(), before, "the settings are back");
+    assert_eq!(
+        records_of("opkill"),
+        Vec::<Value>::new(),
+        "the records are gone"
+    );
+    assert!(ours(p.0).is_empty());
+}
+
 /// A 4 KiB write run of 4 s into `pool` as run `run` (after the options
 /// `first`), once it has started removing its few thousand objects.
 fn write_until_cleanup(pool: &str, run: &str, first: &[&str]) -> Running {
@@ -87,9 +212,11 @@ fn write_until_cleanup(pool: &str, run: &str, first: &[&str]) -> Running {
 }
 
 /// Two SIGINTs while a write run removes its objects: the first lets the
-/// removal go on, the second exits at once (130) printing the exact
-/// `cephbench cleanup` command, which then removes every leftover. The
-/// OSDs' op history, raised by `--op-history` for the run, is back.
+/// removal go on, the second exits at once (130) printing the results so
+/// far, marked interrupted (the report would have come after the removal),
+/// and the exact `cephbench cleanup` command, which then removes every
+/// leftover. The OSDs' op history, raised by `--op-history` for the run, is
+/// back.
 #[test]
 #[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn second_sigint_during_cleanup_exits_at_once_naming_the_command() {
@@ -112,7 +239,22 @@ fn second_sigint_during_cleanup_exits_at_once_naming_the_command() {
     );
     let cmd = format!("cephbench cleanup -p {} --run-name sigclean", p.0);
     assert!(stderr.contains(&format!("`{cmd}`")), "{stderr}");
+    // The results so far: the job's measured ops, each a 4 KiB object
+    // written; at least as many as the objects the cut removal left.
+    assert!(
+        stderr.contains("cephbench: INTERRUPTED (a second interrupt): the results so far"),
+        "{stderr}"
+    );
+    let ops: u64 = stderr
+        .lines()
+        .find(|l| l.starts_with("cephbench:   measured "))
+        .and_then(|l| l.split_once(" s: ")?.1.split(' ').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no ops in the results so far: {stderr}"));
     let left = ours(p.0).len();
+    assert!(
+        ops as usize >= left && ops > 0,
+        "{ops} ops, {left} left: {stderr}"
+    );
     eprintln!("{left} objects left by the interrupted cleanup");
     assert!(left > 0, "the cleanup was cut short");
     let out = cephbench()

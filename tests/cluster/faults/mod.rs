@@ -9,4 +9,4 @@ mod disrupt;
 mod interrupts;
 mod ownership;
 mod pool_full;
-mod support;
+pub(crate) mod support;

@@ -8,7 +8,39 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{ceph, conf, list};
+use crate::common::{ceph, conf, list, query};
+
+/// cephbench's records of changes it made to the cluster (the mons'
+/// config-key store, keys under `cephbench/change/`), each value parsed.
+pub(crate) fn records() -> Vec<Value> {
+    let v = crate::common::query(
+        false,
+        serde_json::json!({"prefix": "config-key dump", "key": "cephbench/change/"}),
+    );
+    v.as_object()
+        .unwrap_or_else(|| panic!("config-key dump: {v}"))
+        .values()
+        .map(|r| serde_json::from_str(r.as_str().unwrap()).unwrap())
+        .collect()
+}
+
+/// The records of run `run`.
+pub(crate) fn records_of(run: &str) -> Vec<Value> {
+    records().into_iter().filter(|r| r["run"] == run).collect()
+}
+
+/// However a test ends: `cephbench cleanup -p POOL --run-name RUN`, which
+/// undoes what a killed run `RUN` left changed (its records) and removes
+/// its objects, so that a failed test leaves no record to warn the next.
+pub(crate) struct CleanupRun(pub(crate) &'static str, pub(crate) &'static str);
+
+impl Drop for CleanupRun {
+    fn drop(&mut self) {
+        let _ = crate::common::cephbench()
+            .args(["cleanup", "-p", self.0, "--run-name", self.1])
+            .output();
+    }
+}
 
 /// A size-1 pool of this test, removed on drop.
 pub(crate) struct TempPool(pub(crate) &'static str);
@@ -53,8 +85,11 @@ impl Drop for TempPool {
 pub(crate) fn wait_active(pool: &str) {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let out = ceph(&["pg", "ls-by-pool", pool, "-f", "json"]);
-        let v: Value = serde_json::from_str(&out).unwrap_or(Value::Null);
+        let v = query(
+            true,
+            serde_json::json!({"prefix": "pg ls-by-pool", "poolstr": pool}),
+        );
+        let out = v.to_string();
         let pgs = v
             .get("pg_stats")
             .or(Some(&v))
@@ -160,6 +195,10 @@ impl Running {
             );
             std::thread::sleep(Duration::from_millis(20));
         }
+    }
+
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     pub(crate) fn signal(&self, sig: &str) {

@@ -96,6 +96,24 @@ impl Switch {
         }
     }
 
+    /// Reads up to [`READ_BATCH`] frames from port `p` and handles them.
+    fn read_port(&mut self, p: usize, scratch: &mut [u8]) {
+        for _ in 0..READ_BATCH {
+            match (&self.taps[p]).read(scratch) {
+                Ok(len) => {
+                    let t = self.now();
+                    self.handle_frame(p, &scratch[..len], t);
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    eprintln!("netdelay: read from port {}: {e}", self.table.name(p));
+                    break;
+                }
+            }
+        }
+    }
+
     fn handle_frame(&mut self, src: usize, frame: &[u8], t: u64) {
         if frame.len() < 14 {
             self.counters.runts += 1;
@@ -230,39 +248,10 @@ pub fn run(cfg: Config) -> Result<()> {
             )
         })?);
     }
-    let mut seg_names: Vec<&str> = Vec::new();
-    let seg: Vec<u16> = cfg
-        .ports
-        .iter()
-        .map(|p| {
-            let i = seg_names
-                .iter()
-                .position(|s| *s == p.segment)
-                .unwrap_or_else(|| {
-                    seg_names.push(&p.segment);
-                    seg_names.len() - 1
-                });
-            i as u16
-        })
-        .collect();
+    let (seg, peers) = segments(&cfg.ports);
     let n = cfg.ports.len();
-    let peers = (0..n)
-        .map(|s| (0..n).filter(|&d| d != s && seg[d] == seg[s]).collect())
-        .collect();
 
-    if let Ok(meta) = std::fs::symlink_metadata(&cfg.ctl) {
-        use std::os::unix::fs::FileTypeExt;
-        if !meta.file_type().is_socket() {
-            bail!(
-                "{} exists and is not a socket; remove it or pick another --ctl",
-                cfg.ctl.display()
-            );
-        }
-        std::fs::remove_file(&cfg.ctl)?;
-    }
-    let listener = UnixListener::bind(&cfg.ctl)
-        .with_context(|| format!("cannot bind control socket {}", cfg.ctl.display()))?;
-    listener.set_nonblocking(true)?;
+    let listener = bind_control(&cfg.ctl)?;
 
     let timer = Timer::new()?;
     let mut epoll = Epoll::new(256)?;
@@ -328,60 +317,12 @@ pub fn run(cfg: Config) -> Result<()> {
         epoll.wait(timeout, &mut events)?;
         for &(tok, _ev) in &events {
             if tok < n as u64 {
-                let p = tok as usize;
-                for _ in 0..READ_BATCH {
-                    match (&sw.taps[p]).read(&mut scratch) {
-                        Ok(len) => {
-                            let t = sw.now();
-                            sw.handle_frame(p, &scratch[..len], t);
-                        }
-                        Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                        Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                        Err(e) => {
-                            eprintln!("netdelay: read from port {}: {e}", sw.table.name(p));
-                            break;
-                        }
-                    }
-                }
+                sw.read_port(tok as usize, &mut scratch);
             } else if tok == tok_timer {
                 timer.clear();
                 armed = None;
             } else if tok == tok_listen {
-                loop {
-                    match listener.accept() {
-                        Ok((stream, _)) => {
-                            stream.set_nonblocking(true)?;
-                            let slot =
-                                conns.iter().position(Option::is_none).unwrap_or_else(|| {
-                                    conns.push(None);
-                                    conns.len() - 1
-                                });
-                            epoll.add(
-                                stream.as_raw_fd(),
-                                (libc::EPOLLIN | libc::EPOLLOUT | libc::EPOLLRDHUP | libc::EPOLLET)
-                                    as u32,
-                                CONN_BASE + slot as u64,
-                            )?;
-                            let mut conn = Conn {
-                                stream,
-                                inbuf: Vec::new(),
-                                outbuf: Vec::new(),
-                                eof: false,
-                            };
-                            if sw.service(&mut conn) {
-                                conns[slot] = Some(conn);
-                            } else {
-                                let _ = epoll.delete(conn.stream.as_raw_fd());
-                            }
-                        }
-                        Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                        Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                        Err(e) => {
-                            eprintln!("netdelay: accept: {e}");
-                            break;
-                        }
-                    }
-                }
+                accept_all(&listener, &mut conns, &mut epoll, &mut sw)?;
             } else if tok >= CONN_BASE {
                 let slot = (tok - CONN_BASE) as usize;
                 if let Some(mut conn) = conns.get_mut(slot).and_then(Option::take) {
@@ -394,6 +335,93 @@ pub fn run(cfg: Config) -> Result<()> {
             }
         }
     }
+}
+
+/// Each port's segment index, and for each port the other ports of its
+/// segment (its flood targets).
+fn segments(ports: &[PortSpec]) -> (Vec<u16>, Vec<Vec<usize>>) {
+    let mut seg_names: Vec<&str> = Vec::new();
+    let seg: Vec<u16> = ports
+        .iter()
+        .map(|p| {
+            let i = seg_names
+                .iter()
+                .position(|s| *s == p.segment)
+                .unwrap_or_else(|| {
+                    seg_names.push(&p.segment);
+                    seg_names.len() - 1
+                });
+            i as u16
+        })
+        .collect();
+    let n = ports.len();
+    let peers: Vec<Vec<usize>> = (0..n)
+        .map(|s| (0..n).filter(|&d| d != s && seg[d] == seg[s]).collect())
+        .collect();
+    (seg, peers)
+}
+
+/// Binds the control socket at `ctl`, replacing a stale socket there (and
+/// refusing anything else).
+fn bind_control(ctl: &std::path::Path) -> Result<UnixListener> {
+    if let Ok(meta) = std::fs::symlink_metadata(ctl) {
+        use std::os::unix::fs::FileTypeExt;
+        if !meta.file_type().is_socket() {
+            bail!(
+                "{} exists and is not a socket; remove it or pick another --ctl",
+                ctl.display()
+            );
+        }
+        std::fs::remove_file(ctl)?;
+    }
+    let listener = UnixListener::bind(ctl)
+        .with_context(|| format!("cannot bind control socket {}", ctl.display()))?;
+    listener.set_nonblocking(true)?;
+    Ok(listener)
+}
+
+/// Takes every pending control connection: serves what it sent, and keeps
+/// it (watched in `epoll`) until it is done.
+fn accept_all(
+    listener: &UnixListener,
+    conns: &mut Vec<Option<Conn>>,
+    epoll: &mut Epoll,
+    sw: &mut Switch,
+) -> Result<()> {
+    loop {
+        match listener.accept() {
+            Ok((stream, _)) => {
+                stream.set_nonblocking(true)?;
+                let slot = conns.iter().position(Option::is_none).unwrap_or_else(|| {
+                    conns.push(None);
+                    conns.len() - 1
+                });
+                epoll.add(
+                    stream.as_raw_fd(),
+                    (libc::EPOLLIN | libc::EPOLLOUT | libc::EPOLLRDHUP | libc::EPOLLET) as u32,
+                    CONN_BASE + slot as u64,
+                )?;
+                let mut conn = Conn {
+                    stream,
+                    inbuf: Vec::new(),
+                    outbuf: Vec::new(),
+                    eof: false,
+                };
+                if sw.service(&mut conn) {
+                    conns[slot] = Some(conn);
+                } else {
+                    let _ = epoll.delete(conn.stream.as_raw_fd());
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                eprintln!("netdelay: accept: {e}");
+                break;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Sends control lines to a running switch and returns its answers; an error if the switch

@@ -34,10 +34,9 @@
 //! a faster flush does not remove.
 #![forbid(unsafe_code)]
 
-use serde::{Deserialize, Serialize};
-
-use crate::attribution::{counter_ns, device_flush_ns, slowest_replica_ns};
-use crate::result::{Attribution, BenchResult, JobReport, Part, ReplicaSet};
+use crate::explain::attribution::{counter_ns, device_flush_ns, slowest_replica_ns};
+use crate::result::projection::{Band, Kind, ProjectedPart, Projection};
+use crate::result::{Attribution, BenchResult, JobReport, PaceProbe, Part, ReplicaSet};
 use crate::units::ms_prose as ms;
 
 /// A device flush on a drive with power-loss protection, ns: it
@@ -50,116 +49,52 @@ pub const PLP_FLUSH_NS: f64 = 0.1e6;
 pub const SATURATED_QUEUE_SHARE: f64 = 0.2;
 
 /// Flush projections are made for writes of at most this many bytes.
-pub const FLUSH_PROJECTION_MAX_BYTES: f64 = crate::attribution::SMALL_WRITE_BYTES;
+pub const FLUSH_PROJECTION_MAX_BYTES: f64 = crate::explain::attribution::SMALL_WRITE_BYTES;
 
 /// A projection is shown unasked only when it moves the mean by at least
 /// this fraction.
 pub const SHOWN_FROM: f64 = 0.1;
-
-/// What a projection changes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Kind {
-    /// Another pool's (or OSD's) drive-side shares in place of this one's.
-    Drives,
-    /// Every drive's flush as a class of drive flushes (or as the pool's
-    /// fastest drive's).
-    Flush,
-    /// A cluster network with a shorter round trip.
-    ClusterCable,
-    /// No wait for copies (replicas or shards) at all.
-    NoCopyWait,
-}
-
-/// One part of a projection: as measured and as projected, ns.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ProjectedPart {
-    /// The part.
-    pub part: Part,
-    /// Its share as measured (0 where the split had none).
-    pub measured_ns: f64,
-    /// Its share as projected.
-    pub projected_ns: f64,
-}
-
-/// How far the pool measured after the change lay from a projection of
-/// its kind on the project's own rig (perf/projections.sh: each projection
-/// against a run it was not made from), percent of the projected mean.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Band {
-    /// The lowest, percent (negative: measured below the projection).
-    pub low_pct: f64,
-    /// The highest, percent.
-    pub high_pct: f64,
-}
 
 /// A projection that moves the mean by at least this fraction changes the
 /// ops' pace, which it keeps as measured: it carries its kind's [`Band`].
 pub const BAND_FROM: f64 = 0.25;
 
 /// The band of a projection of `kind` that changes the pace (see
-/// [`BAND_FROM`]), on a pool with copies or of one copy; `None` where the
-/// project's rig found it within ±15 % in every pair.
-pub fn band_of(kind: Kind, copies: bool) -> Option<Band> {
+/// [`BAND_FROM`]), on a pool with copies or of one copy, with the pace
+/// probe's cut (`paced`) or without; `None` where the project's rig found
+/// it within ±15 % in every pair. `deep`: the job kept more than one op in
+/// flight.
+pub fn band_of(kind: Kind, copies: bool, paced: bool, deep: bool) -> Option<Band> {
     // perf/projections.sh, 4 KiB QD1 writes, 3 OSDs in RAM, 3 ms added per
     // flush, 3 alternated pairs (docs/explain.md): measured / projected − 1
-    // per pair, −19 to +1 % for the flush caps, PLP and like:osd.N on a
-    // size-3 pool; −25 to −34 % for the flush cap on size 1 (at a slow
-    // drive's pace the rest of the path took ~0.3 ms longer, which a flush
-    // projection keeps); −30 to −38 % for no-copy-wait against size 1 (the
+    // per pair. Without the pace probe: −19 to +1 % for the flush caps, PLP
+    // and like:osd.N on a size-3 pool; −25 to −34 % for the flush cap on
+    // size 1 (at a slow drive's pace the rest of the path took ~0.3 ms
+    // longer, which a flush projection keeps). With it: −20 to +14 % on
+    // size 3; like:osd.0 on the drive rig's size-2 pool of two OSDs, one 3
+    // ms slow (tests/cluster/device_cluster.rs), medians −16, −21, −25 and
+    // −27 % over four runs; −31 to −3 % on size 1. No-copy-wait against size 1 either way: −30 to −38 % (the
     // OSDs no longer write the copies).
-    match (kind, copies) {
-        (Kind::Flush, true) => Some(Band {
-            low_pct: -20.0,
-            high_pct: 5.0,
-        }),
-        (Kind::Flush, false) => Some(Band {
-            low_pct: -35.0,
-            high_pct: -20.0,
-        }),
-        (Kind::NoCopyWait, _) => Some(Band {
-            low_pct: -40.0,
-            high_pct: -25.0,
-        }),
-        (Kind::Drives | Kind::ClusterCable, _) => None,
+    //
+    // At QD4 and QD16 (the same script with --qd, with the probe,
+    // 2026-12-07): the flush caps, PLP and like:osd.0 on size 3 −15 to +17 %
+    // (QD4 medians −8 to −10 %, QD16 +2 to +11 %); the flush cap on size 1
+    // −14 to +6 %; no-copy-wait against size 1 −44 to −57 % (at depth the
+    // OSDs' CPU is the limit, and one copy needs a third of it). At 64 KiB
+    // QD1: size 3 −25 to +10 %; size 1 −19 to +19 %; no-copy-wait −23 to
+    // −35 %.
+    let band = |low_pct, high_pct| Some(Band { low_pct, high_pct });
+    match (kind, copies, paced, deep) {
+        (Kind::Flush, true, _, true) => band(-15.0, 20.0),
+        (Kind::Flush, false, _, true) => None,
+        (Kind::NoCopyWait, _, _, true) => band(-60.0, -40.0),
+        (Kind::Flush, true, false, false) => band(-20.0, 5.0),
+        (Kind::Flush, true, true, false) => band(-30.0, 15.0),
+        (Kind::Flush, false, false, false) => band(-35.0, -20.0),
+        (Kind::Flush, false, true, false) => band(-35.0, 20.0),
+        (Kind::NoCopyWait, ..) => band(-40.0, -20.0),
+        (Kind::Drives | Kind::ClusterCable, ..) => None,
     }
-}
-
-/// One what-if projection of one job.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Projection {
-    /// What kind of change.
-    pub kind: Kind,
-    /// The change in words, e.g. "PLP drives (a flush of 0.1 ms)".
-    pub what: String,
-    /// Where the replacing figures come from.
-    pub reference: String,
-    /// The measured mean completion latency, ns.
-    pub mean_ns: f64,
-    /// The projected mean, ns.
-    pub projected_mean_ns: f64,
-    /// The measured IOPS.
-    pub iops: f64,
-    /// The projected IOPS (null where it cannot be projected: see `iops_basis`).
-    pub projected_iops: Option<f64>,
-    /// How the IOPS was projected, or why not.
-    pub iops_basis: String,
-    /// The parts that moved.
-    pub parts: Vec<ProjectedPart>,
-    /// What the projection assumes.
-    pub assumptions: Vec<String>,
-    /// Why the change moves nothing, where it binds nothing (a cap above
-    /// every flush, a pool without copies).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub unchanged: Option<String>,
-    /// What the change was held to, where it asked for more than the
-    /// measured part holds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub clamped: Option<String>,
-    /// Where the change moves the ops' pace, how far a pool measured after
-    /// such a change lay from a projection of this kind on the project's rig.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub band: Option<Band>,
 }
 
 impl Projection {
@@ -234,8 +169,9 @@ fn project(
     moved: Vec<ProjectedPart>,
     assumptions: Vec<String>,
     unchanged: Option<String>,
-    bound: Option<CpuBound>,
+    limits: Limits,
 ) -> Option<Projection> {
+    let mut assumptions = assumptions;
     let delta: f64 = moved.iter().map(|p| p.projected_ns - p.measured_ns).sum();
     // (NaN is not positive either.)
     let positive = |x: f64| x > 0.0;
@@ -253,7 +189,40 @@ fn project(
     if !positive(projected) {
         return None;
     }
-    let (projected_iops, iops_basis, projected) = project_iops(job, a, projected, bound.as_ref());
+    // The faster pace: what the kept parts lose of their wake-ups.
+    let mut pace_ns = None;
+    match limits
+        .pace
+        .filter(|_| unchanged.is_none() && projected < a.mean_ns)
+    {
+        Some(p) => {
+            let moved_ns: f64 = moved.iter().map(|m| m.measured_ns).sum();
+            let kept = a.mean_ns - moved_ns - share(a, Part::PublicNetwork).unwrap_or(0.0);
+            let gap = job_gap_ns(job);
+            let cut = pace_cut(&p, gap, a.mean_ns, projected).min(kept.max(0.0));
+            if cut > 0.0 {
+                projected -= cut;
+                pace_ns = Some(cut);
+                let at = |g: f64| p.read_ns_at(g).map_or("?".into(), ms);
+                assumptions.push(format!(
+                    "at the faster pace the path's threads wake from idle sooner: {} ms of what \
+                     is kept comes off (the pace probe after the run: a 4 KiB read took {} ms \
+                     at this run's {} ms between ops, {} ms at the projected {} ms)",
+                    ms(cut),
+                    at(gap),
+                    ms(gap),
+                    at(gap * projected / a.mean_ns),
+                    ms(gap * projected / a.mean_ns)
+                ));
+            }
+        }
+        None if kind == Kind::Flush && unchanged.is_none() => {
+            assumptions.push(kept_at_a_slow_pace());
+        }
+        None => {}
+    }
+    let (projected_iops, iops_basis, projected) =
+        project_iops(job, a, projected, limits.cpu.as_ref());
     // A pool with copies: its split waited for some.
     let copies = [
         Part::ClusterNetwork,
@@ -274,11 +243,70 @@ fn project(
         iops_basis,
         parts: moved,
         assumptions,
-        band: band_of(kind, copies)
+        band: band_of(kind, copies, pace_ns.is_some(), limits.deep)
             .filter(|_| (projected - a.mean_ns).abs() >= BAND_FROM * a.mean_ns),
         unchanged,
         clamped: None,
+        pace_ns,
     })
+}
+
+/// The job's time from one op's start to the next's, ns.
+fn job_gap_ns(job: &JobReport) -> f64 {
+    if job.iops > 0.0 {
+        1e9 / job.iops
+    } else {
+        0.0
+    }
+}
+
+/// What a projection is held to beside its moved parts.
+#[derive(Debug, Clone, Default)]
+struct Limits {
+    /// The OSDs' CPU (see [`CpuBound`]).
+    cpu: Option<CpuBound>,
+    /// The run's pace probe, for a closed-loop write job.
+    pace: Option<PaceProbe>,
+    /// The job kept more than one op in flight (its bands differ).
+    deep: bool,
+}
+
+/// The limits of `job` of `result`.
+fn limits(result: &BenchResult, job: &JobReport) -> Limits {
+    Limits {
+        cpu: cpu_bound(result, job),
+        pace: result
+            .pace
+            .clone()
+            .filter(|_| job.rate.is_none() && job.op == "write"),
+        deep: queue_depth(result) > 1,
+    }
+}
+
+/// The ops `result`'s workload keeps in flight: rados `-t`, rbd iodepth ×
+/// numjobs.
+fn queue_depth(result: &BenchResult) -> u64 {
+    match &result.workload {
+        crate::result::Workload::Rados(w) => w.concurrent_ios,
+        crate::result::Workload::Rbd(w) => w.iodepth * w.numjobs,
+    }
+}
+
+/// What the wake-ups lose from a mean of `mean_ns` (ops `gap_ns` apart) to
+/// a projected `projected_ns`, ns: the time between ops scales with the
+/// mean (a closed loop), and a read at each pace takes what the probe
+/// measured at it ([`PaceProbe::read_ns_at`]); solved for the mean they
+/// land on.
+fn pace_cut(p: &PaceProbe, gap_ns: f64, mean_ns: f64, projected_ns: f64) -> f64 {
+    let Some(at_run) = p.read_ns_at(gap_ns) else {
+        return 0.0;
+    };
+    let mut m = projected_ns;
+    for _ in 0..16 {
+        let at = p.read_ns_at(gap_ns * m / mean_ns).unwrap_or(at_run);
+        m = projected_ns - (at_run - at).max(0.0);
+    }
+    (projected_ns - m).max(0.0)
 }
 
 /// The IOPS at a projected mean, its basis (see the module's docs), and
@@ -474,7 +502,7 @@ pub fn onto_drives(
         moved,
         assumptions,
         None,
-        None,
+        Limits::default(),
     )
 }
 
@@ -823,7 +851,6 @@ fn with_flush(
                 .into(),
         );
     }
-    assumptions.push(kept_at_a_slow_pace());
     project(
         job,
         a,
@@ -833,7 +860,7 @@ fn with_flush(
         moved,
         assumptions,
         unchanged,
-        cpu_bound(result, job),
+        limits(result, job),
     )
 }
 
@@ -942,7 +969,7 @@ pub fn with_cluster_cable(
         moved,
         assumptions,
         None,
-        cpu_bound(result, job),
+        limits(result, job),
     )?;
     p.clamped = clamped;
     Some(p)
@@ -994,7 +1021,7 @@ pub fn without_copies(result: &BenchResult, job: &JobReport) -> Option<Projectio
                 .into(),
         ],
         unchanged,
-        cpu_bound(result, job),
+        limits(result, job),
     )
 }
 
@@ -1034,7 +1061,7 @@ pub fn cpu_bound(result: &BenchResult, job: &JobReport) -> Option<CpuBound> {
     for o in &result.osds {
         let c = o.cpu.as_ref()?;
         let used = c.cores_busy?;
-        let cores = crate::cpu::limit_cores(c)?;
+        let cores = crate::explain::cpu::limit_cores(c)?;
         let host = c.host.clone().unwrap_or_else(|| "this host".into());
         match hosts.iter_mut().find(|h| h.host == host) {
             Some(h) => {
@@ -1250,10 +1277,10 @@ pub fn annotate(result: &mut BenchResult, slow_osds: &[i32]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::attribution::attribute;
-    use crate::attribution::tests::pool_result;
+    use crate::explain::attribute;
+    use crate::explain::attribution::tests::pool_result;
+    use crate::result::counters::AvgDelta;
     use crate::result::{ClientLoad, RateReport, ScheduleError};
-    use crate::telemetry::counters::AvgDelta;
 
     fn part(p: &Projection, part: Part) -> Option<(f64, f64)> {
         p.parts
@@ -1323,7 +1350,7 @@ mod tests {
             .starts_with("PLP drives (a flush of 0.1 ms): mean "));
         // It halves the mean: the ops' pace changes, which the projection
         // keeps as measured, so it carries its kind's measured band.
-        assert_eq!(p.band, band_of(Kind::Flush, true));
+        assert_eq!(p.band, band_of(Kind::Flush, true, false, false));
         let band = "ms (−20/+5 % on the project's rig), IOPS";
         assert!(p.line().contains(band), "{}", p.line());
         // Unasked: PLP and "like osd.0" (the verdict names osd.2), each
@@ -1344,6 +1371,64 @@ mod tests {
             ],
             "{kinds:?}"
         );
+    }
+
+    /// The pace probe: a read's latency at a gap, linear in the gap's
+    /// logarithm between the sets; and the mean a projection lands on,
+    /// solved by hand for sets (gap, mean) of (0.3, 0.3) back to back,
+    /// (0.5, 0.36), (1, 0.4), (2, 0.5), (4, 0.6), (8, 0.76) ms and a run of
+    /// 8 ms between ops projected to 1.8 ms before its pace: m = 1.8 − (0.76
+    /// − (0.4 + 0.1 log2 m)), m = 1.498336 ms, so 0.301664 ms off.
+    #[test]
+    fn the_pace_takes_off_the_wake_ups_the_faster_pace_saves() {
+        let p = PaceProbe {
+            sets: [
+                (0.3, 0.3),
+                (8.0, 0.76),
+                (0.5, 0.36),
+                (1.0, 0.4),
+                (2.0, 0.5),
+                (4.0, 0.6),
+            ]
+            .iter()
+            .map(|&(g, m): &(f64, f64)| crate::result::PaceSet {
+                gap_ns: g * 1e6,
+                reads: 40,
+                mean_ns: m * 1e6,
+            })
+            .collect(),
+        };
+        assert_eq!(p.read_ns_at(20e6), Some(0.76e6));
+        assert_eq!(p.read_ns_at(0.1e6), Some(0.3e6));
+        // Between 2 and 4 ms: 0.5 + 0.1 ln 1.5 / ln 2.
+        assert!((p.read_ns_at(3e6).unwrap() - 0.5584963e6).abs() < 1.0);
+        let cut = pace_cut(&p, 8e6, 8e6, 1.8e6);
+        assert!((cut - 0.301664e6).abs() < 1.0, "{cut}");
+        // No faster pace, nothing off.
+        assert_eq!(pace_cut(&p, 8e6, 8e6, 8e6), 0.0);
+        // Applied to a projection: the PLP drives of a slow pool come that
+        // much lower, say so, and a change that binds nothing stays put.
+        let mut r = slow_osd2();
+        attribute(&mut r);
+        let before = with_plp(&r, &r.jobs[0]).unwrap();
+        assert_eq!(before.pace_ns, None);
+        r.pace = Some(p.clone());
+        let job = &r.jobs[0];
+        let after = with_plp(&r, job).unwrap();
+        let off = after.pace_ns.expect("a pace cut");
+        let mean = job.attribution.as_ref().unwrap().mean_ns;
+        let want = pace_cut(&p, 1e9 / job.iops, mean, before.projected_mean_ns);
+        assert!((off - want).abs() < 1.0, "{off} vs {want}");
+        assert!((before.projected_mean_ns - after.projected_mean_ns - off).abs() < 1.0);
+        assert!(
+            after
+                .assumptions
+                .iter()
+                .any(|a| a.contains("wake from idle sooner")),
+            "{after:?}"
+        );
+        let same = asked(&r, job, Ask::Flush(100e6)).unwrap();
+        assert_eq!((same.projected_mean_ns, same.pace_ns), (same.mean_ns, None));
     }
 
     /// A change that binds nothing moves nothing: a flush cap above every
@@ -1437,13 +1522,7 @@ mod tests {
     /// had been the copies' wait.
     #[test]
     fn a_slow_primarys_own_commit_is_the_later_despite_a_small_wait() {
-        let mut r = pool_result(
-            [7.0, 6.63, 7.0],
-            [0.7, 6.9, 0.7],
-            [0.5, 6.6, 0.5],
-            [0.3, 6.4, 0.3],
-        );
-        attribute(&mut r);
+        let r = crate::explain::attribution::tests::one_slow_primary();
         let job = &r.jobs[0];
         let p = like_osd(&r, job, 0).unwrap();
         let gain = (p.mean_ns - p.projected_mean_ns) / 1e6;

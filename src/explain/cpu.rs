@@ -1,10 +1,12 @@
 //! Pure: each OSD's CPU figures (cores busy, CPU µs per client op and per
-//! OSD op) from what [`crate::telemetry::osdcpu`] read into the result, the
+//! OSD op) from what `telemetry::osdcpu` read into the result, the
 //! pool's, and the verdict on whether an OSD's CPU, not its drive, set the
 //! pace (docs/explain.md, *CPU per op*).
 #![forbid(unsafe_code)]
 
-use crate::result::{BenchResult, OsdCpu, OsdReport};
+use crate::explain::drive::{drive_flush_ns, SLOW_DRIVE_FLUSH_NS};
+use crate::result::{BenchResult, OsdCpu, OsdReport, AGENT_THERE};
+use crate::units::osd_list;
 
 /// An OSD that used at least this share of the cores it may use (its
 /// affinity, its cgroup's quota, the host's CPUs: the fewest) had no more
@@ -126,15 +128,6 @@ pub fn at_its_limit(o: &OsdReport) -> bool {
         .is_some_and(|b| matches!(b, Bound::Used { .. }))
 }
 
-/// The OSD's drive flush as the drive verdicts judge it: its mean RocksDB
-/// WAL commit per kv sync round, ns (over enough rounds).
-fn drive_flush_ns(o: &OsdReport) -> Option<f64> {
-    let c = o.counters.as_ref().filter(|c| !c.reset)?;
-    c.kv_commit_lat
-        .filter(|d| d.count >= crate::attribution::MIN_FLUSH_ROUNDS)?
-        .mean_ns
-}
-
 /// The findings on the OSDs whose CPU set the pace (see [`verdict`]): one
 /// line per OSD that used what it may use, naming what it used, what limits
 /// it, the client IOPS it served as primary and its drive's flush (four or
@@ -161,7 +154,7 @@ pub fn findings(result: &BenchResult) -> Vec<String> {
             "{}: each used {lo:.2}–{hi:.2} cores, at least {:.0} % of the cores it may use: \
              CPU-bound — the OSDs' CPU, not their drives, sets the pace; more or faster cores (or \
              fewer OSDs per core) would raise it",
-            crate::attribution::osd_list(&ids),
+            osd_list(&ids),
             BOUND_SHARE * 100.0
         ));
     } else {
@@ -225,7 +218,7 @@ pub fn findings(result: &BenchResult) -> Vec<String> {
             "{}{on}: used {lo:.2}–{hi:.2} cores each while the CPUs they may run on were {busy} \
              busy (every process on them, this host's others included): CPU-bound — the host's \
              CPU, not the drives, sets the pace",
-            crate::attribution::osd_list(&ids)
+            osd_list(&ids)
         ));
     }
     out
@@ -262,12 +255,12 @@ fn per_op(o: &OsdReport, c: &OsdCpu) -> String {
 /// file-backed OSD's from 1.2 to 5–6 ms here), beside busy CPUs it may not.
 fn drive_words(o: &OsdReport, at_limit: bool) -> String {
     match drive_flush_ns(o) {
-        Some(f) if f >= crate::attribution::SLOW_DRIVE_FLUSH_NS && at_limit => format!(
+        Some(f) if f >= SLOW_DRIVE_FLUSH_NS && at_limit => format!(
             "; its flush timer ({:.2} ms per kv sync round) includes its kv sync thread's wait \
              for CPU, so its drive is not judged on it",
             f / 1e6
         ),
-        Some(f) if f >= crate::attribution::SLOW_DRIVE_FLUSH_NS => format!(
+        Some(f) if f >= SLOW_DRIVE_FLUSH_NS => format!(
             "; its flush timer is long too ({:.2} ms per kv sync round), waits for CPU included",
             f / 1e6
         ),
@@ -374,7 +367,7 @@ fn not_measured(result: &BenchResult) -> Vec<String> {
         .map(|(h, ids)| {
             format!(
                 "{} {} on host {h}, not here; {AGENT_THERE}",
-                crate::attribution::osd_list(ids),
+                osd_list(ids),
                 if ids.len() == 1 { "runs" } else { "run" }
             )
         })
@@ -382,9 +375,6 @@ fn not_measured(result: &BenchResult) -> Vec<String> {
     out.extend(other);
     out
 }
-
-/// How the reason for an OSD on another host ends.
-pub const AGENT_THERE: &str = "run an agent there";
 
 /// One line on the pool's OSDs' CPU for the reports: `CPU: the pool's 3
 /// OSDs used 1.23 cores, 410 µs per client op`, or what was not measured.
@@ -475,8 +465,8 @@ pub fn any(result: &BenchResult) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::result::counters::OsdCounters;
     use crate::result::OsdClientRow;
-    use crate::telemetry::counters::OsdCounters;
 
     fn counters(op_w: u64, subop_w: u64, flush_ms: f64) -> OsdCounters {
         serde_json::from_value(serde_json::json!({
@@ -582,7 +572,7 @@ mod tests {
         other.counters = Some(counters(3_300, 6_000, 0.5));
         let r = result(vec![other.clone(), capped.clone()]);
         assert!(at_its_limit(&r.osds[1]) && !at_its_limit(&r.osds[0]));
-        assert!(crate::attribution::slow_drives(&r).is_empty());
+        assert!(crate::explain::attribution::slow_drives(&r).is_empty());
         let f = findings(&r);
         assert!(
             f[0].ends_with(
@@ -594,7 +584,7 @@ mod tests {
         // Without the quota the same flush names the drive.
         capped.cpu = Some(measured(2.0, 10.0, 2, None, 0.9));
         assert_eq!(
-            crate::attribution::slow_drives(&result(vec![other, capped])),
+            crate::explain::attribution::slow_drives(&result(vec![other, capped])),
             [1]
         );
     }

@@ -32,13 +32,12 @@
 //! or ended near it.
 #![forbid(unsafe_code)]
 
-use serde::{Deserialize, Serialize};
-
-use crate::disrupt::{Action, Disruption};
 use crate::progress::{typical_interval, Sample};
+use crate::result::changes::{Change, OsdMove, Phase};
+use crate::result::cluster::{ClusterEvent, ClusterState};
+use crate::result::counters::{AvgDelta, OsdCounters};
+use crate::result::disruption::{Action, Disruption};
 use crate::result::{BenchResult, OsdReport};
-use crate::telemetry::counters::{AvgDelta, OsdCounters};
-use crate::telemetry::quiet::{ClusterEvent, ClusterState};
 use crate::units::ms_prose as ms;
 
 /// Fewest intervals on each side of a change.
@@ -63,23 +62,6 @@ pub const OSD_MIN_COUNT: u64 = 5;
 /// any wobble look significant otherwise.
 const MIN_SIGMA: f64 = 0.01;
 
-/// A lasting change of a job's per-interval figures (`jobs[].changes[]`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Change {
-    /// When it began: the start of the first interval after it, seconds
-    /// from the run's start (the timeline's clock, ramp included).
-    pub t_s: f64,
-    /// The stretch before it (from the previous change, or the measured
-    /// start).
-    pub before: Phase,
-    /// The stretch after it (to the next change, or the end).
-    pub after: Phase,
-    /// The OSD counters that moved with it, deepest first per OSD.
-    pub osds: Vec<OsdMove>,
-    /// The cluster events that began or ended near it.
-    pub events: Vec<ClusterEvent>,
-}
-
 impl Change {
     /// The IOPS move in words, e.g. `−59 %` (empty when there were no
     /// IOPS before it).
@@ -94,35 +76,6 @@ impl Change {
             String::new()
         }
     }
-}
-
-/// One side of a change.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Phase {
-    /// Start, seconds from the run's start.
-    pub from_s: f64,
-    /// End, seconds from the run's start.
-    pub to_s: f64,
-    /// Ops over the stretch's intervals / their length.
-    pub iops: f64,
-    /// Mean completion latency of the stretch's ops, ns.
-    pub mean_ns: f64,
-    /// The median of the stretch's per-interval p99s, ns (null where the
-    /// intervals kept no percentiles).
-    pub p99_ns: Option<f64>,
-}
-
-/// An OSD counter that moved with a change.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct OsdMove {
-    /// The OSD id.
-    pub osd: i32,
-    /// Ceph's counter, e.g. `kv_sync_lat`.
-    pub counter: String,
-    /// Its mean over the counter samples wholly before the change, ns.
-    pub before_ns: f64,
-    /// Its mean over those wholly after it, ns.
-    pub after_ns: f64,
 }
 
 /// The latency counters looked at, deepest (closest to the drive) first:
@@ -236,16 +189,7 @@ fn series(pts: &[Point]) -> [Vec<f64>; 2] {
 }
 
 fn median(v: &mut [f64]) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
+    crate::stats::median(v).unwrap_or(0.0)
 }
 
 fn median_of(v: &[f64]) -> f64 {
@@ -674,7 +618,7 @@ fn thousands(x: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::telemetry::counters::CounterSample;
+    use crate::result::counters::CounterSample;
 
     /// A 1 s timeline of `iops` per second (mean = `qd` / IOPS, p99 twice
     /// the mean), after a `ramp` of seconds.
@@ -740,6 +684,47 @@ mod tests {
             assert!((c[0].before.iops / 1480.0 - 1.0).abs() < 0.1);
             assert!((c[0].after.iops / 610.0 - 1.0).abs() < 0.1);
             assert!(c[0].after.p99_ns > c[0].before.p99_ns);
+        }
+    }
+
+    /// A slow wander of ln IOPS (AR(1), φ = 0.95: each second leans on the
+    /// last, as a host's load drifts) scaled so that its highest and lowest
+    /// seconds are `span` apart, with ±3 % of per-second noise on top.
+    fn drift(n: usize, span: f64, seed: u64) -> Vec<f64> {
+        let steps = noisy(&vec![1.0; n], 1.0, seed ^ 0x5eed);
+        let mut d = vec![0.0f64; n];
+        for i in 1..n {
+            d[i] = 0.95 * d[i - 1] + 0.05 * (steps[i] - 1.0);
+        }
+        let (lo, hi) = d
+            .iter()
+            .fold((f64::MAX, f64::MIN), |(l, h), v| (l.min(*v), h.max(*v)));
+        let level: Vec<f64> = d
+            .iter()
+            .map(|v| 1000.0 * (span.ln() * (v - lo) / (hi - lo)).exp())
+            .collect();
+        noisy(&level, 0.03, seed)
+    }
+
+    #[test]
+    fn a_drift_below_the_factor_is_no_change_and_a_step_on_it_is_one() {
+        for seed in 0..50 {
+            // The drift reaches 1.4x, just short of the 1.5x a change needs,
+            // and the per-second noise is small, so the σ test passes
+            // everywhere: only the factor keeps the detector quiet.
+            let x = drift(60, 1.4, seed);
+            let c = job_changes(&timeline(&x, 4.0, 2), &[], None).unwrap();
+            assert!(c.is_empty(), "seed {seed}: {c:#?}");
+            // The same drift with the pool halving its IOPS from 30 s on:
+            // one change, where it began.
+            let stepped: Vec<f64> = x
+                .iter()
+                .enumerate()
+                .map(|(i, v)| if i < 30 { *v } else { v / 2.5 })
+                .collect();
+            let c = job_changes(&timeline(&stepped, 4.0, 2), &[], None).unwrap();
+            assert_eq!(c.len(), 1, "seed {seed}: {c:#?}");
+            assert!((c[0].t_s - 32.0).abs() <= 2.0, "seed {seed}: {c:#?}");
         }
     }
 

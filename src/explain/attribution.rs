@@ -75,9 +75,11 @@
 //! when the counters' window (ramp included) and the client's differ.
 #![forbid(unsafe_code)]
 
+use super::drive::{MIN_FLUSH_ROUNDS, SLOW_DRIVE_FLUSH_NS};
+use crate::result::counters::OsdCounters;
+use crate::result::ops::OpEvidence;
 use crate::result::{Attribution, BenchResult, Part, ReplicaSet, Share};
-use crate::telemetry::counters::OsdCounters;
-use crate::telemetry::historic::OpEvidence;
+use crate::units::osd_list;
 
 /// What is known about one op kind on one primary OSD.
 #[derive(Debug, Clone, Copy)]
@@ -204,48 +206,118 @@ struct RttEstimate {
 
 /// Splits one primary OSD's mean for one op kind.
 pub fn split_osd(i: &OsdInputs<'_>) -> Attribution {
-    let mut notes = Vec::new();
-    let mut shares: Vec<Share> = Vec::new();
-    let mut push = |part, ns: Option<f64>| {
-        if let Some(ns) = ns.filter(|v| v.is_finite()) {
-            shares.push(Share { part, ns });
-        }
-    };
-    notes.push(CLIENT_NOTE.to_string());
+    let mut parts = SplitParts::default();
+    parts.note(CLIENT_NOTE);
     let evidence = i.evidence.filter(|e| e.ops >= MIN_EVIDENCE_OPS);
     if let Some(ev) = evidence {
-        return split_from_records(i, ev, shares, notes);
+        return split_from_records(i, ev, parts.shares, parts.notes);
     }
-    // The payload's time on the wire, at the path's measured bandwidth.
+    let payload = public_network_share(i, &mut parts);
+    let c = i.counters.filter(|c| !c.reset);
+    if i.counters.is_some_and(|c| c.reset) {
+        parts.note("the OSD's counters were reset during the run (restart?)");
+    }
+    match (i.op, c) {
+        (_, None) => {
+            parts.note("no OSD counters: queue, OSD and replication time stay unattributed")
+        }
+        ("write", Some(c)) => write_shares(i, c, payload, &mut parts),
+        ("read", Some(c)) => {
+            let (op, process) = (mean_ns(c.op_r_latency), mean_ns(c.op_r_process_latency));
+            parts.push(Part::OsdQueue, op.zip(process).map(|(o, p)| o - p));
+            parts.push(Part::OsdLocal, process);
+            if i.erasure {
+                // The primary gathers the other shards over the cluster
+                // network: not 0, just not timed apart.
+                parts.note(EC_READ_NOTE);
+            } else {
+                parts.push(Part::ClusterNetwork, Some(0.0));
+                parts.push(Part::Replica, Some(0.0));
+            }
+        }
+        _ => {}
+    }
+    finish(i.client_mean_ns, parts.shares, parts.notes)
+}
+
+/// The shares and notes of a split from the counters, as they are found.
+#[derive(Default)]
+struct SplitParts {
+    shares: Vec<Share>,
+    notes: Vec<String>,
+}
+
+impl SplitParts {
+    /// Adds `part` when its time is known and finite.
+    fn push(&mut self, part: Part, ns: Option<f64>) {
+        if let Some(ns) = ns.filter(|v| v.is_finite()) {
+            self.shares.push(Share { part, ns });
+        }
+    }
+
+    fn note(&mut self, note: impl Into<String>) {
+        self.notes.push(note.into());
+    }
+}
+
+/// A counter's mean over the run (ns), when it counted.
+fn mean_ns(d: Option<crate::result::counters::AvgDelta>) -> Option<f64> {
+    d.and_then(|d| d.mean_ns)
+}
+
+/// The public network's share: the round trip and, at the path's measured
+/// bandwidth, the op's payload on the wire, which it returns (ns).
+fn public_network_share(i: &OsdInputs<'_>, parts: &mut SplitParts) -> Option<f64> {
     let payload = i
         .bandwidth
         .filter(|b| *b > 0.0 && i.rtt_ns.is_some())
         .map(|bw| i.op_bytes / bw * 1e9);
     match (i.rtt_ns, payload) {
         (Some(r), Some(p)) => {
-            push(Part::PublicNetwork, Some(r + p));
+            parts.push(Part::PublicNetwork, Some(r + p));
             // One wording for every OSD, so a job's notes stay one line each.
-            notes.push(
+            parts.note(
                 "public network = round trip + the op's payload at the path's bandwidth \
-                 (measured with ICMP echoes; per OSD under the round trips)"
-                    .into(),
+                 (measured with ICMP echoes; per OSD under the round trips)",
             );
         }
-        (None, _) => notes.push("no client RTT to this OSD: public network not split out".into()),
+        (None, _) => parts.note("no client RTT to this OSD: public network not split out"),
         (Some(r), None) => {
-            push(Part::PublicNetwork, Some(r));
-            notes.push(
+            parts.push(Part::PublicNetwork, Some(r));
+            parts.note(
                 "no path bandwidth (ICMP echo needs root or CAP_NET_RAW): the payload's \
                  transfer time is not in the network share (writes: in OSD queue; \
-                 reads: unattributed)"
-                    .into(),
+                 reads: unattributed)",
             );
         }
     }
     if let (Some(_), Some(m)) = (i.rtt_ns, i.rtt_method) {
-        notes.push(format!(
+        parts.note(format!(
             "round trip = the fastest {m} of the run's probes (robust to a loaded host)"
         ));
+    }
+    payload
+}
+
+/// A local time less the device flush in it, and the flush (capped at the
+/// local time; `None` without the flush timers).
+fn less_flush(local: f64, flush: Option<f64>) -> (f64, Option<f64>) {
+    let f = flush.map(|f| f.clamp(0.0, local.max(0.0)));
+    (local - f.unwrap_or(0.0), f)
+}
+
+/// A write's shares from the primary's counters: queue, local (less the
+/// device flush) and, beyond a size-1 pool, the wait for the copies.
+fn write_shares(i: &OsdInputs<'_>, c: &OsdCounters, payload: Option<f64>, parts: &mut SplitParts) {
+    let (op, process) = (mean_ns(c.op_w_latency), mean_ns(c.op_w_process_latency));
+    let queue = op.zip(process).map(|(o, p)| o - p);
+    if let (Some(q), Some(p)) = (queue, payload) {
+        if p > q {
+            parts.note(
+                "the payload's transfer estimate exceeds the OSD's queue time: \
+                 the queue share is 0",
+            );
+        }
     }
     // A write's payload arrives after the OSD's receive stamp, inside
     // op_w − process: take it out of the queue share (never below zero).
@@ -253,146 +325,117 @@ pub fn split_osd(i: &OsdInputs<'_>) -> Attribution {
         let moved = payload.unwrap_or(0.0).min(queue.max(0.0));
         queue - moved
     };
-    let c = i.counters.filter(|c| !c.reset);
-    if i.counters.is_some_and(|c| c.reset) {
-        notes.push("the OSD's counters were reset during the run (restart?)".into());
+    parts.push(Part::OsdQueue, queue.map(unqueue));
+    if i.op_bytes > SMALL_WRITE_BYTES {
+        parts.note(RECEIVE_NOTE);
     }
-    let mean = |d: Option<crate::telemetry::counters::AvgDelta>| d.and_then(|d| d.mean_ns);
-    match (i.op, c) {
-        (_, None) => {
-            notes.push("no OSD counters: queue, OSD and replication time stay unattributed".into())
-        }
-        ("write", Some(c)) => {
-            let (op, process) = (mean(c.op_w_latency), mean(c.op_w_process_latency));
-            let queue = op.zip(process).map(|(o, p)| o - p);
-            if let (Some(q), Some(p)) = (queue, payload) {
-                if p > q {
-                    notes.push(
-                        "the payload's transfer estimate exceeds the OSD's queue time: \
-                         the queue share is 0"
-                            .into(),
-                    );
-                }
-            }
-            push(Part::OsdQueue, queue.map(unqueue));
-            if i.op_bytes > SMALL_WRITE_BYTES {
-                notes.push(RECEIVE_NOTE.into());
-            }
-            // The objectstore's wait on the device, out of the local share.
-            let flush = mean(c.state_kv_queued_lat)
-                .zip(mean(c.state_kv_commiting_lat))
-                .map(|(q, k)| q + k);
-            if flush.is_none() {
-                notes.push(
-                    "no BlueStore kv state timers (memstore, or an objectstore without them): \
-                     no device flush share, it stays in OSD local"
-                        .into(),
-                );
-            }
-            // (local without the flush, the flush), the flush capped at the local share.
-            let split = |local: f64| {
-                let f = flush.map(|f| f.clamp(0.0, local.max(0.0)));
-                (local - f.unwrap_or(0.0), f)
-            };
-            if i.pool_size <= 1 {
-                let (local, f) = process.map(split).unzip();
-                push(Part::OsdLocal, local);
-                push(Part::DeviceFlush, f.flatten());
-                push(Part::ClusterNetwork, Some(0.0));
-                push(Part::Replica, Some(0.0));
-                notes.push("size-1 pool: no replication share".into());
-            } else {
-                let prepare = mean(c.op_w_prepare_latency);
-                let commit = mean(c.commit_lat);
-                if commit.is_none() {
-                    notes.push(
-                        "the objectstore reports no commit latency (memstore?): \
-                         local commit taken as 0"
-                            .into(),
-                    );
-                }
-                // The primary's own transaction starts inside prepare
-                // (execute_ctx ends in issue_repop → queue_transactions):
-                // that much of commit_lat lies before prepare's stamp.
-                let overlap = mean(c.submit_lat);
-                if overlap.is_none() && commit.is_some() {
-                    notes.push(
-                        "no BlueStore submit_lat: the part of the local commit that runs inside \
-                         prepare is not taken off it (large writes then understate the wait \
-                         for the replicas)"
-                            .into(),
-                    );
-                }
-                match process.zip(prepare) {
-                    Some((p, pr)) => {
-                        let wait = (p - pr).max(0.0);
-                        let own = (commit.unwrap_or(0.0) - overlap.unwrap_or(0.0)).max(0.0);
-                        let repl = (wait - own).clamp(0.0, wait);
-                        let (local, f) = split(p - repl);
-                        push(Part::OsdLocal, Some(local));
-                        push(Part::DeviceFlush, f);
-                        match i.replica_ns {
-                            Some(s) => {
-                                let replica = (s - commit.unwrap_or(0.0)).clamp(0.0, repl);
-                                push(Part::Replica, Some(replica));
-                                let (cable, msgr) = cable_split(repl - replica, i.back_rtt_ns);
-                                push(Part::ClusterNetwork, Some(cable));
-                                push(Part::Messengers, msgr);
-                                notes.push(if i.back_rtt_ns.is_some() {
-                                    format!(
-                                        "the OSDs' round trip = the primary's wait for its \
-                                         replicas beyond its own commit, less the slowest \
-                                         replica's own repop time (subop_w); {}; replica = that \
-                                         repop time beyond the primary's own commit",
-                                        messengers_note(true)
-                                    )
-                                } else {
-                                    "cluster network = the primary's wait for its replicas beyond \
-                                     its own commit, less the slowest replica's own repop time \
-                                     (subop_w): the back network both ways, both OSDs' messengers \
-                                     and the primary's own commit callback waiting to run (no \
-                                     counter times it; --op-history takes it out); replica = that \
-                                     repop time beyond the primary's own commit"
-                                        .into()
-                                });
-                            }
-                            None => {
-                                push(Part::Replication, Some(repl));
-                                notes.push(if i.erasure {
-                                    EC_NOTE.into()
-                                } else {
-                                    "replication not split into cluster network and replica: \
-                                     the replicas' subop_w counters were not read (they need \
-                                     osd 'allow *' on every replica OSD)"
-                                        .into()
-                                });
-                            }
-                        }
-                    }
-                    None => {
-                        let (local, f) = process.map(split).unzip();
-                        push(Part::OsdLocal, local);
-                        push(Part::DeviceFlush, f.flatten());
-                    }
-                }
-            }
-        }
-        ("read", Some(c)) => {
-            let (op, process) = (mean(c.op_r_latency), mean(c.op_r_process_latency));
-            push(Part::OsdQueue, op.zip(process).map(|(o, p)| o - p));
-            push(Part::OsdLocal, process);
-            if i.erasure {
-                // The primary gathers the other shards over the cluster
-                // network: not 0, just not timed apart.
-                notes.push(EC_READ_NOTE.into());
-            } else {
-                push(Part::ClusterNetwork, Some(0.0));
-                push(Part::Replica, Some(0.0));
-            }
-        }
-        _ => {}
+    // The objectstore's wait on the device, out of the local share.
+    let flush = mean_ns(c.state_kv_queued_lat)
+        .zip(mean_ns(c.state_kv_commiting_lat))
+        .map(|(q, k)| q + k);
+    if flush.is_none() {
+        parts.note(
+            "no BlueStore kv state timers (memstore, or an objectstore without them): \
+             no device flush share, it stays in OSD local",
+        );
     }
-    finish(i.client_mean_ns, shares, notes)
+    if i.pool_size <= 1 {
+        let (local, f) = process.map(|p| less_flush(p, flush)).unzip();
+        parts.push(Part::OsdLocal, local);
+        parts.push(Part::DeviceFlush, f.flatten());
+        parts.push(Part::ClusterNetwork, Some(0.0));
+        parts.push(Part::Replica, Some(0.0));
+        parts.note("size-1 pool: no replication share");
+    } else {
+        replicated_write_shares(i, c, (process, flush), parts);
+    }
+}
+
+/// A replicated (or erasure-coded) write's local, flush and replication
+/// shares, from the primary's process time and the device flush in it.
+fn replicated_write_shares(
+    i: &OsdInputs<'_>,
+    c: &OsdCounters,
+    (process, flush): (Option<f64>, Option<f64>),
+    parts: &mut SplitParts,
+) {
+    let prepare = mean_ns(c.op_w_prepare_latency);
+    let commit = mean_ns(c.commit_lat);
+    if commit.is_none() {
+        parts.note(
+            "the objectstore reports no commit latency (memstore?): \
+             local commit taken as 0",
+        );
+    }
+    // The primary's own transaction starts inside prepare
+    // (execute_ctx ends in issue_repop → queue_transactions):
+    // that much of commit_lat lies before prepare's stamp.
+    let overlap = mean_ns(c.submit_lat);
+    if overlap.is_none() && commit.is_some() {
+        parts.note(
+            "no BlueStore submit_lat: the part of the local commit that runs inside \
+             prepare is not taken off it (large writes then understate the wait \
+             for the replicas)",
+        );
+    }
+    match process.zip(prepare) {
+        Some((p, pr)) => {
+            let wait = (p - pr).max(0.0);
+            let own = (commit.unwrap_or(0.0) - overlap.unwrap_or(0.0)).max(0.0);
+            let repl = (wait - own).clamp(0.0, wait);
+            let (local, f) = less_flush(p - repl, flush);
+            parts.push(Part::OsdLocal, Some(local));
+            parts.push(Part::DeviceFlush, f);
+            replication_shares(i, repl, commit, parts);
+        }
+        None => {
+            let (local, f) = process.map(|p| less_flush(p, flush)).unzip();
+            parts.push(Part::OsdLocal, local);
+            parts.push(Part::DeviceFlush, f.flatten());
+        }
+    }
+}
+
+/// The primary's wait for its copies (`repl`, ns) split into the replica's
+/// own repop time beyond the primary's `commit`, the cable and the
+/// messengers; one replication share when the replicas' times are unknown.
+fn replication_shares(i: &OsdInputs<'_>, repl: f64, commit: Option<f64>, parts: &mut SplitParts) {
+    match i.replica_ns {
+        Some(s) => {
+            let replica = (s - commit.unwrap_or(0.0)).clamp(0.0, repl);
+            parts.push(Part::Replica, Some(replica));
+            let (cable, msgr) = cable_split(repl - replica, i.back_rtt_ns);
+            parts.push(Part::ClusterNetwork, Some(cable));
+            parts.push(Part::Messengers, msgr);
+            parts.note(if i.back_rtt_ns.is_some() {
+                format!(
+                    "the OSDs' round trip = the primary's wait for its \
+                     replicas beyond its own commit, less the slowest \
+                     replica's own repop time (subop_w); {}; replica = that \
+                     repop time beyond the primary's own commit",
+                    messengers_note(true)
+                )
+            } else {
+                "cluster network = the primary's wait for its replicas beyond \
+                 its own commit, less the slowest replica's own repop time \
+                 (subop_w): the back network both ways, both OSDs' messengers \
+                 and the primary's own commit callback waiting to run (no \
+                 counter times it; --op-history takes it out); replica = that \
+                 repop time beyond the primary's own commit"
+                    .into()
+            });
+        }
+        None => {
+            parts.push(Part::Replication, Some(repl));
+            parts.note(if i.erasure {
+                EC_NOTE
+            } else {
+                "replication not split into cluster network and replica: \
+                 the replicas' subop_w counters were not read (they need \
+                 osd 'allow *' on every replica OSD)"
+            });
+        }
+    }
 }
 
 /// The flush share out of a local time: BlueStore's kv queue and sync
@@ -694,7 +737,7 @@ pub fn findings(result: &BenchResult) -> Vec<String> {
     out.extend(shared_findings(result));
     out.extend(flush_findings(result));
     out.extend(replication_findings(result));
-    out.extend(crate::cpu::findings(result));
+    out.extend(crate::explain::cpu::findings(result));
     out
 }
 
@@ -781,7 +824,7 @@ fn client_findings(result: &BenchResult) -> Vec<String> {
 pub(crate) fn counter_ns(
     result: &BenchResult,
     osd: i32,
-    pick: impl Fn(&OsdCounters) -> Option<crate::telemetry::counters::AvgDelta>,
+    pick: impl Fn(&OsdCounters) -> Option<crate::result::counters::AvgDelta>,
 ) -> Option<f64> {
     result
         .osds
@@ -846,7 +889,27 @@ fn replication_findings(result: &BenchResult) -> Vec<String> {
         }
         return Vec::new();
     };
-    // The replicas this pool's primaries wrote to, slowest repop first.
+    // The OSDs' round trip: the cable's share and, where the back network's
+    // own round trip was measured, the messengers' rest.
+    let messengers = share(Part::Messengers);
+    let net = cable + messengers.unwrap_or(0.0);
+    if replica >= SLOW_REPLICA_NS && replica >= 2.0 * net {
+        vec![replicas_finding(result, pool, net, replica)]
+    } else if net >= SLOW_CLUSTER_NETWORK_NS && net >= 2.0 * replica {
+        vec![cluster_network_finding(
+            result,
+            pool,
+            (cable, messengers),
+            replica,
+        )]
+    } else {
+        Vec::new()
+    }
+}
+
+/// The replicas this pool's primaries wrote to and their mean repop time
+/// (`subop_w`, ns), slowest first.
+fn replicas_by_repop(result: &BenchResult) -> Vec<(i32, f64)> {
     let mut replicas: Vec<i32> = result
         .osds
         .iter()
@@ -859,92 +922,111 @@ fn replication_findings(result: &BenchResult) -> Vec<String> {
         .filter_map(|o| counter_ns(result, *o, |c| c.subop_w_latency).map(|v| (*o, v)))
         .collect();
     by_subop.sort_by(|a, b| b.1.total_cmp(&a.1));
-    let heartbeat = back_heartbeat_ms([result]);
+    by_subop
+}
+
+/// The finding of writes that wait for their replicas' own work (`replica`,
+/// ns) more than for the cluster network (`net`): the replicas' drives or
+/// their queue and objectstore, the slowest replica named.
+fn replicas_finding(result: &BenchResult, pool: &str, net: f64, replica: f64) -> String {
     let ms = |ns: f64| ns / 1e6;
-    // The OSDs' round trip: the cable's share and, where the back network's
-    // own round trip was measured, the messengers' rest.
-    let messengers = share(Part::Messengers);
+    let by_subop = replicas_by_repop(result);
+    let slowest = slowest_replica(result, &by_subop);
+    let flush_slow = by_subop
+        .first()
+        .and_then(|(o, _)| device_flush_ns(result, *o))
+        .is_some_and(|f| f >= SLOW_FLUSH_NS);
+    // The replica share holds the repop's payload transfer where the
+    // back network's bandwidth was not measured: "not the cable" only
+    // where that transfer is small.
+    let not_cable = match payload_per_write(result) {
+        Some(b) if b > SMALL_WRITE_BYTES && back_bandwidth(result).is_none() => format!(
+            " (the cable is not ruled out: each repop carries {} that no probe timed, the \
+             back network's bandwidth was not measured)",
+            crate::units::fmt_bytes(b as u64)
+        ),
+        _ => ", not the cable".to_string(),
+    };
+    format!(
+        "pool '{pool}': each write waited {:.2} ms for its replicas beyond its own commit, \
+         {:.2} ms of it on the cluster network: {}{not_cable}{}",
+        ms(net + replica),
+        ms(net),
+        if flush_slow {
+            "the replicas' drives"
+        } else {
+            "the replicas' own work (their queue and objectstore)"
+        },
+        slowest.unwrap_or_default()
+    )
+}
+
+/// The slowest replica by repop time, its drive and device flush, against
+/// the other replicas (`by_subop`, slowest first).
+fn slowest_replica(result: &BenchResult, by_subop: &[(i32, f64)]) -> Option<String> {
+    let ms = |ns: f64| ns / 1e6;
+    by_subop.first().map(|(o, v)| {
+        let others = by_subop
+            .iter()
+            .skip(1)
+            .map(|(_, v)| *v)
+            .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
+        let flush = device_flush_ns(result, *o);
+        let drive = result
+            .osds
+            .iter()
+            .find(|x| x.osd == *o)
+            .and_then(|x| x.device.as_ref())
+            .map(|d| format!(" ({})", d.summary()))
+            .unwrap_or_default();
+        format!(
+            "; slowest replica osd.{o}{drive}: {:.2} ms per repop (receive → commit){}{}",
+            ms(*v),
+            others
+                .map(|x| format!(", the other replicas at most {:.2} ms", ms(x)))
+                .unwrap_or_default(),
+            flush
+                .map(|f| format!(", its device flush {:.2} ms per transaction", ms(f)))
+                .unwrap_or_default()
+        )
+    })
+}
+
+/// The finding of writes that wait on the cluster network (the `cable`
+/// share and the `messengers`' rest, ns) more than for the replicas' own
+/// work: the back network or the OSDs' messengers, by the evidence.
+fn cluster_network_finding(
+    result: &BenchResult,
+    pool: &str,
+    (cable, messengers): (f64, Option<f64>),
+    replica: f64,
+) -> String {
+    let ms = |ns: f64| ns / 1e6;
     let net = cable + messengers.unwrap_or(0.0);
-    let mut out = Vec::new();
-    if replica >= SLOW_REPLICA_NS && replica >= 2.0 * net {
-        let slowest = by_subop.first().map(|(o, v)| {
-            let others = by_subop
-                .iter()
-                .skip(1)
-                .map(|(_, v)| *v)
-                .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
-            let flush = device_flush_ns(result, *o);
-            let drive = result
-                .osds
-                .iter()
-                .find(|x| x.osd == *o)
-                .and_then(|x| x.device.as_ref())
-                .map(|d| format!(" ({})", d.summary()))
-                .unwrap_or_default();
-            format!(
-                "; slowest replica osd.{o}{drive}: {:.2} ms per repop (receive → commit){}{}",
-                ms(*v),
-                others
-                    .map(|x| format!(", the other replicas at most {:.2} ms", ms(x)))
-                    .unwrap_or_default(),
-                flush
-                    .map(|f| format!(", its device flush {:.2} ms per transaction", ms(f)))
-                    .unwrap_or_default()
-            )
-        });
-        let flush_slow = by_subop
-            .first()
-            .and_then(|(o, _)| device_flush_ns(result, *o))
-            .is_some_and(|f| f >= SLOW_FLUSH_NS);
-        // The replica share holds the repop's payload transfer where the
-        // back network's bandwidth was not measured: "not the cable" only
-        // where that transfer is small.
-        let not_cable = match payload_per_write(result) {
-            Some(b) if b > SMALL_WRITE_BYTES && back_bandwidth(result).is_none() => format!(
-                " (the cable is not ruled out: each repop carries {} that no probe timed, the \
-                 back network's bandwidth was not measured)",
-                crate::units::fmt_bytes(b as u64)
-            ),
-            _ => ", not the cable".to_string(),
-        };
-        out.push(format!(
-            "pool '{pool}': each write waited {:.2} ms for its replicas beyond its own commit, \
-             {:.2} ms of it on the cluster network: {}{not_cable}{}",
-            ms(net + replica),
-            ms(net),
-            if flush_slow {
-                "the replicas' drives"
-            } else {
-                "the replicas' own work (their queue and objectstore)"
-            },
-            slowest.unwrap_or_default()
-        ));
-    } else if net >= SLOW_CLUSTER_NETWORK_NS && net >= 2.0 * replica {
-        let cause = match messengers {
-            Some(m) if cable >= CABLE_SHARE_OF_WAIT * net => format!(
-                "the back network: this host's fastest echo to the replicas' cluster addresses \
-                 took {:.2} ms of it (the OSDs' messengers the other {:.2} ms)",
-                ms(cable),
-                ms(m)
-            ),
-            Some(m) => format!(
-                "not the cable: the back network's own round trip (this host's fastest echo to \
-                 the replicas' cluster addresses) was {:.2} ms; the other {:.2} ms {}",
-                ms(cable),
-                ms(m),
-                messengers_cause(result)
-            ),
-            None => CableEvidence::judge(ms(net), heartbeat).cause(),
-        };
-        out.push(format!(
-            "pool '{pool}': each write waited {:.2} ms on the cluster network (the primary↔replica \
-             round trip, both OSDs' messengers included) beyond its replicas' own {:.2} ms, not \
-             the replicas' drives: {cause}",
-            ms(net),
-            ms(replica),
-        ));
-    }
-    out
+    let heartbeat = back_heartbeat_ms([result]);
+    let cause = match messengers {
+        Some(m) if cable >= CABLE_SHARE_OF_WAIT * net => format!(
+            "the back network: this host's fastest echo to the replicas' cluster addresses \
+             took {:.2} ms of it (the OSDs' messengers the other {:.2} ms)",
+            ms(cable),
+            ms(m)
+        ),
+        Some(m) => format!(
+            "not the cable: the back network's own round trip (this host's fastest echo to \
+             the replicas' cluster addresses) was {:.2} ms; the other {:.2} ms {}",
+            ms(cable),
+            ms(m),
+            messengers_cause(result)
+        ),
+        None => CableEvidence::judge(ms(net), heartbeat).cause(),
+    };
+    format!(
+        "pool '{pool}': each write waited {:.2} ms on the cluster network (the primary↔replica \
+         round trip, both OSDs' messengers included) beyond its replicas' own {:.2} ms, not \
+         the replicas' drives: {cause}",
+        ms(net),
+        ms(replica),
+    )
 }
 
 /// Writes of at most this many bytes are small: their payload's transfer
@@ -1004,30 +1086,6 @@ fn messengers_cause(result: &BenchResult) -> String {
          not measured, so a wait for a core is not ruled out)"
             .to_string()
     }
-}
-
-/// OSD names, in id order, runs of four or more consecutive ids folded
-/// (`osd.0, osd.1, osd.2`, `osd.0–osd.29, osd.31`), so that many OSDs do
-/// not flood a line.
-pub fn osd_list(ids: &[i32]) -> String {
-    let mut ids = ids.to_vec();
-    ids.sort_unstable();
-    ids.dedup();
-    let mut out: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < ids.len() {
-        let mut j = i;
-        while j + 1 < ids.len() && ids[j + 1] == ids[j] + 1 {
-            j += 1;
-        }
-        if j - i >= 3 {
-            out.push(format!("osd.{}–osd.{}", ids[i], ids[j]));
-        } else {
-            out.extend(ids[i..=j].iter().map(|o| format!("osd.{o}")));
-        }
-        i = j + 1;
-    }
-    out.join(", ")
 }
 
 /// The per-OSD device-flush verdicts (see [`findings`]): one line per kind
@@ -1119,12 +1177,12 @@ fn changed_flushes(result: &BenchResult) -> Vec<(i32, f64, f64, f64)> {
 /// Each OSD's drive as its own flushes show it (those with at least
 /// [`MIN_FLUSH_ROUNDS`] kv sync rounds). An OSD at its CPU limit is left
 /// out: its kv sync thread waited for CPU inside the flush timers
-/// ([`crate::cpu::at_its_limit`]; its CPU line says so).
+/// ([`crate::explain::cpu::at_its_limit`]; its CPU line says so).
 fn drive_flushes(result: &BenchResult) -> Vec<DriveFlush> {
     result
         .osds
         .iter()
-        .filter(|o| !crate::cpu::at_its_limit(o))
+        .filter(|o| !crate::explain::cpu::at_its_limit(o))
         .filter_map(|o| {
             let c = o.counters.as_ref().filter(|c| !c.reset)?;
             let d = c.kv_commit_lat.filter(|d| d.count >= MIN_FLUSH_ROUNDS)?;
@@ -1155,17 +1213,6 @@ pub struct DriveFlush {
     /// Its drive, as `osd metadata` describes it.
     pub drive: Option<String>,
 }
-
-/// A drive is judged on at least this many of its kv sync rounds.
-pub const MIN_FLUSH_ROUNDS: u64 = 20;
-
-/// A device flush (one WAL commit) at least this long marks a drive that
-/// writes its cache to the media on every flush: drives with power-loss
-/// protection acknowledge a flush from protected RAM in 0.02–0.2 ms;
-/// consumer SSDs without it take 1–10 ms, disks a rotation (4–15 ms).
-/// File-backed OSDs and virtual disks flush through the host's own storage:
-/// 1 ms and more on this project's test machine.
-pub const SLOW_DRIVE_FLUSH_NS: f64 = 1e6;
 
 /// A drive is named as slow only when its flush is at least this many
 /// times the pool's fastest OSD's: the level of every OSD's flush moves
@@ -1265,20 +1312,9 @@ pub fn drive_verdicts(drives: &[DriveFlush]) -> (Vec<String>, Vec<i32>) {
     (lines, ids)
 }
 
-/// Fills in the attribution of every per-OSD row and every job of a result,
-/// and the findings, from what the result itself holds (so saved results can
-/// be re-analysed). Without telemetry only the client's findings can be made.
-pub fn attribute(result: &mut BenchResult) {
-    attribute_shares(result);
-    crate::cpu::fill(result);
-    result.findings = findings(result);
-    let slow = slow_drives(result);
-    crate::whatif::annotate(result, &slow);
-}
-
 /// The fastest probe of `osd` among `rows`: its ICMP echo where that ran,
 /// else its TCP connect.
-fn fastest_echo(rows: &[crate::telemetry::network::ClientRtt], osd: i32) -> Option<RttEstimate> {
+fn fastest_echo(rows: &[crate::result::network::ClientRtt], osd: i32) -> Option<RttEstimate> {
     ["icmp_echo", "tcp_connect"].iter().find_map(|m| {
         rows.iter()
             .find(|r| r.osd == osd && r.samples > 0 && r.method == *m)
@@ -1293,7 +1329,9 @@ fn fastest_echo(rows: &[crate::telemetry::network::ClientRtt], osd: i32) -> Opti
     })
 }
 
-fn attribute_shares(result: &mut BenchResult) {
+/// Fills in the split of every per-OSD row and every job of a result from
+/// its counters, records and probes (nothing without a placement).
+pub fn attribute_shares(result: &mut BenchResult) {
     let Some(size) = result.placement.as_ref().map(|p| p.size) else {
         return;
     };
@@ -1400,7 +1438,8 @@ fn attribute_shares(result: &mut BenchResult) {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::telemetry::counters::AvgDelta;
+    use crate::explain::attribute;
+    use crate::result::counters::AvgDelta;
 
     fn avg(ms: f64) -> Option<AvgDelta> {
         Some(AvgDelta {
@@ -1761,6 +1800,20 @@ pub(crate) mod tests {
     /// A 3-OSD size-3 pool's result: every OSD primary for 4 PGs with the
     /// other two as replicas; per OSD: `wait` ms after prepare, `subop` ms
     /// per repop, `commit` ms local commit, `flush` ms kv queue + sync.
+    /// [`pool_result`] with one slow primary among fast replicas, as
+    /// perf/projections.sh's one-slow-OSD runs measured it (osd.1 commits
+    /// 6.1 ms slower), attributed.
+    pub(crate) fn one_slow_primary() -> BenchResult {
+        let mut r = pool_result(
+            [7.0, 6.63, 7.0],
+            [0.7, 6.9, 0.7],
+            [0.5, 6.6, 0.5],
+            [0.3, 6.4, 0.3],
+        );
+        crate::explain::attribute(&mut r);
+        r
+    }
+
     pub(crate) fn pool_result(
         wait: [f64; 3],
         subop: [f64; 3],
@@ -1814,7 +1867,7 @@ pub(crate) mod tests {
             },
             ..Default::default()
         };
-        BenchResult {
+        let mut r = BenchResult {
             osds,
             placement: Some(PlacementInfo {
                 pool_id: 1,
@@ -1824,7 +1877,12 @@ pub(crate) mod tests {
                 refreshes: Vec::new(),
             }),
             ..test_result("p3", vec![job])
+        };
+        // One op in flight, as the rows' figures are.
+        if let Workload::Rados(w) = &mut r.workload {
+            w.concurrent_ios = 1;
         }
+        r
     }
 
     /// A large write: the primary's own transaction starts inside prepare
@@ -1932,18 +1990,18 @@ pub(crate) mod tests {
             "{:?}",
             r.findings
         );
-        let phase = crate::changes::Phase {
+        let phase = crate::result::changes::Phase {
             from_s: 0.0,
             to_s: 27.0,
             iops: 100.0,
             mean_ns: 2e6,
             p99_ns: None,
         };
-        r.jobs[0].changes = Some(vec![crate::changes::Change {
+        r.jobs[0].changes = Some(vec![crate::result::changes::Change {
             t_s: 27.0,
             before: phase,
             after: phase,
-            osds: vec![crate::changes::OsdMove {
+            osds: vec![crate::result::changes::OsdMove {
                 osd: 1,
                 counter: "kv_sync_lat".into(),
                 before_ns: 1.63e6,
@@ -2062,7 +2120,7 @@ pub(crate) mod tests {
     /// connect's mean carries the OSD host's load.
     #[test]
     fn the_round_trip_is_the_fastest_echo() {
-        use crate::telemetry::network::ClientRtt;
+        use crate::result::network::ClientRtt;
         let mut r = pool_result([1.8; 3], [1.5; 3], [1.2; 3], [0.5; 3]);
         let row = |osd, method: &str, min_us, mean_us| ClientRtt {
             osd,
@@ -2134,7 +2192,7 @@ pub(crate) mod tests {
             heartbeat: ms
                 .into_iter()
                 .flat_map(|ms| {
-                    (0..3).map(move |o| crate::telemetry::network::HeartbeatRtt {
+                    (0..3).map(move |o| crate::result::network::HeartbeatRtt {
                         from: o,
                         to: (o + 1) % 3,
                         interface: "back".into(),
@@ -2147,9 +2205,9 @@ pub(crate) mod tests {
     }
 
     /// This host's echoes to the OSDs' cluster addresses, `us` each.
-    fn back_echoes(us: [f64; 3]) -> Vec<crate::telemetry::network::ClientRtt> {
+    fn back_echoes(us: [f64; 3]) -> Vec<crate::result::network::ClientRtt> {
         (0..3)
-            .map(|o: i32| crate::telemetry::network::ClientRtt {
+            .map(|o: i32| crate::result::network::ClientRtt {
                 osd: o,
                 addr: format!("127.0.1.{}", 20 + o),
                 method: "icmp_echo".into(),
