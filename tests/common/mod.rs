@@ -90,20 +90,19 @@ impl Drop for Turn {
         if let Err(state) = &left {
             eprintln!("{name} left the test cluster not whole after 60 s: {state}");
         }
-        let Some(path) = std::env::var_os("CEPHBENCH_TEST_TIMES") else {
-            assert!(std::thread::panicking() || left.is_ok(), "{left:?}");
-            return;
-        };
         let failed = if std::thread::panicking() {
             " (failed)"
         } else {
             ""
         };
-        if let Ok(mut f) = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-        {
+        let times = std::env::var_os("CEPHBENCH_TEST_TIMES").and_then(|path| {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .ok()
+        });
+        if let Some(mut f) = times {
             let _ = writeln!(
                 f,
                 "{:7.1} {name}{failed}",
@@ -150,7 +149,7 @@ fn left_whole() -> Result<(), String> {
 
 /// One look at the test cluster: Ok when whole (see [`left_whole`]), else what is not.
 fn whole() -> Result<(), String> {
-    let osd = query(false, serde_json::json!({"prefix": "osd dump"}));
+    let osd = try_query(false, serde_json::json!({"prefix": "osd dump"}))?;
     let osds = osd["osds"]
         .as_array()
         .map(Vec::as_slice)
@@ -168,7 +167,7 @@ fn whole() -> Result<(), String> {
             .filter(|f| FLAGS.contains(f))
             .map(|f| format!("flag {f} set")),
     );
-    let pg = query(true, serde_json::json!({"prefix": "pg stat"}));
+    let pg = try_query(true, serde_json::json!({"prefix": "pg stat"}))?;
     let summary = pg.get("pg_summary").unwrap_or(&pg);
     let unclean: Vec<String> = summary["num_pg_by_state"]
         .as_array()
@@ -215,7 +214,13 @@ pub fn ceph(args: &[&str]) -> String {
 /// polls of the fault tests and `wait_clean` make dozens. A failed query
 /// drops the connection and asks once more on a new one (a test may have
 /// restarted the mon or the mgr).
-pub fn query(mgr: bool, mut cmd: serde_json::Value) -> serde_json::Value {
+pub fn query(mgr: bool, cmd: serde_json::Value) -> serde_json::Value {
+    try_query(mgr, cmd).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// [`query`], with what went wrong as the error instead of a panic (the end of a turn asks
+/// while a failed test unwinds, where a second panic would abort the test binary).
+pub fn try_query(mgr: bool, mut cmd: serde_json::Value) -> Result<serde_json::Value, String> {
     static CONN: Mutex<Option<std::sync::Arc<cephbench::ceph::Rados>>> = Mutex::new(None);
     cmd["format"] = "json".into();
     let json = cmd.to_string();
@@ -233,14 +238,14 @@ pub fn query(mgr: bool, mut cmd: serde_json::Value) -> serde_json::Value {
         match out {
             Ok(o) if o.rc >= 0 => {
                 return serde_json::from_slice(&o.out)
-                    .unwrap_or_else(|e| panic!("{json}: {e}: {}", String::from_utf8_lossy(&o.out)))
+                    .map_err(|e| format!("{json}: {e}: {}", String::from_utf8_lossy(&o.out)))
             }
             Ok(o) => last = format!("rc {}: {}", o.rc, o.status),
             Err(e) => last = e.to_string(),
         }
         *CONN.lock().unwrap_or_else(|e| e.into_inner()) = None;
     }
-    panic!("{json}: {last}")
+    Err(format!("{json}: {last}"))
 }
 
 /// `rados -c CONF args...`; returns the raw output.
