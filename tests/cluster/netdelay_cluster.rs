@@ -467,6 +467,13 @@ fn diagnose_ranks_the_slow_drive_first_and_its_gain_holds() {
         }
     }
     let gain = &first["gain"];
+    // The projection's parts and assumptions, for a miss to be read from the log.
+    eprintln!("diagnose: the slow drive's projection: {gain}");
+    let qd1 = &doc["runs"]["runs"][0]["result"]["jobs"][0];
+    eprintln!(
+        "diagnose: the slow run's {} split: {}",
+        doc["runs"]["runs"][0]["job"], qd1["attribution"]["shares"]
+    );
     let projected = gain["projected_mean_ns"].as_f64().unwrap() / 1e6;
     let (low, high) = match gain["band"].as_object() {
         Some(b) => (
