@@ -12,6 +12,9 @@
 #      /usr/share/man/man1/cephbench*.1.gz   one page per command and subcommand
 #      /usr/share/bash-completion/completions/cephbench, /usr/share/zsh/vendor-completions/_cephbench,
 #      /usr/share/fish/vendor_completions.d/cephbench.fish
+#      /lib/systemd/system/cephbench-watch@.service, /etc/cephbench/watch-default.conf (a
+#      conffile), /usr/share/cephbench/{prometheus,grafana}/: the canary, its alert rules and
+#      dashboard
 #      /usr/share/doc/cephbench/             README.md, docs/, examples/, CHANGELOG.md, copyright,
 #                                            changelog.gz (Debian's format: the commit built)
 #    Depends: librados2 (>= 16.2), librbd1 (>= 16.2) and nothing else: the binary's other
@@ -109,6 +112,12 @@ install -m 0644 examples/*.toml "$doc/examples/"
 install -m 0644 examples/ci/* "$doc/examples/ci/"
 chmod 0755 "$doc/examples/ci/regression.sh"
 install -m 0644 packaging/copyright "$doc/copyright"
+# The canary as a service, its config (a conffile) and the Prometheus alert rules.
+install -D -m 0644 "packaging/systemd/cephbench-watch@.service" "$stage/lib/systemd/system/cephbench-watch@.service"
+install -D -m 0644 packaging/systemd/watch-default.conf "$stage/etc/cephbench/watch-default.conf"
+install -D -m 0644 packaging/prometheus/cephbench-watch.rules.yml \
+    "$stage/usr/share/cephbench/prometheus/cephbench-watch.rules.yml"
+install -D -m 0644 packaging/grafana/cephbench-watch.json "$stage/usr/share/cephbench/grafana/cephbench-watch.json"
 # Debian policy 12.3: documentation over 4 KiB compressed (not the copyright, not the examples).
 find "$doc" -path "$doc/examples" -prune -o -type f ! -name copyright ! -name '*.gz' -size +4k -print |
     while read -r f; do gzip -9n "$f"; done
@@ -133,9 +142,10 @@ Description: Ceph-native storage benchmark (RADOS and RBD)
  Run it on a mon or OSD node, or any host with a client keyring. It uses the
  node's own librados2 and librbd1 (Ceph 16.2 pacific or newer).
 EOF
-(cd "$stage" && find usr -type f -print0 | sort -z | xargs -0 md5sum >DEBIAN/md5sums)
+(cd "$stage" && find usr lib -type f -print0 | sort -z | xargs -0 md5sum >DEBIAN/md5sums)
+echo /etc/cephbench/watch-default.conf >"$stage/DEBIAN/conffiles"
 find "$stage" -type d -exec chmod 0755 {} +
-chmod 0644 "$stage/DEBIAN/control" "$stage/DEBIAN/md5sums"
+chmod 0644 "$stage/DEBIAN/control" "$stage/DEBIAN/md5sums" "$stage/DEBIAN/conffiles"
 find "$stage" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 
 deb=$out/cephbench_${version}_${arch}.deb

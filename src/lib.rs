@@ -10,6 +10,7 @@
 #![deny(unsafe_code)]
 
 pub mod bench;
+pub mod canary;
 #[allow(unsafe_code)]
 pub mod ceph;
 pub mod compare;

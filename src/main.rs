@@ -80,6 +80,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         Command::Sweep(a) => cmd::suite::sweep(conn, a, g),
         Command::OsdBench(a) => cmd::cluster::osd_bench(conn, a, g),
         Command::Diagnose(a) => cmd::diagnose::diagnose(conn, a, g),
+        Command::Watch(a) => cmd::watch::watch(conn, a, g),
         Command::Agent(a) => cmd::cluster::agent(conn, a),
         Command::Cleanup(a) => cmd::cluster::cleanup(conn, a),
         Command::Compare(a) => cmd::offline::compare(a, g),

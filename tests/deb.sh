@@ -252,6 +252,35 @@ grep -q '^rados' <<<"$fish_c" || fail "fish does not complete 'cephbench ra' to 
 echo "deb-check: completions: bash (complete -p cephbench), zsh (compinit: $zsh_c), fish (cephbench ra -> rados)" >&2
 phase "man cephbench-rados, bash/zsh/fish completions"
 
+# ---- the canary as a service --------------------------------------------------------------------
+for f in /lib/systemd/system/cephbench-watch@.service /etc/cephbench/watch-default.conf \
+    /usr/share/cephbench/prometheus/cephbench-watch.rules.yml; do
+    [[ -f $R$f ]] || fail "the package does not install $f"
+done
+inroot dpkg-query --control-show cephbench conffiles | grep -qx /etc/cephbench/watch-default.conf ||
+    fail "/etc/cephbench/watch-default.conf is not a conffile"
+# The unit's syntax, by the host's systemd (the root has none), its ExecStart pointed at the
+# binary installed in the root.
+sed "s|/usr/bin/cephbench|$R/usr/bin/cephbench|" "$R/lib/systemd/system/cephbench-watch@.service" \
+    >"$work/cephbench-watch@default.service"
+systemd-analyze verify --man=no "$work/cephbench-watch@default.service" >"$work/verify.txt" 2>&1 ||
+    { cat "$work/verify.txt" >&2; fail "systemd-analyze verify cephbench-watch@.service"; }
+# Its command line with the shipped config (the pool set to the test's), stopped as systemd does.
+cat >"$R/root/watch-unit.sh" <<'UNIT'
+set -a; . /etc/cephbench/watch-default.conf; set +a
+CEPHBENCH_WATCH_ARGS=$(echo "$CEPHBENCH_WATCH_ARGS" | sed "s/-p rbd/-p $1/")
+cephbench --progress never $CEPHBENCH_CONNECT_ARGS watch $CEPHBENCH_WATCH_ARGS &
+pid=$!
+sleep 6
+kill -TERM $pid
+wait $pid
+UNIT
+inroot sh /root/watch-unit.sh "$pool" >"$work/watch.txt" 2>&1 ||
+    { cat "$work/watch.txt" >&2; fail "cephbench watch as the unit runs it did not stop cleanly on SIGTERM"; }
+grep -q "pool '$pool': write " "$work/watch.txt" || { cat "$work/watch.txt" >&2; fail "cephbench watch logged no ops"; }
+sed 's/^/    /' "$work/watch.txt" >&2
+phase "cephbench-watch@.service: unit verified, the shipped config's watch stopped by SIGTERM"
+
 # ---- the libraries' checks ---------------------------------------------------------------------
 # expect_error WHAT PATTERN CMD...: CMD exits 1 with one stderr line matching PATTERN.
 expect_error() {

@@ -24,6 +24,6 @@ pub use pool::{
 };
 pub use rados::{
     cephbench_objects_elsewhere, cleanup, cleanup_all_namespaces, cleanup_hint, read_meta,
-    remove_objects, remove_run, run_rados, CleanupReport, RadosConfig,
+    remove_objects, remove_run, run_rados, write_meta, CleanupReport, RadosConfig,
 };
 pub use rbd::{prepare_image, rbd_cache_overrides, run_rbd, ImageChoice, RbdConfig};

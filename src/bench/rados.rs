@@ -118,7 +118,8 @@ pub async fn read_meta(io: &IoCtx, run: &str) -> Result<Option<RunMeta>, BenchEr
         })
 }
 
-async fn write_meta(io: &IoCtx, meta: &RunMeta) -> Result<(), CephError> {
+/// Writes (replaces) a run's metadata object.
+pub async fn write_meta(io: &IoCtx, meta: &RunMeta) -> Result<(), CephError> {
     let name = objects::meta_name(&meta.run_name);
     let body = serde_json::to_vec(meta).expect("metadata serializes");
     let done = io.write_full(&cstr(&name), &body)?.await?;

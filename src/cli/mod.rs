@@ -27,6 +27,7 @@ mod rbd;
 mod report;
 mod suite;
 mod sweep;
+mod watch;
 
 pub use agent::AgentArgs;
 pub use cleanup::CleanupArgs;
@@ -38,6 +39,7 @@ pub use rbd::RbdArgs;
 pub use report::ReportArgs;
 pub use suite::SuiteArgs;
 pub use sweep::SweepArgs;
+pub use watch::WatchArgs;
 
 /// The `--help` heading of the options that say how to reach the cluster.
 const CONNECTION: &str = "Connection";
@@ -312,6 +314,9 @@ pub enum Command {
     Diagnose(DiagnoseArgs),
     /// Run a rados or rbd workload at rising rates (or queue depths) and find the knee.
     Sweep(SweepArgs),
+    /// A canary until stopped: a few timed writes and reads per second on each pool, exported
+    /// for Prometheus at /metrics (latency histograms by pool, op and primary OSD; failures).
+    Watch(WatchArgs),
 }
 
 /// `--arrival`.

@@ -10,3 +10,4 @@ pub mod exit;
 pub mod offline;
 pub mod signals;
 pub mod suite;
+pub mod watch;

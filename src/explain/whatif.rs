@@ -76,6 +76,15 @@ pub fn band_of(kind: Kind, copies: bool, paced: bool, deep: bool) -> Option<Band
     // −27 % over four runs; −31 to −3 % on size 1. No-copy-wait against size 1 either way: −30 to −38 % (the
     // OSDs no longer write the copies).
     //
+    // Re-measured on 2026-12-07 with the host busier (the CI's cluster
+    // tests, and the drive rig by hand): like:osd.0 on the drive rig's
+    // size-2 pool −45, −7, −30 % per pair (CI medians −41 and −33 %), PLP −35,
+    // +7, −18 %; diagnose's slow replica on the switched rig −35 % (paced)
+    // and −57 % (a run without the probe). At a slow drive's pace every kept
+    // part is slower (the OSD's own work, the client's wake-ups, the fast
+    // drive's own flush: 0.31 against 0.19 ms undelayed), more than the
+    // read probe's cut takes off: the bands below take these in.
+    //
     // At QD4 and QD16 (the same script with --qd, with the probe,
     // 2026-12-07): the flush caps, PLP and like:osd.0 on size 3 −15 to +17 %
     // (QD4 medians −8 to −10 %, QD16 +2 to +11 %); the flush cap on size 1
@@ -88,8 +97,8 @@ pub fn band_of(kind: Kind, copies: bool, paced: bool, deep: bool) -> Option<Band
         (Kind::Flush, true, _, true) => band(-15.0, 20.0),
         (Kind::Flush, false, _, true) => None,
         (Kind::NoCopyWait, _, _, true) => band(-60.0, -40.0),
-        (Kind::Flush, true, false, false) => band(-20.0, 5.0),
-        (Kind::Flush, true, true, false) => band(-30.0, 15.0),
+        (Kind::Flush, true, false, false) => band(-60.0, 5.0),
+        (Kind::Flush, true, true, false) => band(-50.0, 15.0),
         (Kind::Flush, false, false, false) => band(-35.0, -20.0),
         (Kind::Flush, false, true, false) => band(-35.0, 20.0),
         (Kind::NoCopyWait, ..) => band(-40.0, -20.0),
@@ -1351,7 +1360,7 @@ mod tests {
         // It halves the mean: the ops' pace changes, which the projection
         // keeps as measured, so it carries its kind's measured band.
         assert_eq!(p.band, band_of(Kind::Flush, true, false, false));
-        let band = "ms (−20/+5 % on the project's rig), IOPS";
+        let band = "ms (−60/+5 % on the project's rig), IOPS";
         assert!(p.line().contains(band), "{}", p.line());
         // Unasked: PLP and "like osd.0" (the verdict names osd.2), each
         // moving the mean by 10 % or more, and no wait for copies.

@@ -271,6 +271,10 @@ fn the_drive_rig() {
                 "a slow flushing drive shows in its pool and its OSD only",
                 a_slow_flushing_drive_shows_in_its_pool_and_its_osd_only,
             ),
+            (
+                "a drive slowed under the canary shows in its OSD's series",
+                a_drive_slowed_under_the_canary,
+            ),
             // Before the drive-slowed runs: it checks that its points left no
             // object in the pools, and each pool's ceiling is its drive's.
             (
@@ -299,6 +303,10 @@ fn the_drive_rig() {
     );
     ok(cluster(&["down"]), "cluster.sh down");
     assert!(!Path::new(DIR).exists(), "{DIR} left after down");
+}
+
+fn a_drive_slowed_under_the_canary() {
+    super::watch_cluster::a_drive_slowed_under_the_canary_shows_in_its_osds_series(DIR);
 }
 
 fn a_slow_flushing_drive_shows_in_its_pool_and_its_osd_only() {

@@ -26,3 +26,4 @@ mod rbd_cluster;
 mod security_cluster;
 mod suite_cluster;
 mod sweep_cluster;
+mod watch_cluster;
