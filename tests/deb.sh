@@ -277,7 +277,9 @@ wait $pid
 UNIT
 inroot sh /root/watch-unit.sh "$pool" >"$work/watch.txt" 2>&1 ||
     { cat "$work/watch.txt" >&2; fail "cephbench watch as the unit runs it did not stop cleanly on SIGTERM"; }
-grep -q "pool '$pool': write " "$work/watch.txt" || { cat "$work/watch.txt" >&2; fail "cephbench watch logged no ops"; }
+grep -Eq "pool '$pool': [1-9][0-9]* ops completed, 0 failed" "$work/watch.txt" ||
+    { cat "$work/watch.txt" >&2; fail "cephbench watch completed no ops, or some failed"; }
+grep -q "removed 17 objects" "$work/watch.txt" || { cat "$work/watch.txt" >&2; fail "cephbench watch left objects"; }
 sed 's/^/    /' "$work/watch.txt" >&2
 phase "cephbench-watch@.service: unit verified, the shipped config's watch stopped by SIGTERM"
 
