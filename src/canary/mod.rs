@@ -391,7 +391,7 @@ async fn pool_loop(
     // Writes go first through every object (`warm` after), then a write and
     // a read of each in turn.
     let (mut next, mut warm) = ((0usize, Op::Write), false);
-    let (mut failing, mut looked) = (0u32, Instant::now());
+    let (mut failing, mut looked, mut reread) = (0u32, Instant::now(), Instant::now());
     loop {
         tokio::select! {
             _ = tick.tick() => {}
@@ -421,12 +421,14 @@ async fn pool_loop(
         }
         let (i, op) = next;
         let (name, oid) = &names[i];
-        let osd = placements
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&pool)
-            .and_then(|p| p.primary_of(&cfg.namespace, name))
-            .unwrap_or(-1);
+        let primary = || {
+            placements
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get(&pool)
+                .and_then(|p| p.primary_of(&cfg.namespace, name))
+        };
+        let mut osd = primary();
         let started = Instant::now();
         let outcome = match op {
             Op::Write => {
@@ -464,6 +466,20 @@ async fn pool_loop(
             Err(e) if e.errno() == Some(libc::ETIMEDOUT) => Err(Failure::Timeout),
             Err(_) => Err(Failure::Error),
         };
+        if osd.is_none() && result.is_ok() && reread.elapsed() >= Duration::from_secs(1) {
+            // A pool made again, or PGs that had no acting set at the last
+            // read: the placement now (one bounded mon command, at most once
+            // a second), so that the op that completed has its OSD.
+            reread = Instant::now();
+            if let Ok(p) = crate::telemetry::cluster::placement(rados.telemetry(), &pool) {
+                placements
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(pool.clone(), p);
+                osd = primary();
+            }
+        }
+        let osd = osd.unwrap_or(-1);
         {
             let mut m = metrics.lock().unwrap_or_else(PoisonError::into_inner);
             match result {

@@ -13,6 +13,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common;
+use crate::faults::support::TempPool;
 
 const POOL: &str = "cbt-watch";
 /// A pool deleted while watched.
@@ -289,8 +290,10 @@ fn watch_objects(pool: &str) -> Vec<String> {
 #[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn prometheus_scrapes_the_canary_through_a_deleted_pool_and_its_numbers_hold() {
     let _turn = common::serial();
-    common::pool(POOL);
-    common::pool(DOOMED);
+    // Removed again at the end (also on failure): the test cluster's PGs
+    // per OSD are bounded (mon_max_pg_per_osd), and later steps make pools.
+    let _pool = TempPool::new(POOL, "rados");
+    let _doomed = TempPool::new(DOOMED, "rados");
     let port = free_port();
     let Some(prom) = Prometheus::start(port) else {
         return;
@@ -401,7 +404,7 @@ fn prometheus_scrapes_the_canary_through_a_deleted_pool_and_its_numbers_hold() {
     });
     assert_eq!(prom.one("cephbench_watch_up", None), 1.0);
     // The pool made again under its name: watch takes it up again.
-    common::create_replicated(DOOMED, "16", 1);
+    common::create_replicated(DOOMED, "8", 1);
     common::ceph(&["osd", "pool", "application", "enable", DOOMED, "rados"]);
     common::wait_clean();
     prom.wait_for(
