@@ -366,6 +366,7 @@ async fn pool_loop(
     let mut pattern = vec![0u8; cfg.block_size];
     objects::fill_pattern(&mut pattern, seed);
     let mut data = pattern.clone();
+    let mut read_buf = vec![0u8; cfg.block_size];
     // The stamp each object holds (its last write's sequence number).
     let mut stamps: Vec<Option<u64>> = vec![None; names.len()];
     let meta = RunMeta {
@@ -435,29 +436,41 @@ async fn pool_loop(
                 seq += 1;
                 objects::stamp(&mut data, seq);
                 match io.write_full(oid, &data) {
-                    Ok(f) => f.await.map(|d| (d.ret, d.completed_at, Vec::new())),
+                    Ok(f) => f.await.map(|d| (d.ret, d.completed_at)),
                     Err(e) => Err(e),
                 }
             }
-            Op::Read => match io.read(oid, vec![0u8; cfg.block_size], 0) {
-                Ok(f) => f.await.map(|d| (d.ret, d.completed_at, d.buf)),
-                Err(e) => Err(e),
-            },
+            Op::Read => {
+                // The read buffer comes back with the op and is reused (a
+                // new one only after a submit that failed kept it).
+                if read_buf.len() != cfg.block_size {
+                    read_buf = vec![0u8; cfg.block_size];
+                }
+                match io.read(oid, std::mem::take(&mut read_buf), 0) {
+                    Ok(f) => f.await.map(|d| {
+                        read_buf = d.buf;
+                        (d.ret, d.completed_at)
+                    }),
+                    Err(e) => Err(e),
+                }
+            }
         };
         let result = match outcome {
-            Ok((ret, _, _)) if ret < 0 => Err(if ret == -i64::from(libc::ETIMEDOUT) {
+            Ok((ret, _)) if ret < 0 => Err(if ret == -i64::from(libc::ETIMEDOUT) {
                 Failure::Timeout
             } else {
                 Failure::Error
             }),
-            Ok((ret, at, buf)) => match op {
+            Ok((ret, at)) => match op {
                 Op::Write => {
                     stamps[i] = Some(seq);
                     Ok(at)
                 }
                 Op::Read if (ret as usize) < cfg.block_size => Err(Failure::Short),
                 Op::Read => match stamps[i] {
-                    Some(s) if objects::verify_stamp(&buf[..ret as usize], &pattern, s) => Ok(at),
+                    Some(s) if objects::verify_stamp(&read_buf[..ret as usize], &pattern, s) => {
+                        Ok(at)
+                    }
                     // Not written by this watch yet: the length is all there is to check.
                     None => Ok(at),
                     Some(_) => Err(Failure::Mismatch),

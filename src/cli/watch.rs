@@ -12,8 +12,9 @@ pub struct WatchArgs {
     /// The pools to watch, comma-separated (each gets its own objects).
     #[arg(short = 'p', long = "pool", value_delimiter = ',', required = true)]
     pub pools: Vec<String>,
-    /// Ops per second on each pool: a write and a read of it back in turn (at most 1000).
-    #[arg(long, default_value_t = 4.0)]
+    /// Ops per second on each pool: a write and a read of it back in turn (at most 1000;
+    /// `0.5`, `4`, `1k`).
+    #[arg(long, default_value = "4", value_parser = super::rate_arg)]
     pub rate: f64,
     /// Objects per pool, overwritten in place (the pool's space never grows).
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=4096))]
@@ -45,7 +46,7 @@ impl WatchArgs {
                 "--log-interval below 1s: give 1s or more (default 10s)".into(),
             ));
         }
-        if !(self.rate.is_finite() && self.rate > 0.0 && self.rate <= 1000.0) {
+        if self.rate > 1000.0 {
             return Err(UsageError(format!(
                 "--rate {}: give ops per second above 0 and at most 1000 (a canary, not a load)",
                 self.rate

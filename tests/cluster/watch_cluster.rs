@@ -13,7 +13,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common;
-use crate::faults::support::TempPool;
+use crate::faults::support::{Stopped, TempPool};
 
 const POOL: &str = "cbt-watch";
 /// A pool deleted while watched.
@@ -67,15 +67,6 @@ impl Drop for Proc {
     fn drop(&mut self) {
         let _ = self.0.kill();
         let _ = self.0.wait();
-    }
-}
-
-/// Resumes a SIGSTOPped daemon when dropped, also when the test fails.
-struct Resume(String);
-
-impl Drop for Resume {
-    fn drop(&mut self) {
-        let _ = Command::new("kill").args(["-CONT", &self.0]).status();
     }
 }
 
@@ -448,7 +439,7 @@ fn prometheus_scrapes_the_canary_through_a_deleted_pool_and_its_numbers_hold() {
         .status()
         .unwrap()
         .success());
-    let resume = Resume(mon);
+    let resume = Stopped(mon);
     prom.wait_for("cephbench_watch_up", Duration::from_secs(30), |v| v == 0.0);
     prom.wait_for(&format!("sum({writes})"), Duration::from_secs(10), |n| {
         n >= n0 + 20.0

@@ -286,15 +286,6 @@ fn pool_deleted_mid_run_is_named() {
     assert!(!pools().contains(&p.0.to_string()));
 }
 
-/// Resumes a SIGSTOPped daemon when dropped, also when the test fails.
-struct Stopped(String);
-
-impl Drop for Stopped {
-    fn drop(&mut self) {
-        let _ = Command::new("kill").args(["-CONT", &self.0]).status();
-    }
-}
-
 /// The mon stops answering (SIGSTOP, so the shared cluster is back seconds
 /// later) one second into a write run: ops in flight to the OSDs need no
 /// mon, so the run finishes, reports and removes its objects within its

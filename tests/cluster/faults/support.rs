@@ -230,3 +230,12 @@ impl Running {
         (status.code(), self.stdout.join().unwrap(), stderr, waited)
     }
 }
+
+/// Resumes a SIGSTOPped daemon when dropped, also when the test fails.
+pub(crate) struct Stopped(pub(crate) String);
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        let _ = Command::new("kill").args(["-CONT", &self.0]).status();
+    }
+}
