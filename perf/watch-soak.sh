@@ -3,7 +3,7 @@
 # /proc) sampled every minute, scraped every 5 s as Prometheus would; prints each sample, then
 # the last sample against the first one after warm-up (minute 2) and fails above +10 %.
 #
-#   perf/watch-soak.sh [--minutes N] [--conf PATH] [--pool POOL] [--rate R] [--debug-build]
+#   perf/watch-soak.sh [--minutes N] [--conf PATH] [--pool POOL] [--rate R] [--debug-build | --bin PATH]
 #
 # Defaults: 30 minutes, CEPH_CONF or CEPHBENCH_TEST_CONF, a size-1 pool `cbsoak` created (and
 # removed) here, 50 ops/s (a canary's rate times ten: what a day of 4 op/s is in ~2 hours).
@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-minutes=30 conf=${CEPH_CONF:-${CEPHBENCH_TEST_CONF:-}} pool="" rate=50 profile=release
+minutes=30 conf=${CEPH_CONF:-${CEPHBENCH_TEST_CONF:-}} pool="" rate=50 profile=release bin=""
 while (($#)); do
     case $1 in
     --minutes) minutes=$2; shift 2 ;;
@@ -20,6 +20,7 @@ while (($#)); do
     --pool) pool=$2; shift 2 ;;
     --rate) rate=$2; shift 2 ;;
     --debug-build) profile=debug; shift ;;
+    --bin) bin=$2; shift 2 ;;
     *) echo "watch-soak: unknown argument $1 (see the head of $0)" >&2; exit 2 ;;
     esac
 done
@@ -48,12 +49,14 @@ if [[ -z $pool ]]; then
     made_pool=$pool
 fi
 
-[[ $profile == debug ]] || cargo build --release --bin cephbench >&2
-bin=target/$profile/cephbench
+if [[ -z $bin ]]; then
+    [[ $profile == debug ]] || cargo build --release --bin cephbench >&2
+    bin=target/$profile/cephbench
+fi
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 log=$(mktemp)
 "$bin" -c "$conf" --op-timeout 10s watch -p "$pool" --rate "$rate" --listen "127.0.0.1:$port" \
-    --log-interval 60s 2>"$log" &
+    --log-interval 10s 2>"$log" &
 pid=$!
 
 rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status"; }

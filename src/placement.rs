@@ -158,13 +158,7 @@ impl PoolPlacement {
             if p != primary || rest.is_empty() {
                 continue;
             }
-            match out.iter_mut().find(|s| s.osds == rest) {
-                Some(s) => s.pgs += 1,
-                None => out.push(ReplicaSet {
-                    osds: rest.to_vec(),
-                    pgs: 1,
-                }),
-            }
+            ReplicaSet::count(&mut out, rest);
         }
         out.sort_by(|a, b| b.pgs.cmp(&a.pgs).then_with(|| a.osds.cmp(&b.osds)));
         out
@@ -195,6 +189,19 @@ pub struct ReplicaSet {
     pub osds: Vec<i32>,
     /// How many of the primary's PGs have exactly these replicas.
     pub pgs: u32,
+}
+
+impl ReplicaSet {
+    /// Counts one more PG with the replicas `osds` into `sets`.
+    pub fn count(sets: &mut Vec<ReplicaSet>, osds: &[i32]) {
+        match sets.iter_mut().find(|s| s.osds == osds) {
+            Some(s) => s.pgs += 1,
+            None => sets.push(ReplicaSet {
+                osds: osds.to_vec(),
+                pgs: 1,
+            }),
+        }
+    }
 }
 
 /// One re-read of the placement during a run (the osdmap epoch changed).

@@ -12,6 +12,9 @@ use std::fmt::Write as _;
 
 use hdrhistogram::Histogram;
 
+use crate::result::counters::OsdCounters;
+use crate::result::Part;
+
 /// The histogram's upper bounds, seconds: about 1.5× apart from 100 µs to
 /// 30 s (a 4 KiB write on PLP drives to an op held by a down OSD).
 pub const BUCKETS_S: [f64; 34] = [
@@ -104,13 +107,47 @@ fn hdr() -> Histogram<u64> {
     Histogram::new_with_bounds(1_000, 600_000_000_000, 2).expect("valid HDR bounds")
 }
 
-/// The state of one pool's canary, as last seen.
-#[derive(Debug, Clone, Default)]
-struct PoolState {
+/// One pool's series: everything below is keyed by pool name once, so an
+/// op's record looks its pool up by `&str` and allocates nothing.
+#[derive(Debug, Default)]
+struct PoolSeries {
     /// Whether its last op succeeded (0 until one has).
     up: bool,
     /// The Unix time of each op kind's last success.
     last_success: BTreeMap<Op, f64>,
+    /// (op, primary OSD): the exported histogram.
+    latency: BTreeMap<(Op, i32), Buckets>,
+    /// Per op: every op since the start, exactly.
+    exact: BTreeMap<Op, Histogram<u64>>,
+    /// Per op: this log interval's (the log line's), then dropped.
+    interval: BTreeMap<Op, Histogram<u64>>,
+    /// (op, primary OSD): ops and their summed latency (ns) since the
+    /// probe's last look (the split's client mean).
+    since_probe: BTreeMap<(Op, i32), (u64, f64)>,
+    /// (op, kind): failed ops.
+    failures: BTreeMap<(Op, Failure), u64>,
+}
+
+/// A series: pool, op, primary OSD (-1: unknown).
+pub type SeriesKey = (String, Op, i32);
+
+/// One series' split: each share's part and ns.
+pub type Split = (SeriesKey, Vec<(Part, f64)>);
+
+/// The OSD-side figures of the last probe (replaced whole each interval:
+/// a series the last probe did not see is not exported).
+#[derive(Debug, Default)]
+struct ProbeState {
+    /// Per OSD: the TCP connect to its public address, ns (`None`: failed).
+    rtt: BTreeMap<i32, Option<f64>>,
+    /// Per OSD: failed connects since the start.
+    rtt_failures: BTreeMap<i32, u64>,
+    /// Per OSD: its counters over the interval (all its traffic).
+    counters: BTreeMap<i32, OsdCounters>,
+    /// The splits of the interval's series.
+    splits: Vec<Split>,
+    /// Why the last probe missed something.
+    note: Option<String>,
 }
 
 /// Everything `watch` exports.
@@ -120,15 +157,16 @@ pub struct Metrics {
     librados: String,
     /// Whether the cluster answered the last command (its placement).
     connected: bool,
-    pools: BTreeMap<String, PoolState>,
-    /// (pool, op, primary OSD): the exported histogram.
-    latency: BTreeMap<(String, Op, i32), Buckets>,
-    /// (pool, op): every op since the start, exactly.
-    exact: BTreeMap<(String, Op), Histogram<u64>>,
-    /// (pool, op): this interval's, merged into nothing (the log line's).
-    interval: BTreeMap<(String, Op), Histogram<u64>>,
-    /// (pool, op, kind): failed ops.
-    failures: BTreeMap<(String, Op, Failure), u64>,
+    /// The last command's error, while not connected.
+    not_connected_why: Option<String>,
+    pools: BTreeMap<String, PoolSeries>,
+    probe: ProbeState,
+    /// (pool, op, direction): lasting changes found in the intervals.
+    changes: BTreeMap<(String, Op, &'static str), u64>,
+    /// Times the placement connection was made anew (or tried).
+    reconnects: u64,
+    /// What to log at the next interval.
+    events: Vec<String>,
 }
 
 /// One pool and op's interval: ops, failures, and their p50/p99 (ns).
@@ -140,10 +178,14 @@ pub struct IntervalLine {
     pub op: Op,
     /// Ops that completed.
     pub ops: u64,
+    /// Their mean, ns (0 without ops).
+    pub mean_ns: f64,
     /// Their median and 99th percentile, ns (0 without ops).
     pub p50_ns: u64,
     /// See `p50_ns`.
     pub p99_ns: u64,
+    /// The slowest, ns.
+    pub max_ns: u64,
 }
 
 impl Metrics {
@@ -153,64 +195,142 @@ impl Metrics {
             version: version.into(),
             librados: librados.into(),
             connected: false,
+            not_connected_why: None,
             pools: pools
                 .iter()
-                .map(|p| (p.clone(), PoolState::default()))
+                .map(|p| (p.clone(), PoolSeries::default()))
                 .collect(),
-            latency: BTreeMap::new(),
-            exact: BTreeMap::new(),
-            interval: BTreeMap::new(),
-            failures: BTreeMap::new(),
+            probe: ProbeState::default(),
+            changes: BTreeMap::new(),
+            reconnects: 0,
+            events: Vec::new(),
         }
     }
 
-    /// Whether the cluster answered the last command.
-    pub fn set_connected(&mut self, up: bool) {
+    /// Whether the cluster answered the last command, and if not, why.
+    pub fn set_connected(&mut self, up: bool, why: Option<String>) {
         self.connected = up;
+        self.not_connected_why = why.filter(|_| !up);
+    }
+
+    /// Why the cluster did not answer the last command.
+    pub fn not_connected_why(&self) -> Option<&str> {
+        self.not_connected_why.as_deref()
+    }
+
+    fn pool(&mut self, pool: &str) -> &mut PoolSeries {
+        // The pools are known from the start: the insert is for a caller's
+        // mistake only, not the op path.
+        if !self.pools.contains_key(pool) {
+            self.pools.insert(pool.to_string(), PoolSeries::default());
+        }
+        self.pools.get_mut(pool).expect("inserted above")
     }
 
     /// An op of `pool` on an object whose primary is `osd` (-1: unknown)
     /// took `ns`, completing at Unix time `now_s`.
     pub fn record(&mut self, pool: &str, op: Op, osd: i32, ns: u64, now_s: f64) {
-        self.latency
-            .entry((pool.to_string(), op, osd))
+        let p = self.pool(pool);
+        p.latency
+            .entry((op, osd))
             .or_default()
             .record(ns as f64 / 1e9);
         let v = ns.clamp(1_000, 600_000_000_000);
-        for map in [&mut self.exact, &mut self.interval] {
-            let h = map.entry((pool.to_string(), op)).or_insert_with(hdr);
-            let _ = h.record(v);
+        for map in [&mut p.exact, &mut p.interval] {
+            let _ = map.entry(op).or_insert_with(hdr).record(v);
         }
-        let p = self.pools.entry(pool.to_string()).or_default();
+        let s = p.since_probe.entry((op, osd)).or_default();
+        s.0 += 1;
+        s.1 += ns as f64;
         p.up = true;
         p.last_success.insert(op, now_s);
     }
 
     /// An op of `pool` failed.
     pub fn fail(&mut self, pool: &str, op: Op, why: Failure) {
-        *self
-            .failures
-            .entry((pool.to_string(), op, why))
-            .or_default() += 1;
-        self.pools.entry(pool.to_string()).or_default().up = false;
+        let p = self.pool(pool);
+        *p.failures.entry((op, why)).or_default() += 1;
+        p.up = false;
     }
 
-    /// The interval's lines (every pool and op that had ops or failures),
-    /// and a new interval.
+    /// The interval's lines (every pool and op that had ops), and a new
+    /// interval.
     pub fn take_interval(&mut self) -> Vec<IntervalLine> {
-        let out = self
-            .interval
-            .iter()
-            .map(|((pool, op), h)| IntervalLine {
-                pool: pool.clone(),
-                op: *op,
-                ops: h.len(),
-                p50_ns: h.value_at_quantile(0.5),
-                p99_ns: h.value_at_quantile(0.99),
-            })
-            .collect();
-        self.interval.clear();
+        let mut out = Vec::new();
+        for (pool, p) in &mut self.pools {
+            for (op, h) in &p.interval {
+                out.push(IntervalLine {
+                    pool: pool.clone(),
+                    op: *op,
+                    ops: h.len(),
+                    mean_ns: h.mean(),
+                    p50_ns: h.value_at_quantile(0.5),
+                    p99_ns: h.value_at_quantile(0.99),
+                    max_ns: h.max(),
+                });
+            }
+            p.interval.clear();
+        }
         out
+    }
+
+    /// Each (pool, op, primary OSD)'s ops and summed latency (ns) since the
+    /// last call.
+    pub fn take_series(&mut self) -> Vec<(SeriesKey, (u64, f64))> {
+        let mut out = Vec::new();
+        for (pool, p) in &mut self.pools {
+            for ((op, osd), v) in std::mem::take(&mut p.since_probe) {
+                out.push(((pool.clone(), op, osd), v));
+            }
+        }
+        out
+    }
+
+    /// The last probe's figures: each primary's connect time (`None`:
+    /// failed), each OSD's counters over the interval, the splits.
+    pub fn set_probes(
+        &mut self,
+        rtt: BTreeMap<i32, Option<f64>>,
+        counters: BTreeMap<i32, OsdCounters>,
+        splits: Vec<Split>,
+    ) {
+        for (osd, v) in &rtt {
+            if v.is_none() {
+                *self.probe.rtt_failures.entry(*osd).or_default() += 1;
+            }
+        }
+        self.probe.rtt = rtt;
+        self.probe.counters = counters;
+        self.probe.splits = splits;
+    }
+
+    /// The placement connection was made anew (or that failed): counted,
+    /// and `what` logged.
+    pub fn reconnected(&mut self, what: String) {
+        self.reconnects += 1;
+        self.events.push(what);
+    }
+
+    /// The events to log since the last call.
+    pub fn take_events(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.events)
+    }
+
+    /// Why the last probe missed something (`None`: it did not).
+    pub fn set_probe_note(&mut self, note: Option<String>) {
+        self.probe.note = note;
+    }
+
+    /// See [`Metrics::set_probe_note`].
+    pub fn probe_note(&self) -> Option<&str> {
+        self.probe.note.as_deref()
+    }
+
+    /// A lasting change of `pool`'s `op` latency was found (`slower` or
+    /// `faster`).
+    pub fn count_change(&mut self, pool: &str, op: Op, slower: bool) {
+        let dir = if slower { "slower" } else { "faster" };
+        *self.changes.entry((pool.to_string(), op, dir)).or_default() += 1;
     }
 
     /// Whether the cluster answered the last command.
@@ -225,16 +345,15 @@ impl Metrics {
 
     /// Failed ops of `pool` so far, all kinds.
     pub fn failures_of(&self, pool: &str) -> u64 {
-        self.failures
-            .iter()
-            .filter(|((p, _, _), _)| p == pool)
-            .map(|(_, n)| n)
-            .sum()
+        self.pools
+            .get(pool)
+            .map_or(0, |p| p.failures.values().sum())
     }
 
     /// The Prometheus text format.
     pub fn render(&self) -> String {
-        let mut s = String::with_capacity(4096 + 2048 * self.latency.len());
+        let series: usize = self.pools.values().map(|p| p.latency.len()).sum();
+        let mut s = String::with_capacity(8192 + 2048 * series + 256 * self.probe.splits.len());
         let head = |s: &mut String, name: &str, kind: &str, help: &str| {
             let _ = writeln!(s, "# HELP {name} {help}\n# TYPE {name} {kind}");
         };
@@ -257,6 +376,14 @@ impl Metrics {
             "1 when the cluster answered watch's last command (the pools' placement), else 0.",
         );
         let _ = writeln!(s, "cephbench_watch_up {}", u8::from(self.connected));
+        head(
+            &mut s,
+            "cephbench_watch_reconnects_total",
+            "counter",
+            "Times watch made its placement connection anew after the mons had not answered it \
+             for 15 s (tries, also those that failed).",
+        );
+        let _ = writeln!(s, "cephbench_watch_reconnects_total {}", self.reconnects);
         head(
             &mut s,
             "cephbench_watch_pool_up",
@@ -296,7 +423,11 @@ impl Metrics {
             "Completion latency of the canary's ops (submitted to librados -> completion \
              callback), by pool, op and the object's primary OSD at the time.",
         );
-        for ((pool, op, osd), b) in &self.latency {
+        for ((pool, op, osd), b) in self.pools.iter().flat_map(|(pool, p)| {
+            p.latency
+                .iter()
+                .map(move |((op, osd), b)| ((pool, op, osd), b))
+        }) {
             let labels = format!(
                 "pool=\"{}\",op=\"{}\",osd=\"{}\"",
                 esc(pool),
@@ -329,7 +460,11 @@ impl Metrics {
             "The same ops by pool and op, every one since watch started, from its exact (HDR, \
              1 %) histogram; for a window, use histogram_quantile over the _bucket series.",
         );
-        for ((pool, op), h) in &self.exact {
+        for (pool, op, h) in self
+            .pools
+            .iter()
+            .flat_map(|(pool, p)| p.exact.iter().map(move |(op, h)| (pool, op, h)))
+        {
             let labels = format!("pool=\"{}\",op=\"{}\"", esc(pool), op.label());
             for q in QUANTILES {
                 let _ = writeln!(
@@ -338,10 +473,10 @@ impl Metrics {
                     num(h.value_at_quantile(q) as f64 / 1e9)
                 );
             }
-            let sum_s: f64 = self
+            let sum_s: f64 = self.pools[pool]
                 .latency
                 .iter()
-                .filter(|((p, o, _), _)| p == pool && o == op)
+                .filter(|((o, _), _)| o == op)
                 .map(|(_, b)| b.sum_s)
                 .sum();
             let _ = writeln!(
@@ -359,7 +494,11 @@ impl Metrics {
             "Canary ops that gave no latency, by pool, op and kind (timeout, error, short_read, \
              mismatch).",
         );
-        for ((pool, op, kind), n) in &self.failures {
+        for (pool, (op, kind), n) in self
+            .pools
+            .iter()
+            .flat_map(|(pool, p)| p.failures.iter().map(move |(k, n)| (pool, k, n)))
+        {
             let _ = writeln!(
                 s,
                 "cephbench_watch_op_failures_total{{pool=\"{}\",op=\"{}\",kind=\"{}\"}} {n}",
@@ -368,8 +507,113 @@ impl Metrics {
                 kind.label()
             );
         }
+        self.render_probes(&mut s);
         s
     }
+
+    /// The probe's families: round trips, the OSDs' counters, the splits,
+    /// and the changes found.
+    fn render_probes(&self, s: &mut String) {
+        let head = |s: &mut String, name: &str, kind: &str, help: &str| {
+            let _ = writeln!(s, "# HELP {name} {help}\n# TYPE {name} {kind}");
+        };
+        head(
+            s,
+            "cephbench_watch_osd_rtt_seconds",
+            "gauge",
+            "A TCP connect from this host to the OSD's public address, timed once an interval \
+             (the primaries of the canary's objects; absent after a failed connect).",
+        );
+        for (osd, v) in &self.probe.rtt {
+            if let Some(ns) = v {
+                let _ = writeln!(
+                    s,
+                    "cephbench_watch_osd_rtt_seconds{{osd=\"{osd}\"}} {}",
+                    num(ns / 1e9)
+                );
+            }
+        }
+        head(
+            s,
+            "cephbench_watch_osd_rtt_failures_total",
+            "counter",
+            "TCP connects to the OSD's public address that failed or took over 1 s.",
+        );
+        for (osd, n) in &self.probe.rtt_failures {
+            let _ = writeln!(
+                s,
+                "cephbench_watch_osd_rtt_failures_total{{osd=\"{osd}\"}} {n}"
+            );
+        }
+        head(
+            s,
+            "cephbench_watch_osd_counter_mean_seconds",
+            "gauge",
+            "The OSD's own latency counter's mean over the last interval, over ALL of its \
+             traffic (every client's, not the canary's alone); absent when it counted nothing.",
+        );
+        for (osd, c) in &self.probe.counters {
+            for (name, d) in [
+                ("op_w_latency", c.op_w_latency),
+                ("op_r_latency", c.op_r_latency),
+                ("subop_w_latency", c.subop_w_latency),
+                ("commit_lat", c.commit_lat),
+                ("kv_sync_lat", c.kv_sync_lat),
+                ("kv_flush_lat", c.kv_flush_lat),
+            ] {
+                if let Some(ns) = d.and_then(|d| d.mean_ns) {
+                    let _ = writeln!(
+                        s,
+                        "cephbench_watch_osd_counter_mean_seconds{{osd=\"{osd}\",counter=\"{name}\"}} {}",
+                        num(ns / 1e9)
+                    );
+                }
+            }
+        }
+        head(
+            s,
+            "cephbench_watch_split_seconds",
+            "gauge",
+            "The canary's mean latency over the last interval split into shares, by pool, op, \
+             primary OSD and part. basis=\"osd_counters_all_traffic\": the public network is \
+             the canary's own round trip, the OSD-side parts are the OSDs' counters over all of \
+             their traffic, not the canary's ops alone; unattributed is the rest (may be \
+             negative).",
+        );
+        for ((pool, op, osd), shares) in &self.probe.splits {
+            for (part, ns) in shares {
+                let _ = writeln!(
+                    s,
+                    "cephbench_watch_split_seconds{{pool=\"{}\",op=\"{}\",osd=\"{}\",part=\"{}\",basis=\"osd_counters_all_traffic\"}} {}",
+                    esc(pool),
+                    op.label(),
+                    osd_label(*osd),
+                    part_label(*part),
+                    num(ns / 1e9)
+                );
+            }
+        }
+        head(
+            s,
+            "cephbench_watch_changes_total",
+            "counter",
+            "Lasting changes of the canary's latency found in its intervals (the run's change \
+             detector over the last hour of intervals), by pool, op and direction.",
+        );
+        for ((pool, op, dir), n) in &self.changes {
+            let _ = writeln!(
+                s,
+                "cephbench_watch_changes_total{{pool=\"{}\",op=\"{}\",direction=\"{dir}\"}} {n}",
+                esc(pool),
+                op.label()
+            );
+        }
+    }
+}
+
+/// A split part as a label value (`device_flush`).
+fn part_label(p: Part) -> String {
+    p.label().replace(' ', "_").to_lowercase()
 }
 
 /// The `osd` label: the id, or `unknown` (the placement was not read).
@@ -486,7 +730,7 @@ mod tests {
     #[test]
     fn failures_count_and_mark_the_pool_down_and_labels_are_escaped() {
         let mut m = Metrics::new("0.1.0", "3.0.0", &["a\"b".into()]);
-        m.set_connected(true);
+        m.set_connected(true, None);
         m.record("a\"b", Op::Write, -1, 1_000_000, 1.0);
         m.fail("a\"b", Op::Read, Failure::Timeout);
         m.fail("a\"b", Op::Read, Failure::Timeout);
@@ -510,5 +754,93 @@ mod tests {
         ] {
             assert_eq!(t.matches(&format!("# TYPE {family} ")).count(), 1);
         }
+    }
+
+    #[test]
+    fn probes_replace_each_other_and_a_failed_connect_is_no_figure() {
+        use crate::result::counters::AvgDelta;
+        let mut m = Metrics::new("0.1.0", "3.0.0", &["p".into()]);
+        m.record("p", Op::Write, 1, 2_000_000, 1.0);
+        m.record("p", Op::Write, 1, 4_000_000, 1.0);
+        m.record("p", Op::Read, 2, 1_000_000, 1.0);
+        let mut series = m.take_series();
+        series.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(
+            series,
+            vec![
+                (("p".into(), Op::Write, 1), (2, 6_000_000.0)),
+                (("p".into(), Op::Read, 2), (1, 1_000_000.0)),
+            ]
+        );
+        assert!(m.take_series().is_empty(), "taken once");
+        let mut c = OsdCounters {
+            osd: 1,
+            ..Default::default()
+        };
+        c.kv_flush_lat = Some(AvgDelta {
+            count: 10,
+            mean_ns: Some(3_000_000.0),
+        });
+        c.op_r_latency = Some(AvgDelta {
+            count: 0,
+            mean_ns: None,
+        });
+        m.set_probes(
+            BTreeMap::from([(1, Some(250_000.0)), (2, None)]),
+            BTreeMap::from([(1, c)]),
+            vec![(
+                ("p".into(), Op::Write, 1),
+                vec![
+                    (Part::DeviceFlush, 3_000_000.0),
+                    (Part::Unattributed, -10.0),
+                ],
+            )],
+        );
+        m.count_change("p", Op::Write, true);
+        let t = m.render();
+        assert_eq!(
+            sample(&t, "cephbench_watch_osd_rtt_seconds{osd=\"1\"}"),
+            0.00025
+        );
+        assert!(
+            !t.contains("cephbench_watch_osd_rtt_seconds{osd=\"2\"}"),
+            "{t}"
+        );
+        assert_eq!(
+            sample(&t, "cephbench_watch_osd_rtt_failures_total{osd=\"2\"}"),
+            1.0
+        );
+        assert_eq!(
+            sample(
+                &t,
+                "cephbench_watch_osd_counter_mean_seconds{osd=\"1\",counter=\"kv_flush_lat\"}"
+            ),
+            0.003
+        );
+        // A counter that counted nothing is no figure.
+        assert!(!t.contains("counter=\"op_r_latency\""), "{t}");
+        assert_eq!(
+            sample(
+                &t,
+                "cephbench_watch_split_seconds{pool=\"p\",op=\"write\",osd=\"1\",part=\"device_flush\",basis=\"osd_counters_all_traffic\"}"
+            ),
+            0.003
+        );
+        assert_eq!(
+            sample(
+                &t,
+                "cephbench_watch_changes_total{pool=\"p\",op=\"write\",direction=\"slower\"}"
+            ),
+            1.0
+        );
+        // The next probe replaces the last: a series it did not see is gone.
+        m.set_probes(BTreeMap::new(), BTreeMap::new(), Vec::new());
+        let t = m.render();
+        assert!(!t.contains("cephbench_watch_split_seconds{"), "{t}");
+        assert!(!t.contains("cephbench_watch_osd_rtt_seconds{"), "{t}");
+        assert_eq!(
+            sample(&t, "cephbench_watch_osd_rtt_failures_total{osd=\"2\"}"),
+            1.0
+        );
     }
 }

@@ -18,14 +18,17 @@
 //! each op completes and by the `/metrics` thread: at a canary's rate there
 //! is nothing to contend for.
 //!
-//! What it does not export (yet): the split of the mean into network,
-//! queue, flush and replicas, and the RTT probes. On a busy cluster the
-//! OSDs' counters are over all their traffic, of which the canary is a
-//! sliver; a split is only the canary's own from the OSDs' records of its
-//! ops, and none is passed off as its own.
+//! Beside the ops, a probe thread ([`probe`]) times the round trip to each
+//! primary of the canary's objects, reads those OSDs' own counters and
+//! splits each series' mean, labelled as resting on the OSDs' counters over
+//! all their traffic (on a busy cluster the canary is a sliver of it). The
+//! logger keeps the last hour of intervals per pool and op and runs the
+//! change detector of a run ([`crate::explain::changes`]) over them: a
+//! lasting change is logged once and counted.
 #![forbid(unsafe_code)]
 
 pub mod metrics;
+pub mod probe;
 pub mod serve;
 
 use std::collections::BTreeMap;
@@ -61,6 +64,24 @@ pub struct WatchConfig {
     pub namespace: String,
     /// Leave the objects in place on exit (a restart reuses them).
     pub keep_objects: bool,
+    /// How to connect the placement and probe connection anew when the
+    /// mons have not answered it for [`RECONNECT_AFTER`] (`None`: never).
+    pub reconnect: Option<crate::ceph::ConnectOptions>,
+}
+
+/// How long the mons may not answer the placement read before that
+/// connection is made anew (and again at most this often): a librados
+/// client whose mon session was refused (a key's caps revoked, then the
+/// mon restarted) does not come back by itself, even once the caps are
+/// restored (measured on pacific: 60 s and no answer).
+pub const RECONNECT_AFTER: Duration = Duration::from_secs(15);
+
+/// The connection the placement read and the probe use, replaced whole
+/// when it is made anew.
+pub type TelemetrySlot = Arc<Mutex<Rados>>;
+
+fn current(slot: &TelemetrySlot) -> Rados {
+    slot.lock().unwrap_or_else(PoisonError::into_inner).clone()
 }
 
 /// Why `watch` could not start or go on.
@@ -170,24 +191,66 @@ pub async fn run(
         cfg.block_size
     ));
     let placements: Arc<Mutex<BTreeMap<String, PoolPlacement>>> = Arc::default();
+    let slot: TelemetrySlot = Arc::new(Mutex::new(rados.telemetry().clone()));
     // The first read before the first op, so that every op has its OSD.
     refresh(rados.telemetry(), &cfg.pools, &placements, &metrics);
     let done = Arc::new(AtomicBool::new(false));
-    let refresher = start_refresher(
-        rados.telemetry().clone(),
-        cfg.pools.clone(),
+    let mut refresher = Refresher {
+        slot: Arc::clone(&slot),
+        reconnect: cfg.reconnect.clone(),
+        pools: cfg.pools.clone(),
+        placements: Arc::clone(&placements),
+        metrics: Arc::clone(&metrics),
+        answered_at: Instant::now(),
+        tried_at: Instant::now(),
+    };
+    let refresher = every(
+        "cephbench-placement",
         cfg.interval,
-        Arc::clone(&placements),
-        Arc::clone(&metrics),
         Arc::clone(&done),
+        move || refresher.step(),
     );
-    let loops = ios
-        .into_iter()
-        .map(|io| pool_loop(rados, io, cfg, &run, &metrics, &placements, stop.clone()));
+    // A down OSD's counters wait out the op timeout on the probe's thread,
+    // holding up neither the ops nor the placement read. Its first read
+    // gives the counters' base; the split follows from the second on.
+    let mut prober = probe::Prober::new(
+        Arc::clone(&slot),
+        &cfg.namespace,
+        (0..cfg.objects)
+            .map(|i| format!("{}{i}", objects::data_prefix(&run)))
+            .collect(),
+        cfg.block_size,
+    );
+    let (probe_placements, probe_metrics) = (Arc::clone(&placements), Arc::clone(&metrics));
+    let prober = every(
+        "cephbench-probe",
+        cfg.interval,
+        Arc::clone(&done),
+        move || {
+            let now = probe_placements
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone();
+            prober.probe(&now, &probe_metrics);
+        },
+    );
+    let loops = ios.into_iter().map(|io| {
+        pool_loop(
+            rados,
+            &slot,
+            io,
+            cfg,
+            &run,
+            &metrics,
+            &placements,
+            stop.clone(),
+        )
+    });
     let logger = log_intervals(&metrics, cfg.interval, stop.clone(), &log);
     let (results, ()) = tokio::join!(futures_util::future::join_all(loops), logger);
     done.store(true, Ordering::Relaxed);
     let _ = refresher.map(std::thread::JoinHandle::join);
+    let _ = prober.map(std::thread::JoinHandle::join);
     let mut summary = Summary::default();
     for (io, ops) in &results {
         let (io, ops) = (io, *ops);
@@ -224,8 +287,8 @@ fn refresh(
     pools: &[String],
     placements: &Mutex<BTreeMap<String, PoolPlacement>>,
     metrics: &Mutex<Metrics>,
-) {
-    let mut answered = false;
+) -> bool {
+    let (mut answered, mut why) = (false, None);
     for pool in pools {
         let got = crate::telemetry::cluster::placement(rados, pool);
         let mut map = placements.lock().unwrap_or_else(PoisonError::into_inner);
@@ -240,40 +303,163 @@ fn refresh(
                 answered = true;
                 map.remove(pool);
             }
-            Err(_) => {}
+            Err(e) => why = Some(e.to_string()),
         }
     }
     metrics
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
-        .set_connected(answered);
+        .set_connected(answered, why);
+    answered
 }
 
-/// [`refresh`] every `interval` on a thread of its own (off the I/O path),
-/// until `done`.
-fn start_refresher(
-    rados: Rados,
-    pools: Vec<String>,
+/// `step` now and then every `interval` on a thread named `name`, until
+/// `done` (each its own thread: a slow step holds up no other).
+fn every(
+    name: &str,
     interval: Duration,
-    placements: Arc<Mutex<BTreeMap<String, PoolPlacement>>>,
-    metrics: Arc<Mutex<Metrics>>,
     done: Arc<AtomicBool>,
+    mut step: impl FnMut() + Send + 'static,
 ) -> Option<std::thread::JoinHandle<()>> {
     std::thread::Builder::new()
-        .name("cephbench-placement".into())
-        .spawn(move || {
-            while !done.load(Ordering::Relaxed) {
-                let started = Instant::now();
-                // Sleep out the interval in short steps, so the end is prompt.
-                while !done.load(Ordering::Relaxed) && started.elapsed() < interval {
-                    std::thread::sleep(Duration::from_millis(100));
-                }
-                if !done.load(Ordering::Relaxed) {
-                    refresh(&rados, &pools, &placements, &metrics);
-                }
+        .name(name.into())
+        .spawn(move || loop {
+            let started = Instant::now();
+            step();
+            // Sleep out the interval in short steps, so the end is prompt.
+            while !done.load(Ordering::Relaxed) && started.elapsed() < interval {
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            if done.load(Ordering::Relaxed) {
+                return;
             }
         })
         .ok()
+}
+
+/// The placement read ([`refresh`]), once an interval; the connection made
+/// anew (`reconnect`) when the mons have not answered it for
+/// [`RECONNECT_AFTER`].
+struct Refresher {
+    slot: TelemetrySlot,
+    reconnect: Option<crate::ceph::ConnectOptions>,
+    pools: Vec<String>,
+    placements: Arc<Mutex<BTreeMap<String, PoolPlacement>>>,
+    metrics: Arc<Mutex<Metrics>>,
+    answered_at: Instant,
+    tried_at: Instant,
+}
+
+impl Refresher {
+    fn step(&mut self) {
+        if refresh(
+            &current(&self.slot),
+            &self.pools,
+            &self.placements,
+            &self.metrics,
+        ) {
+            self.answered_at = Instant::now();
+            return;
+        }
+        let Some(opts) = &self.reconnect else { return };
+        if self.answered_at.elapsed() < RECONNECT_AFTER || self.tried_at.elapsed() < RECONNECT_AFTER
+        {
+            return;
+        }
+        self.tried_at = Instant::now();
+        let silent = self.answered_at.elapsed().as_secs();
+        let outcome = match Rados::connect(opts) {
+            Ok(fresh) => {
+                *self.slot.lock().unwrap_or_else(PoisonError::into_inner) = fresh;
+                format!(
+                    "the mons had not answered for {silent} s: connected anew as {}",
+                    opts.entity
+                )
+            }
+            Err(e) => {
+                format!("the mons had not answered for {silent} s; connecting anew failed ({e})")
+            }
+        };
+        self.metrics
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .reconnected(outcome);
+    }
+}
+
+/// The first seconds of a watch are not fed to the change detector.
+const WARM_S: f64 = 30.0;
+
+/// Intervals of history the change detector looks at, per pool and op.
+const CHANGE_HISTORY: usize = 360;
+
+/// The lasting changes of one pool and op's latency, from its intervals.
+#[derive(Default)]
+struct ChangeWatch {
+    /// The last [`CHANGE_HISTORY`] intervals: their index since the start
+    /// and their figures.
+    intervals: std::collections::VecDeque<(u64, metrics::IntervalLine)>,
+    /// The interval index of the last change reported.
+    reported: Option<u64>,
+}
+
+impl ChangeWatch {
+    /// Adds interval `k` and returns a new lasting change, in words with its
+    /// direction (`true`: slower), if one is found. A change is reported
+    /// once: a later one must begin at least a detector's segment after it;
+    /// it is reported two segments after its start.
+    fn push(&mut self, k: u64, line: metrics::IntervalLine, secs: f64) -> Option<(String, bool)> {
+        self.intervals.push_back((k, line));
+        while self.intervals.len() > CHANGE_HISTORY {
+            self.intervals.pop_front();
+        }
+        let first = self.intervals.front()?.0;
+        // The window's own clock (its first interval ends at `secs`), so
+        // that the detector's first interval is as long as the others.
+        let samples: Vec<crate::progress::Sample> = self
+            .intervals
+            .iter()
+            .map(|(k, l)| crate::progress::Sample {
+                t_s: (k - first + 1) as f64 * secs,
+                ramp: false,
+                ops: l.ops,
+                bytes: 0,
+                mean_latency_ns: l.mean_ns,
+                in_flight: 1,
+                errors: 0,
+                p50_latency_ns: (l.ops > 0).then_some(l.p50_ns),
+                p99_latency_ns: (l.ops > 0).then_some(l.p99_ns),
+                max_latency_ns: (l.ops > 0).then_some(l.max_ns),
+            })
+            .collect();
+        let changes = crate::explain::changes::job_changes(&samples, &[], None)?;
+        let c = changes.last()?;
+        let at = first + (c.t_s / secs).round() as u64;
+        let segment = crate::explain::changes::MIN_SEGMENT as u64;
+        // Placed once it has two segments after it: with one, the
+        // smoothing at the window's end places it an interval or two early.
+        if k < at + 2 * segment || self.reported.is_some_and(|r| at < r + segment) {
+            return None;
+        }
+        self.reported = Some(at);
+        let ms = |ns: f64| crate::units::ms_prose(ns);
+        let (b, a) = (&c.before, &c.after);
+        let slower = a.p99_ns.unwrap_or(a.mean_ns) > b.p99_ns.unwrap_or(b.mean_ns);
+        let p99 = match (b.p99_ns, a.p99_ns) {
+            (Some(x), Some(y)) => format!("p99 {} → {} ms, ", ms(x), ms(y)),
+            _ => String::new(),
+        };
+        Some((
+            format!(
+                "a lasting change from {:.0} s after the start: {p99}mean {} → {} ms ({})",
+                at as f64 * secs,
+                ms(b.mean_ns),
+                ms(a.mean_ns),
+                if slower { "slower" } else { "faster" }
+            ),
+            slower,
+        ))
+    }
 }
 
 /// Logs each pool's interval every `interval` until `stop`.
@@ -285,12 +471,15 @@ async fn log_intervals(
 ) {
     let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
     let mut failed_before: BTreeMap<String, u64> = BTreeMap::new();
+    let mut watches: BTreeMap<(String, Op), ChangeWatch> = BTreeMap::new();
+    let mut k = 0u64;
+    let mut last_note: Option<String> = None;
     loop {
         tokio::select! {
             _ = tick.tick() => {}
             _ = stop.wait_for(|s| *s) => return,
         }
-        let (lines, up, failed) = {
+        let (lines, up, why, note, failed) = {
             let mut m = metrics.lock().unwrap_or_else(PoisonError::into_inner);
             let failed: BTreeMap<String, u64> = m
                 .pool_names()
@@ -300,7 +489,13 @@ async fn log_intervals(
                     (p, n)
                 })
                 .collect();
-            (m.take_interval(), m.connected(), failed)
+            (
+                m.take_interval(),
+                m.connected(),
+                m.not_connected_why().map(str::to_string),
+                m.probe_note().map(str::to_string),
+                failed,
+            )
         };
         let ms = |ns: u64| crate::units::ms_prose(ns as f64);
         for (pool, n) in &failed {
@@ -331,8 +526,57 @@ async fn log_intervals(
             log(&format!("pool '{pool}': {ops}{failures}"));
         }
         if !up {
-            log("the cluster did not answer the placement read: cephbench_watch_up is 0");
+            log(&format!(
+                "the cluster did not answer the placement read ({}): cephbench_watch_up is 0",
+                why.as_deref().unwrap_or("no answer")
+            ));
         }
+        let events = metrics
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take_events();
+        for e in &events {
+            log(e);
+        }
+        // The probe's trouble, once each time it changes.
+        if note != last_note {
+            if let Some(n) = &note {
+                log(n);
+            }
+            last_note = note;
+        }
+        // Each pool and op's interval, also one without ops (a stall).
+        for pool in failed.keys() {
+            for op in [Op::Write, Op::Read] {
+                let line = lines
+                    .iter()
+                    .find(|l| &l.pool == pool && l.op == op)
+                    .cloned()
+                    .unwrap_or(metrics::IntervalLine {
+                        pool: pool.clone(),
+                        op,
+                        ops: 0,
+                        mean_ns: 0.0,
+                        p50_ns: 0,
+                        p99_ns: 0,
+                        max_ns: 0,
+                    });
+                // The first intervals hold the objects' first writes
+                // (creating them): a start, not a change.
+                if (k as f64) * interval.as_secs_f64() < WARM_S {
+                    continue;
+                }
+                let w = watches.entry((pool.clone(), op)).or_default();
+                if let Some((words, slower)) = w.push(k, line, interval.as_secs_f64()) {
+                    log(&format!("pool '{pool}' {}: {words}", op.label()));
+                    metrics
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .count_change(pool, op, slower);
+                }
+            }
+        }
+        k += 1;
         failed_before = failed;
     }
 }
@@ -345,8 +589,10 @@ const REOPEN_AFTER: u32 = 3;
 /// and a read in turn at the pool's rate. A pool deleted and made again
 /// under the same name is taken up again (its objects written anew).
 /// Returns its I/O context (no op in flight) and the ops that completed.
+#[allow(clippy::too_many_arguments)]
 async fn pool_loop(
     rados: &Rados,
+    slot: &TelemetrySlot,
     mut io: IoCtx,
     cfg: &WatchConfig,
     run: &str,
@@ -484,7 +730,7 @@ async fn pool_loop(
             // read: the placement now (one bounded mon command, at most once
             // a second), so that the op that completed has its OSD.
             reread = Instant::now();
-            if let Ok(p) = crate::telemetry::cluster::placement(rados.telemetry(), &pool) {
+            if let Ok(p) = crate::telemetry::cluster::placement(&current(slot), &pool) {
                 placements
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
@@ -534,4 +780,54 @@ fn reopened(rados: &Rados, io: &IoCtx, namespace: &str) -> Option<IoCtx> {
     let mut fresh = rados.ioctx(io.pool_name()).ok()?;
     fresh.set_namespace(namespace).ok()?;
     Some(fresh)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(p99_ms: f64) -> metrics::IntervalLine {
+        metrics::IntervalLine {
+            pool: "p".into(),
+            op: Op::Write,
+            ops: 20,
+            mean_ns: p99_ms * 0.6e6,
+            p50_ns: (p99_ms * 0.5e6) as u64,
+            p99_ns: (p99_ms * 1e6) as u64,
+            max_ns: (p99_ms * 1.2e6) as u64,
+        }
+    }
+
+    /// A step of the p99 from about 1.2 ms to about 4.5 ms (the drive rig's
+    /// 3 ms per flush) is reported once, as slower, and the step back as
+    /// faster; noise of ±15 % around one level is none.
+    #[test]
+    fn a_lasting_change_is_reported_once_each_way() {
+        let mut w = ChangeWatch::default();
+        let wobble = |k: u64| 1.0 + 0.15 * ((k * 7919 % 13) as f64 / 6.0 - 1.0);
+        let mut found = Vec::new();
+        for k in 0..120u64 {
+            let level = if (40..80).contains(&k) { 4.5 } else { 1.2 };
+            if let Some((words, slower)) = w.push(k, line(level * wobble(k)), 10.0) {
+                found.push((k, words, slower));
+            }
+        }
+        assert_eq!(found.len(), 2, "{found:?}");
+        let (k, words, slower) = &found[0];
+        assert!(
+            *slower && words.contains("from 400 s after the start"),
+            "{words}"
+        );
+        // Found once there are two detector's segments of intervals after it.
+        assert_eq!(*k, 50);
+        assert!(
+            !found[1].2 && found[1].1.contains("from 800 s"),
+            "{:?}",
+            found[1]
+        );
+        let mut flat = ChangeWatch::default();
+        for k in 0..120u64 {
+            assert_eq!(flat.push(k, line(1.2 * wobble(k)), 10.0), None, "{k}");
+        }
+    }
 }

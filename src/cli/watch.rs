@@ -82,6 +82,7 @@ impl WatchArgs {
             listen: self.listen,
             namespace: self.namespace.clone(),
             keep_objects: self.keep_objects,
+            reconnect: None,
         })
     }
 }

@@ -19,7 +19,10 @@ pub fn watch(conn: &ConnArgs, args: &WatchArgs, g: &Globals) -> anyhow::Result<E
         )
         .into());
     }
-    let cfg = args.config()?;
+    let mut cfg = args.config()?;
+    // The placement and probe connection is made anew with these when the
+    // mons stop answering it (see `canary`).
+    cfg.reconnect = Some(conn.telemetry_options().unwrap_or_else(|| conn.options()));
     let connect::Session { rt, rados } = connect::connect(conn, Vec::new())?;
     for pool in &cfg.pools {
         if rados.pool_id(pool).is_err() {

@@ -15,7 +15,7 @@ pub struct AvgDelta {
 }
 
 /// One OSD's counters over a run window.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct OsdCounters {
     /// The OSD id.
     pub osd: i32,

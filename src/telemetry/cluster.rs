@@ -65,6 +65,12 @@ pub fn cluster_map(rados: &Rados, pool: &str) -> Result<(PoolPlacement, OsdAddrs
     Ok((p, addrs))
 }
 
+/// Every OSD's public (client-facing) address, from `osd dump`.
+pub fn osd_public_addrs(rados: &Rados) -> Result<Vec<(i32, SocketAddr)>, ProbeError> {
+    let dump = rados.mon_command(r#"{"prefix":"osd dump","format":"json"}"#)?;
+    Ok(network::parse_osd_addrs(&json(&dump.out, "osd dump")?)?)
+}
+
 /// The osdmap epoch now (`osd stat`, mon: a small answer, cheap to poll).
 pub fn osd_epoch(rados: &Rados) -> Result<u64, ProbeError> {
     let out = rados.mon_command(r#"{"prefix":"osd stat","format":"json"}"#)?;

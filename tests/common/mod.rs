@@ -45,9 +45,20 @@ pub fn serial() -> Turn {
 /// Runs `checks` one after another on one rig, `reset` before each: every
 /// check runs whatever the others did, each failure is printed with its
 /// name and time, and the test fails naming the checks that failed.
+/// `CEPHBENCH_CHECKS=WORDS` (a developer's run) runs only the checks whose
+/// name contains WORDS; it is refused under `CI=true`.
 pub fn checks_in_turn(checks: &[(&str, fn())], reset: impl Fn()) {
+    let only = std::env::var("CEPHBENCH_CHECKS").ok();
+    assert!(
+        only.is_none() || std::env::var("CI").map_or(true, |v| v != "true"),
+        "CEPHBENCH_CHECKS is for a developer's run, not CI"
+    );
     let mut failed = Vec::new();
     for (name, check) in checks {
+        if only.as_deref().is_some_and(|w| !name.contains(w)) {
+            eprintln!("check '{name}': not run (CEPHBENCH_CHECKS)");
+            continue;
+        }
         let t = std::time::Instant::now();
         let passed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             reset();

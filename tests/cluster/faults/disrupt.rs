@@ -528,27 +528,11 @@ fn disrupt_refused_without_the_caps_or_the_osd() {
     let before = ours(p).len();
     let dir = tempfile::tempdir().unwrap();
     let keyring = dir.path().join("keyring");
-    let _ = Command::new("ceph")
-        .arg("-c")
-        .arg(conf())
-        .args(["auth", "rm", "client.cbt-nodisrupt"])
-        .output();
-    ceph(&[
-        "auth",
-        "get-or-create",
+    let _key = super::support::Key::new(
         "client.cbt-nodisrupt",
-        "mon",
-        "allow r",
-        "osd",
-        "allow rwx",
-        "-o",
-        keyring.to_str().unwrap(),
-    ]);
-    std::fs::set_permissions(
+        &["mon", "allow r", "osd", "allow rwx"],
         &keyring,
-        std::os::unix::fs::PermissionsExt::from_mode(0o600),
-    )
-    .unwrap();
+    );
     let run = |extra: &[&str], osd: &str| {
         let spec = format!("osd.{osd}:out@2s,in@4s");
         let mut args = extra.to_vec();

@@ -10,6 +10,37 @@ use serde_json::Value;
 
 use crate::common::{ceph, conf, list, query};
 
+/// A key of the test's own: `entity` made anew with `caps` (`mon`, `allow r`,
+/// ...), its keyring written to `path` (mode 0600); removed when dropped.
+pub(crate) struct Key(pub(crate) String);
+
+impl Key {
+    pub(crate) fn new(entity: &str, caps: &[&str], path: &std::path::Path) -> Key {
+        let _ = Command::new("ceph")
+            .arg("-c")
+            .arg(conf())
+            .args(["auth", "rm", entity])
+            .output();
+        let mut args = vec!["auth", "get-or-create", entity];
+        args.extend(caps);
+        args.extend(["-o", path.to_str().expect("a UTF-8 path")]);
+        ceph(&args);
+        std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o600))
+            .unwrap();
+        Key(entity.to_string())
+    }
+}
+
+impl Drop for Key {
+    fn drop(&mut self) {
+        let _ = Command::new("ceph")
+            .arg("-c")
+            .arg(conf())
+            .args(["auth", "rm", &self.0])
+            .output();
+    }
+}
+
 /// cephbench's records of changes it made to the cluster (the mons'
 /// config-key store, keys under `cephbench/change/`), each value parsed.
 pub(crate) fn records() -> Vec<Value> {
