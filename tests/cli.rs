@@ -705,9 +705,12 @@ fn diagnose_refuses_a_budget_too_short_and_formats_it_has_none_of() {
         e.contains("--budget 30s is below 60 s") && e.contains("give --budget 1m or more"),
         "{e}"
     );
-    for f in ["html", "csv"] {
+    for f in ["csv", "timeline-csv"] {
         let e = usage_error(&["--format", f, "diagnose", "-p", "x"]);
-        assert!(e.contains("diagnose prints text, markdown or json"), "{e}");
+        assert!(
+            e.contains("diagnose prints text, markdown, json or html"),
+            "{e}"
+        );
     }
     let e = usage_error(&["diagnose", "-p", "x", "-N", "a/b"]);
     assert!(e.contains("namespace"), "{e}");

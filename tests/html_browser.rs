@@ -437,3 +437,58 @@ fn a_disruption_page_has_no_overlapping_labels() {
     let o = overlapping_labels(bin, &page);
     assert!(o.is_empty(), "labels overlap: {o:#?}");
 }
+
+/// `diagnose --format html`'s page, from a real diagnosis on pacific (3
+/// bluestore OSDs, size 3, `--budget 1m`: nothing stands out, the first job
+/// ran while the new pool's PGs were peering): the verdict on top, the
+/// measured table, then each job's section with its plots; Chromium logs
+/// nothing, draws every plot, and no label overlaps another.
+#[test]
+fn a_diagnose_page_has_its_verdict_on_top_and_draws_every_job() {
+    let doc: cephbench::diagnose::DiagnosisDoc =
+        serde_json::from_str(include_str!("fixtures/diagnose-nothing-pacific.json"))
+            .expect("the fixture is a diagnosis");
+    let mut html = Vec::new();
+    cephbench::diagnose::report::render(&doc, cephbench::report::Format::Html, &mut html).unwrap();
+    let html = String::from_utf8(html).unwrap();
+    let at = |s: &str| {
+        html.find(s)
+            .unwrap_or_else(|| panic!("no '{s}' in the page"))
+    };
+    // The verdict and what distorts it before the figures, the jobs after.
+    assert!(at("Before trusting the figures") < at("Nothing stands out"));
+    assert!(at("Nothing stands out") < at("<h2>Measured</h2>"));
+    let jobs = doc.runs.as_ref().map_or(0, |r| r.runs.len());
+    assert_eq!(jobs, 4);
+    assert_eq!(
+        html.matches("<section><h2>").count(),
+        jobs,
+        "a section per job"
+    );
+    assert!(at("<h2>Measured</h2>") < at("<section><h2>"));
+    let Some(bin) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("diagnose.html");
+    std::fs::write(&page, &html).unwrap();
+    let out = run_chromium(bin, &page, &["--dump-dom"]);
+    let lines = console_lines(&out.stderr);
+    assert!(lines.is_empty(), "console messages: {lines:?}");
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let (total, drawn) = non_empty_svgs(&dom);
+    assert!(
+        total >= 4 * jobs && drawn == total,
+        "{drawn} of {total} plots drawn"
+    );
+    let o = overlapping_labels(bin, &page);
+    assert!(o.is_empty(), "labels overlap: {o:#?}");
+    let shot = dir.path().join("diagnose.png");
+    run_chromium(
+        bin,
+        &page,
+        &[
+            &format!("--screenshot={}", shot.display()),
+            "--window-size=1200,1600",
+        ],
+    );
+    assert!(shot.exists());
+}

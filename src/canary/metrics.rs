@@ -148,6 +148,8 @@ struct ProbeState {
     splits: Vec<Split>,
     /// Why the last probe missed something.
     note: Option<String>,
+    /// When the last probe ended (Unix s).
+    at: Option<f64>,
 }
 
 /// Everything `watch` exports.
@@ -286,10 +288,12 @@ impl Metrics {
         out
     }
 
-    /// The last probe's figures: each primary's connect time (`None`:
-    /// failed), each OSD's counters over the interval, the splits.
+    /// The last probe's figures, at Unix time `now_s`: each primary's
+    /// connect time (`None`: failed), each OSD's counters over the interval,
+    /// the splits.
     pub fn set_probes(
         &mut self,
+        now_s: f64,
         rtt: BTreeMap<i32, Option<f64>>,
         counters: BTreeMap<i32, OsdCounters>,
         splits: Vec<Split>,
@@ -302,6 +306,7 @@ impl Metrics {
         self.probe.rtt = rtt;
         self.probe.counters = counters;
         self.probe.splits = splits;
+        self.probe.at = Some(now_s);
     }
 
     /// The placement connection was made anew (or that failed): counted,
@@ -517,6 +522,16 @@ impl Metrics {
         let head = |s: &mut String, name: &str, kind: &str, help: &str| {
             let _ = writeln!(s, "# HELP {name} {help}\n# TYPE {name} {kind}");
         };
+        head(
+            s,
+            "cephbench_watch_probe_timestamp_seconds",
+            "gauge",
+            "Unix time of the last probe (round trips, counters, split): its figures are as \
+             fresh as this (a down OSD's counters hold a probe up to the op timeout).",
+        );
+        if let Some(at) = self.probe.at {
+            let _ = writeln!(s, "cephbench_watch_probe_timestamp_seconds {}", num(at));
+        }
         head(
             s,
             "cephbench_watch_osd_rtt_seconds",
@@ -786,6 +801,7 @@ mod tests {
             mean_ns: None,
         });
         m.set_probes(
+            1_700_000_000.0,
             BTreeMap::from([(1, Some(250_000.0)), (2, None)]),
             BTreeMap::from([(1, c)]),
             vec![(
@@ -834,7 +850,12 @@ mod tests {
             1.0
         );
         // The next probe replaces the last: a series it did not see is gone.
-        m.set_probes(BTreeMap::new(), BTreeMap::new(), Vec::new());
+        m.set_probes(
+            1_700_000_010.0,
+            BTreeMap::new(),
+            BTreeMap::new(),
+            Vec::new(),
+        );
         let t = m.render();
         assert!(!t.contains("cephbench_watch_split_seconds{"), "{t}");
         assert!(!t.contains("cephbench_watch_osd_rtt_seconds{"), "{t}");

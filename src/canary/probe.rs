@@ -160,7 +160,7 @@ impl Prober {
                 a.shares.iter().map(|s| (s.part, s.ns)).collect(),
             ));
         }
-        m.set_probes(rtt, deltas, splits);
+        m.set_probes(super::unix_now(), rtt, deltas, splits);
         m.set_probe_note(failed.map(|(osd, e)| {
             format!(
                 "osd.{osd}'s counters could not be read ({e}): no split for the series of the \

@@ -13,9 +13,9 @@ use crate::cmd::{connect, exit, signals};
 /// weak links on stdout. Ctrl-C prints what was found so far (after the
 /// cleanup) and exits 130; failed ops exit 3 as in a run.
 pub fn diagnose(conn: &ConnArgs, args: &DiagnoseArgs, g: &Globals) -> anyhow::Result<ExitCode> {
-    if matches!(g.format, Format::Html | Format::Csv | Format::TimelineCsv) {
+    if matches!(g.format, Format::Csv | Format::TimelineCsv) {
         return Err(UsageError(
-            "diagnose prints text, markdown or json: drop --format html/csv (the jobs' own \
+            "diagnose prints text, markdown, json or html: drop --format csv (the jobs' own \
              results are in the json)"
                 .into(),
         )

@@ -1,5 +1,6 @@
-//! `diagnose` as text, Markdown and JSON: the ranked weak links first, each
-//! with its evidence and its projected gain, then what was measured.
+//! `diagnose` as text, Markdown, JSON and HTML: the ranked weak links first,
+//! each with its evidence and its projected gain, then what was measured
+//! (the page adds each job's own section, with its plots).
 #![forbid(unsafe_code)]
 
 use std::io;
@@ -9,9 +10,10 @@ use crate::explain::diagnosis::{Distortion, WeakLink};
 use crate::explain::outliers::Outlier;
 use crate::report::Format;
 
-/// Writes `d` in `format` (the caller refuses CSV and HTML before running).
+/// Writes `d` in `format` (the caller refuses CSV before running).
 pub fn render(d: &DiagnosisDoc, format: Format, out: &mut dyn io::Write) -> io::Result<()> {
     match format {
+        Format::Html => out.write_all(page(d).as_bytes()),
         Format::Json => {
             serde_json::to_writer_pretty(&mut *out, d)?;
             writeln!(out)
@@ -179,6 +181,78 @@ fn nothing_lines(d: &DiagnosisDoc) -> Vec<String> {
     out
 }
 
+/// The page: the same words as the text, the ranked list on top, then each
+/// job's own section (its plots, its split, its OSDs).
+pub fn page(d: &DiagnosisDoc) -> String {
+    use crate::report::svg::esc;
+    let mut h = crate::report::page::open_page(&format!("cephbench diagnose: pool {}", d.pool));
+    h.push_str(&format!(
+        "<p>cephbench {} · {:.0} s of a {:.0} s budget{}</p>\n",
+        esc(&d.version),
+        d.elapsed_s,
+        d.budget_s,
+        if d.interrupted {
+            " · <span class=\"warn\">interrupted: what was found so far</span>"
+        } else {
+            ""
+        }
+    ));
+    let list = |h: &mut String, items: &[String]| {
+        h.push_str("<ul>");
+        for i in items {
+            h.push_str(&format!("<li>{}</li>", esc(i)));
+        }
+        h.push_str("</ul>\n");
+    };
+    let distortions = &d.diagnosis.distortions;
+    if !distortions.is_empty() {
+        h.push_str("<h2>Before trusting the figures</h2>\n");
+        let items: Vec<String> = distortions.iter().map(distortion_line).collect();
+        list(&mut h, &items);
+    }
+    let links = &d.diagnosis.weak_links;
+    if links.is_empty() {
+        h.push_str("<h2>Nothing stands out</h2>\n");
+        list(&mut h, &nothing_lines(d));
+    } else {
+        h.push_str("<h2>Weak links, the largest gain first</h2>\n<ol>");
+        for l in links {
+            let (head, ev) = link_lines(l, d.diagnosis.projected_job.as_deref());
+            h.push_str(&format!("<li><b>{}</b>", esc(&head)));
+            list(&mut h, &ev);
+            h.push_str("</li>");
+        }
+        h.push_str("</ol>\n");
+    }
+    h.push_str(
+        "<h2>Measured</h2>\n<table><tr><th>job</th><th>IOPS</th><th>MiB/s</th>\
+                <th>mean ms</th><th>p99 ms</th></tr>\n",
+    );
+    for r in d.runs.iter().flat_map(|s| &s.runs) {
+        let Some(j) = r.result.jobs.first() else {
+            continue;
+        };
+        h.push_str(&format!(
+            "<tr><td>{}</td><td class=\"n\">{:.0}</td><td class=\"n\">{:.2}</td>\
+             <td class=\"n\">{:.3}</td><td class=\"n\">{:.3}</td></tr>\n",
+            esc(&r.job),
+            j.iops,
+            j.bytes_per_sec / (1024.0 * 1024.0),
+            j.latency_ns.mean / 1e6,
+            j.latency_ns.p99 as f64 / 1e6
+        ));
+    }
+    h.push_str("</table>\n");
+    if let Some(l) = osd_checks_line(d) {
+        h.push_str(&format!("<p>{}</p>\n", esc(&l)));
+    }
+    for (i, r) in d.runs.iter().flat_map(|s| &s.runs).enumerate() {
+        crate::report::html::result_section(&mut h, i, true, &r.job, &r.result);
+    }
+    h.push_str("</body></html>\n");
+    h
+}
+
 /// The report's lines (Markdown: headings and a table).
 pub fn lines(d: &DiagnosisDoc, md: bool) -> Vec<String> {
     let mut out = vec![format!(
@@ -265,20 +339,26 @@ fn measured_lines(d: &DiagnosisDoc, md: bool) -> Vec<String> {
             )
         }));
     }
-    if let Some(b) = &d.osd_bench {
-        let checked: Vec<String> = b.osds.iter().map(|r| format!("osd.{}", r.osd)).collect();
-        let mut l = format!(
-            "the OSDs' own checks ({} single writes each): {}",
-            b.probes,
-            checked.join(", ")
-        );
-        if !d.osds_not_checked.is_empty() {
-            l.push_str(&format!(
-                "; not checked (the budget): {} of the pool's OSDs",
-                d.osds_not_checked.len()
-            ));
-        }
+    if let Some(l) = osd_checks_line(d) {
         out.push(format!("{}{l}", if md { "\n" } else { "  " }));
     }
     out
+}
+
+/// Which OSDs checked themselves, and how many were left out.
+fn osd_checks_line(d: &DiagnosisDoc) -> Option<String> {
+    let b = d.osd_bench.as_ref()?;
+    let checked: Vec<String> = b.osds.iter().map(|r| format!("osd.{}", r.osd)).collect();
+    let mut l = format!(
+        "the OSDs' own checks ({} single writes each): {}",
+        b.probes,
+        checked.join(", ")
+    );
+    if !d.osds_not_checked.is_empty() {
+        l.push_str(&format!(
+            "; not checked (the budget): {} of the pool's OSDs",
+            d.osds_not_checked.len()
+        ));
+    }
+    Some(l)
 }

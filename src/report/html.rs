@@ -76,7 +76,9 @@ pub fn render_page(results: &[(String, BenchResult)], out: &mut dyn io::Write) -
     out.write_all(h.as_bytes())
 }
 
-fn result_section(h: &mut String, i: usize, several: bool, name: &str, r: &BenchResult) {
+/// One result's section: its head, summary, plots, split and OSDs (also
+/// `diagnose`'s page, one per job).
+pub fn result_section(h: &mut String, i: usize, several: bool, name: &str, r: &BenchResult) {
     let (w, p) = workload_label(r);
     let head = if several {
         format!("{}: {w} on {p}", letter(i))
