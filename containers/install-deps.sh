@@ -8,14 +8,15 @@
 # (podman with runc - crun fails on these machines -, catatonit for --init,
 # debootstrap to build the debian:bookworm base image when no registry is
 # reachable; see containers/image.sh; tests/deb.sh's clean roots), binutils (objdump, strip:
-# packaging/build-deb.sh), prometheus (promtool and a real server for the watch test), and mold (tests/run.sh links the test builds with it: each of
+# packaging/build-deb.sh), prometheus (promtool and a real server for the watch test), iptables (the watch test
+# cuts the mons off), and mold (tests/run.sh links the test builds with it: each of
 # the ~20 test binaries links in a fraction of GNU ld's time). Idempotent: apt is only called for what is missing.
 # The Rust toolchain (cargo >= 1.80) must already be on PATH.
 set -euo pipefail
 
 PKGS=(ceph-mon ceph-osd ceph-mgr ceph-common librados-dev libradospp-dev librbd-dev
       libclang-dev clang gcc libc6-dev binutils fio iproute2 procps chromium valgrind
-      time python3 sysstat mold prometheus curl
+      time python3 sysstat mold prometheus curl iptables
       podman runc catatonit containernetworking-plugins debootstrap)
 
 missing=()
