@@ -580,12 +580,12 @@ fn prometheus_scrapes_the_canary_through_a_deleted_pool_and_its_numbers_hold() {
 }
 
 /// Faults under the canary (`/metrics` read directly, once a second): a
-/// primary OSD stopped, the mon restarted, the mons cut off by a firewall
+/// primary OSD stopped, then killed and marked down, the mon restarted, the mons cut off by a firewall
 /// rule, and its own key's caps revoked. Through each it keeps serving, its
 /// gauges say what it sees and its counts go on or count failures.
 #[test]
 #[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
-fn the_canary_lives_through_an_osd_stopped_a_mon_restarted_cut_off_and_its_caps_revoked() {
+fn the_canary_lives_through_an_osd_down_a_mon_restarted_cut_off_and_its_caps_revoked() {
     let _turn = common::serial();
     if !common::is_root() {
         common::cannot_run("the mons cut off by iptables: needs root");
@@ -708,6 +708,54 @@ fn the_canary_lives_through_an_osd_stopped_a_mon_restarted_cut_off_and_its_caps_
     wait(
         "writes after the OSD resumed",
         Duration::from_secs(30),
+        &|t| {
+            writes(t) >= n0 + 20.0
+                && gauge(t, &format!("cephbench_watch_pool_up{{pool=\"{FAULTS}\"}}")) == 1.0
+        },
+    );
+
+    // 1b. The same OSD down: killed and marked down (`ceph osd down`, as its
+    // peers would after the heartbeat grace). Its PGs' ops time out and
+    // count, the other OSDs' writes go on; started again, all go on.
+    let pid = std::fs::read_to_string(
+        common::conf()
+            .parent()
+            .unwrap()
+            .join(format!("run/osd.{busiest}.pid")),
+    )
+    .unwrap()
+    .trim()
+    .to_string();
+    let t0 = sum_of(&scrape(), &timeouts);
+    let revive = Revive;
+    assert!(Command::new("kill")
+        .args(["-KILL", &pid])
+        .status()
+        .unwrap()
+        .success());
+    common::ceph(&["osd", "down", &format!("osd.{busiest}")]);
+    let t = wait(
+        "a timeout with the OSD down",
+        Duration::from_secs(20),
+        &|t| sum_of(t, &timeouts) >= t0 + 1.0,
+    );
+    let n0 = writes(&t);
+    let t = wait(
+        "other OSDs' writes with the OSD down",
+        Duration::from_secs(30),
+        &|t| writes(t) >= n0 + 3.0,
+    );
+    eprintln!(
+        "osd.{busiest} down: {} write timeouts, writes {} -> {}",
+        sum_of(&t, &timeouts),
+        n0,
+        writes(&t)
+    );
+    drop(revive);
+    let n0 = writes(&scrape());
+    wait(
+        "writes after the OSD came back",
+        Duration::from_secs(60),
         &|t| {
             writes(t) >= n0 + 20.0
                 && gauge(t, &format!("cephbench_watch_pool_up{{pool=\"{FAULTS}\"}}")) == 1.0
@@ -841,6 +889,20 @@ fn said_within(log: &Path, words: &str, within: Duration) {
             "'{words}' not in the log: {said}"
         );
         std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// Starts what of the test cluster is not running (`cluster.sh up`) when
+/// dropped, also when the test fails.
+struct Revive;
+
+impl Drop for Revive {
+    fn drop(&mut self) {
+        let dir = common::conf().parent().unwrap().to_path_buf();
+        let out = common::cluster_sh(dir.to_str().unwrap(), &["up"]);
+        if !std::thread::panicking() {
+            common::ok(out, "cluster.sh up (the OSD started again)");
+        }
     }
 }
 
