@@ -231,21 +231,45 @@ fn foreign_objects_and_images_are_never_touched() {
 }
 
 /// Puts `mon_allow_pool_delete` back to true on every mon however the test
-/// ends.
+/// ends, and waits (at most 30 s) until the mgr's view of the quorum
+/// leader's settings, which `--create-pool` reads, says so too: the next
+/// test's `--create-pool` was refused once with the mons already back at
+/// true (a CI run: "mon_allow_pool_delete is false on the mons").
 struct PoolDeleteBack;
 
 impl Drop for PoolDeleteBack {
     fn drop(&mut self) {
-        let _ = Command::new("ceph")
-            .arg("-c")
-            .arg(common::conf())
-            .args([
-                "tell",
-                "mon.*",
-                "injectargs",
-                "--mon_allow_pool_delete=true",
-            ])
-            .output();
+        let ceph = |args: &[&str]| {
+            Command::new("timeout")
+                .arg("30")
+                .arg("ceph")
+                .arg("-c")
+                .arg(common::conf())
+                .args(args)
+                .output()
+                .ok()
+                .filter(|o| o.status.success())
+                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        };
+        let _ = ceph(&[
+            "tell",
+            "mon.*",
+            "injectargs",
+            "--mon_allow_pool_delete=true",
+        ]);
+        let Some(leader) = ceph(&["quorum_status", "-f", "json"])
+            .and_then(|q| serde_json::from_str::<Value>(&q).ok())
+            .and_then(|q| q["quorum_leader_name"].as_str().map(str::to_string))
+        else {
+            return;
+        };
+        let mon = format!("mon.{leader}");
+        let t = std::time::Instant::now();
+        while ceph(&["config", "show", &mon, "mon_allow_pool_delete"]).as_deref() != Some("true")
+            && t.elapsed().as_secs() < 30
+        {
+            std::thread::sleep(std::time::Duration::from_millis(500));
+        }
     }
 }
 
