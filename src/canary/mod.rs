@@ -125,6 +125,13 @@ pub fn run_name() -> String {
     )
 }
 
+/// The canary's `objects` object names of run `run` (the same in every pool).
+fn object_names(run: &str, objects: u32) -> Vec<String> {
+    (0..objects)
+        .map(|i| format!("{}{i}", objects::data_prefix(run)))
+        .collect()
+}
+
 /// What a watch did, for its last lines.
 #[derive(Debug, Clone, Default)]
 pub struct Summary {
@@ -216,9 +223,7 @@ pub async fn run(
     let mut prober = probe::Prober::new(
         Arc::clone(&slot),
         &cfg.namespace,
-        (0..cfg.objects)
-            .map(|i| format!("{}{i}", objects::data_prefix(&run)))
-            .collect(),
+        object_names(&run, cfg.objects),
         cfg.block_size,
     );
     let (probe_placements, probe_metrics) = (Arc::clone(&placements), Arc::clone(&metrics));
@@ -262,9 +267,7 @@ pub async fn run(
             .pools
             .push((io.pool_name().to_string(), ops, failed));
         if !cfg.keep_objects {
-            let mut names: Vec<String> = (0..cfg.objects)
-                .map(|i| format!("{}{i}", objects::data_prefix(&run)))
-                .collect();
+            let mut names = object_names(&run, cfg.objects);
             names.push(objects::meta_name(&run));
             match crate::bench::remove_objects(io, names, 8).await {
                 Ok(n) => summary.removed += n,
@@ -601,9 +604,9 @@ async fn pool_loop(
     mut stop: watch::Receiver<bool>,
 ) -> (IoCtx, u64) {
     let pool = io.pool_name().to_string();
-    let names: Vec<(String, CString)> = (0..cfg.objects)
-        .map(|i| {
-            let n = format!("{}{i}", objects::data_prefix(run));
+    let names: Vec<(String, CString)> = object_names(run, cfg.objects)
+        .into_iter()
+        .map(|n| {
             let c = CString::new(n.clone()).expect("our names have no NUL");
             (n, c)
         })

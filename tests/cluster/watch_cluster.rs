@@ -71,12 +71,7 @@ impl Drop for Proc {
 }
 
 fn signal(child: &Child, sig: &str) {
-    let ok = Command::new("kill")
-        .args([sig, &child.id().to_string()])
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "kill {sig}");
+    kill_pid(sig, &child.id().to_string());
 }
 
 /// `cephbench watch` of `pools` serving on `port`, its stderr into `log`.
@@ -444,16 +439,9 @@ fn prometheus_scrapes_the_canary_through_a_deleted_pool_and_its_numbers_hold() {
     // The mon stops answering (SIGSTOP; resumed when the guard drops): the
     // placement read runs out, `cephbench_watch_up` goes 0, and the ops,
     // which need no mon, go on.
-    let mon = std::fs::read_to_string(common::conf().parent().unwrap().join("run/mon.a.pid"))
-        .unwrap()
-        .trim()
-        .to_string();
+    let mon = daemon_pid("mon.a");
     let n0 = prom.one(&format!("sum({writes})"), None);
-    assert!(Command::new("kill")
-        .args(["-STOP", &mon])
-        .status()
-        .unwrap()
-        .success());
+    kill_pid("-STOP", &mon);
     let resume = Stopped(mon);
     prom.wait_for("cephbench_watch_up", Duration::from_secs(30), |v| v == 0.0);
     prom.wait_for(&format!("sum({writes})"), Duration::from_secs(10), |n| {
@@ -675,23 +663,11 @@ fn the_canary_lives_through_an_osd_down_a_mon_restarted_cut_off_and_its_caps_rev
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .expect("a write series")
         .0;
-    let pid = std::fs::read_to_string(
-        common::conf()
-            .parent()
-            .unwrap()
-            .join(format!("run/osd.{busiest}.pid")),
-    )
-    .unwrap()
-    .trim()
-    .to_string();
+    let pid = daemon_pid(&format!("osd.{busiest}"));
     let timeouts = format!(
         "cephbench_watch_op_failures_total{{pool=\"{FAULTS}\",op=\"write\",kind=\"timeout\"}}"
     );
-    assert!(Command::new("kill")
-        .args(["-STOP", &pid])
-        .status()
-        .unwrap()
-        .success());
+    kill_pid("-STOP", &pid);
     let resume = Stopped(pid);
     let t = wait(
         "a timeout with osd stopped",
@@ -717,22 +693,10 @@ fn the_canary_lives_through_an_osd_down_a_mon_restarted_cut_off_and_its_caps_rev
     // 1b. The same OSD down: killed and marked down (`ceph osd down`, as its
     // peers would after the heartbeat grace). Its PGs' ops time out and
     // count, the other OSDs' writes go on; started again, all go on.
-    let pid = std::fs::read_to_string(
-        common::conf()
-            .parent()
-            .unwrap()
-            .join(format!("run/osd.{busiest}.pid")),
-    )
-    .unwrap()
-    .trim()
-    .to_string();
+    let pid = daemon_pid(&format!("osd.{busiest}"));
     let t0 = sum_of(&scrape(), &timeouts);
     let revive = Revive;
-    assert!(Command::new("kill")
-        .args(["-KILL", &pid])
-        .status()
-        .unwrap()
-        .success());
+    kill_pid("-KILL", &pid);
     common::ceph(&["osd", "down", &format!("osd.{busiest}")]);
     let t = wait(
         "a timeout with the OSD down",
@@ -764,15 +728,7 @@ fn the_canary_lives_through_an_osd_down_a_mon_restarted_cut_off_and_its_caps_rev
 
     // 2. The mon restarted: `cephbench_watch_up` 0 while it is gone, the
     // ops (no mon needed) go on, 1 once it is back.
-    let mon_pid = std::fs::read_to_string(common::conf().parent().unwrap().join("run/mon.a.pid"))
-        .unwrap()
-        .trim()
-        .to_string();
-    assert!(Command::new("kill")
-        .args(["-TERM", &mon_pid])
-        .status()
-        .unwrap()
-        .success());
+    kill_pid("-TERM", &daemon_pid("mon.a"));
     let t = wait("up 0 with the mon gone", Duration::from_secs(20), &|t| {
         gauge(t, "cephbench_watch_up") == 0.0
     });
@@ -792,7 +748,9 @@ fn the_canary_lives_through_an_osd_down_a_mon_restarted_cut_off_and_its_caps_rev
     // ports): the same, with the mon running.
     let mons = mon_addrs();
     {
-        let _cut = Firewall::drop_to(&mons);
+        let Some(_cut) = Firewall::drop_to(&mons) else {
+            return;
+        };
         let t = wait(
             "up 0 with the mons cut off",
             Duration::from_secs(20),
@@ -906,13 +864,34 @@ impl Drop for Revive {
     }
 }
 
+/// The pid of a daemon of the test cluster (`mon.a`, `osd.1`).
+fn daemon_pid(daemon: &str) -> String {
+    let p = common::conf()
+        .parent()
+        .unwrap()
+        .join(format!("run/{daemon}.pid"));
+    std::fs::read_to_string(&p)
+        .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+        .trim()
+        .to_string()
+}
+
+/// Sends `sig` (`-STOP`) to `pid`, which must take it.
+fn kill_pid(sig: &str, pid: &str) {
+    let ok = Command::new("kill")
+        .args([sig, pid])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "kill {sig} {pid}");
+}
+
 /// Kills the mon and starts it again (`cluster.sh up` restarts what is missing).
 fn restart_mon() {
     let dir = common::conf().parent().unwrap().to_path_buf();
-    let pid = std::fs::read_to_string(dir.join("run/mon.a.pid")).unwrap();
-    let _ = Command::new("kill").args(["-TERM", pid.trim()]).status();
+    let pid = daemon_pid("mon.a");
+    kill_pid("-TERM", &pid);
     let deadline = Instant::now() + Duration::from_secs(20);
-    while Path::new(&format!("/proc/{}", pid.trim())).exists() {
+    while Path::new(&format!("/proc/{pid}")).exists() {
         assert!(Instant::now() < deadline, "the mon did not stop");
         std::thread::sleep(Duration::from_millis(100));
     }
@@ -944,7 +923,9 @@ fn mon_addrs() -> Vec<(String, String)> {
 struct Firewall(Vec<Vec<String>>);
 
 impl Firewall {
-    fn drop_to(addrs: &[(String, String)]) -> Firewall {
+    /// `None` (after `common::cannot_run`) when iptables refused a rule;
+    /// the rules made so far are removed then.
+    fn drop_to(addrs: &[(String, String)]) -> Option<Firewall> {
         let rules: Vec<Vec<String>> = addrs
             .iter()
             .map(|(ip, port)| {
@@ -955,6 +936,7 @@ impl Firewall {
                 .to_vec()
             })
             .collect();
+        let mut done = Vec::new();
         for r in &rules {
             let ok = Command::new("iptables")
                 .arg("-I")
@@ -963,10 +945,13 @@ impl Firewall {
                 .map(|s| s.success())
                 .unwrap_or(false);
             if !ok {
+                drop(Firewall(done));
                 common::cannot_run("iptables -I INPUT ... -j DROP failed");
+                return None;
             }
+            done.push(r.clone());
         }
-        Firewall(rules)
+        Some(Firewall(done))
     }
 }
 
