@@ -539,66 +539,15 @@ pub async fn run<T: Target, S: OpSource>(
     source: &mut S,
     spec: &RunSpec,
     mut stop: StopRx,
-    mut progress: WorkerProgress,
+    progress: WorkerProgress,
 ) -> JobOutcome {
-    let t0 = Instant::now();
-    let measure_start = t0 + spec.ramp;
-    let mut out = JobOutcome {
-        kinds: Default::default(),
-        per_osd: Vec::new(),
-        errors: 0,
-        first_error: None,
-        errors_by_errno: Vec::new(),
-        longest_gap: Duration::ZERO,
-        stalls: Vec::new(),
-        slow_ops: 0,
-        mismatches: 0,
-        short_reads: 0,
-        first_data_error: None,
-        issued: 0,
-        elapsed: Duration::ZERO,
-        stop: StopReason::Duration,
-        slowest: Vec::with_capacity(SLOWEST_KEPT),
-        rate: spec.rate.map(|r| RateOutcome {
-            asked: r.ops_per_sec,
-            arrival: r.arrival,
-            scheduled: 0,
-            late_ops: 0,
-            max_backlog: 0,
-            final_backlog: 0,
-            schedule_error: LatencyRecorder::new(),
-        }),
-        slots: if spec.rate.is_some() {
-            0
-        } else {
-            spec.concurrency.max(1)
-        },
-        refill_wait_ns: 0,
-        refills: 0,
-    };
-    let mut sched = spec.rate.as_ref().map(|r| Schedule::new(t0, r));
-    if sched.is_some() {
-        for k in &mut out.kinds {
-            k.service = Some(LatencyRecorder::new());
-        }
-    }
-    // Open loop: the last moment every slot was seen busy. An op due before
-    // it had to wait for a slot (it is late).
-    let mut last_full = t0;
-    let late_after_ns = LATE_AFTER.as_nanos() as u64;
-    let due = tokio::time::sleep_until(t0.into());
+    let mut w = Worker::new(target, source, spec, progress);
+    let due = tokio::time::sleep_until(w.t0.into());
     tokio::pin!(due);
-    let mut due_armed = t0;
-    let wall0 = std::time::SystemTime::now();
-    let mut slow_floor = 0u64;
-    let mut issued_bytes = 0u64;
-    let mut last_completion = measure_start;
-    let mut stopping = false;
-    let slow_op_ns = spec.slow_op.as_nanos() as u64;
-    let deadline = spec.duration.map(|d| measure_start + d);
+    let mut due_armed = w.t0;
     let sleep = tokio::time::sleep_until(
-        deadline
-            .unwrap_or(t0 + Duration::from_secs(100 * 365 * 86400))
+        w.deadline
+            .unwrap_or(w.t0 + Duration::from_secs(100 * 365 * 86400))
             .into(),
     );
     tokio::pin!(sleep);
@@ -608,38 +557,190 @@ pub async fn run<T: Target, S: OpSource>(
     // polling a registered `Notify` waiter takes its mutex.
     let mut stop_tick = tokio::time::interval(STOP_CHECK);
     stop_tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let interrupted =
-        |stop: &mut StopRx| stop.has_changed().unwrap_or(false) && *stop.borrow_and_update();
     if *stop.borrow_and_update() {
-        stopping = true;
-        out.stop = StopReason::Interrupted;
+        w.stop(StopReason::Interrupted);
+    }
+    let mut reaped: Vec<Reaped> = Vec::with_capacity(w.slots.len());
+    loop {
+        w.submit_ready();
+        // (A closed loop only gets here with every slot free when stopping.)
+        if w.stopping && w.free.len() == w.slots.len() {
+            break;
+        }
+        let wait_due = match w.due() {
+            Some(at) => {
+                if at != due_armed {
+                    due.as_mut().reset(at.into());
+                    due_armed = at;
+                }
+                true
+            }
+            None => false,
+        };
+        let (stopping, timed) = (w.stopping, w.deadline.is_some());
+        let mut deadline_passed = false;
+        tokio::select! {
+            biased;
+            () = std::future::poll_fn(|cx| w.target.poll_reap(cx, &mut reaped)) => {}
+            () = &mut due, if wait_due => {}
+            () = &mut sleep, if !stopping && timed => deadline_passed = true,
+            _ = stop_tick.tick(), if !stopping => {}
+        }
+        if deadline_passed {
+            w.stop(StopReason::Duration);
+        }
+        w.look_for_stop(&mut stop);
+        for r in reaped.drain(..) {
+            w.reaped(r);
+        }
+    }
+    w.finish()
+}
+
+/// [`LATE_AFTER`] in ns.
+const LATE_AFTER_NS: u64 = LATE_AFTER.as_nanos() as u64;
+
+/// One job's loop: the ops in flight per slot, the open loop's schedule and
+/// the figures so far. [`run`] waits for events; each event is a method.
+struct Worker<'a, T, S> {
+    target: &'a mut T,
+    source: &'a mut S,
+    spec: &'a RunSpec,
+    progress: WorkerProgress,
+    out: JobOutcome,
+    t0: Instant,
+    wall0: std::time::SystemTime,
+    measure_start: Instant,
+    deadline: Option<Instant>,
+    slow_op_ns: u64,
+    sched: Option<Schedule>,
+    /// Open loop: the last moment every slot was seen busy. An op due before
+    /// it had to wait for a slot (it is late).
+    last_full: Instant,
+    /// The latency an op must beat to be among the slowest kept.
+    slow_floor: u64,
+    issued_bytes: u64,
+    last_completion: Instant,
+    stopping: bool,
+    /// Per slot: the op in flight there, when it was submitted and when it
+    /// was meant to start (the same in a closed loop).
+    slots: Vec<Option<(Op, Instant, Instant)>>,
+    free: Vec<usize>,
+    /// Closed loop, per slot: when its last op completed, if that was in the
+    /// measured window (the wait until the next submission is the client's).
+    freed_at: Vec<Option<Instant>>,
+}
+
+impl<'a, T: Target, S: OpSource> Worker<'a, T, S> {
+    fn new(
+        target: &'a mut T,
+        source: &'a mut S,
+        spec: &'a RunSpec,
+        progress: WorkerProgress,
+    ) -> Self {
+        let t0 = Instant::now();
+        let measure_start = t0 + spec.ramp;
+        let n = spec.concurrency.max(1);
+        let mut out = JobOutcome {
+            kinds: Default::default(),
+            per_osd: Vec::new(),
+            errors: 0,
+            first_error: None,
+            errors_by_errno: Vec::new(),
+            longest_gap: Duration::ZERO,
+            stalls: Vec::new(),
+            slow_ops: 0,
+            mismatches: 0,
+            short_reads: 0,
+            first_data_error: None,
+            issued: 0,
+            elapsed: Duration::ZERO,
+            stop: StopReason::Duration,
+            slowest: Vec::with_capacity(SLOWEST_KEPT),
+            rate: spec.rate.map(|r| RateOutcome {
+                asked: r.ops_per_sec,
+                arrival: r.arrival,
+                scheduled: 0,
+                late_ops: 0,
+                max_backlog: 0,
+                final_backlog: 0,
+                schedule_error: LatencyRecorder::new(),
+            }),
+            slots: if spec.rate.is_some() { 0 } else { n },
+            refill_wait_ns: 0,
+            refills: 0,
+        };
+        let sched = spec.rate.as_ref().map(|r| Schedule::new(t0, r));
+        if sched.is_some() {
+            for k in &mut out.kinds {
+                k.service = Some(LatencyRecorder::new());
+            }
+        }
+        Worker {
+            target,
+            source,
+            spec,
+            progress,
+            out,
+            t0,
+            wall0: std::time::SystemTime::now(),
+            measure_start,
+            deadline: spec.duration.map(|d| measure_start + d),
+            slow_op_ns: spec.slow_op.as_nanos() as u64,
+            sched,
+            last_full: t0,
+            slow_floor: 0,
+            issued_bytes: 0,
+            last_completion: measure_start,
+            stopping: false,
+            slots: vec![None; n],
+            free: (0..n).rev().collect(),
+            freed_at: vec![None; n],
+        }
     }
 
-    let n = spec.concurrency.max(1);
-    // Per slot: the op in flight there, when it was submitted and when it
-    // was meant to start (the same in a closed loop).
-    let mut slots: Vec<Option<(Op, Instant, Instant)>> = vec![None; n];
-    let mut free: Vec<usize> = (0..n).rev().collect();
-    // Closed loop, per slot: when its last op completed, if that was in the
-    // measured window (the wait until the next submission is the client's).
-    let mut freed_at: Vec<Option<Instant>> = vec![None; n];
-    let mut reaped: Vec<Reaped> = Vec::with_capacity(n);
-    loop {
-        while !stopping {
-            let Some(&slot) = free.last() else {
-                if let (Some(s), Some(r)) = (sched.as_ref(), out.rate.as_mut()) {
-                    let now = Instant::now();
-                    last_full = now;
-                    r.max_backlog = r.max_backlog.max(s.backlog(now));
-                }
+    fn stop(&mut self, why: StopReason) {
+        self.stopping = true;
+        self.out.stop = why;
+    }
+
+    /// An interrupt, a steady state reached or the deadline passed.
+    fn look_for_stop(&mut self, stop: &mut StopRx) {
+        if self.stopping {
+            return;
+        }
+        if stop.has_changed().unwrap_or(false) && *stop.borrow_and_update() {
+            self.stop(StopReason::Interrupted);
+        } else if self.progress.stop_requested() {
+            self.stop(StopReason::Steady);
+        } else if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            // The select in `run` is biased to reaping: with a completion
+            // ready at every wake (thousands in flight) it never polls the
+            // deadline's sleep, so the deadline is also checked here.
+            self.stop(StopReason::Duration);
+        }
+    }
+
+    /// Open loop, a slot free and not stopping: when the next op falls due.
+    fn due(&self) -> Option<Instant> {
+        match self.sched.as_ref() {
+            Some(s) if !self.stopping && !self.free.is_empty() => Some(s.next()),
+            _ => None,
+        }
+    }
+
+    /// Submits ops while a slot is free and (open loop) an op is due.
+    fn submit_ready(&mut self) {
+        while !self.stopping {
+            let Some(&slot) = self.free.last() else {
+                self.all_busy();
                 break;
             };
             let mut intended = None;
-            if let Some(s) = sched.as_ref() {
+            if let Some(s) = self.sched.as_ref() {
                 let at = s.next();
-                if deadline.is_some_and(|d| at >= d) {
-                    stopping = true;
-                    out.stop = StopReason::Duration;
+                if self.deadline.is_some_and(|d| at >= d) {
+                    self.stop(StopReason::Duration);
                     break;
                 }
                 if at > Instant::now() {
@@ -647,218 +748,224 @@ pub async fn run<T: Target, S: OpSource>(
                 }
                 intended = Some(at);
             }
-            let limited = spec.max_ops.is_some_and(|m| out.issued >= m)
-                || spec.max_bytes.is_some_and(|m| issued_bytes >= m);
-            let next = if limited {
-                None
-            } else {
-                source.next(out.issued)
-            };
-            let Some(mut op) = next else {
-                stopping = true;
-                out.stop = if limited {
-                    StopReason::OpLimit
-                } else {
-                    StopReason::Exhausted
-                };
+            let Some(op) = self.next_op() else {
                 break;
             };
-            let start = Instant::now();
-            match target.submit(slot, &mut op) {
-                Ok(()) => {
-                    free.pop();
-                    out.issued += 1;
-                    if op.kind != OpKind::Flush {
-                        issued_bytes += op.len;
-                    }
-                    progress.started();
-                    if let Some(done) = freed_at[slot].take() {
-                        out.refill_wait_ns +=
-                            start.saturating_duration_since(done).as_nanos() as u64;
-                        out.refills += 1;
-                    }
-                    let intended = match (intended, sched.as_mut(), out.rate.as_mut()) {
-                        (Some(at), Some(s), Some(r)) => {
-                            s.advance();
-                            if at >= measure_start {
-                                r.scheduled += 1;
-                                let err = start.saturating_duration_since(at).as_nanos() as u64;
-                                if at < last_full && err > late_after_ns {
-                                    r.late_ops += 1;
-                                } else {
-                                    r.schedule_error.record(err);
-                                }
-                            }
-                            at
-                        }
-                        _ => start,
-                    };
-                    slots[slot] = Some((op, start, intended));
-                }
-                Err(e) => {
-                    let measured = start >= measure_start;
-                    record_error(&mut out, &mut progress, e, op.kind, measured);
-                    stopping = true;
-                }
-            }
+            self.submit(slot, op, intended);
         }
-        // (A closed loop only gets here with every slot free when stopping.)
-        if free.len() == n && stopping {
-            break;
+    }
+
+    /// Open loop, every slot busy: ops falling due now wait (the backlog).
+    fn all_busy(&mut self) {
+        if let (Some(s), Some(r)) = (self.sched.as_ref(), self.out.rate.as_mut()) {
+            let now = Instant::now();
+            self.last_full = now;
+            r.max_backlog = r.max_backlog.max(s.backlog(now));
         }
-        let wait_due = match sched.as_ref() {
-            Some(s) if !stopping && !free.is_empty() => {
-                let at = s.next();
-                if at != due_armed {
-                    due.as_mut().reset(at.into());
-                    due_armed = at;
-                }
-                true
-            }
-            _ => false,
+    }
+
+    /// The source's next op; none (and stopping) at a limit or the source's end.
+    fn next_op(&mut self) -> Option<Op> {
+        let limited = self.spec.max_ops.is_some_and(|m| self.out.issued >= m)
+            || self.spec.max_bytes.is_some_and(|m| self.issued_bytes >= m);
+        let next = if limited {
+            None
+        } else {
+            self.source.next(self.out.issued)
         };
-        tokio::select! {
-            biased;
-            () = std::future::poll_fn(|cx| target.poll_reap(cx, &mut reaped)) => {}
-            () = &mut due, if wait_due => {}
-            () = &mut sleep, if !stopping && deadline.is_some() => {
-                stopping = true;
-                out.stop = StopReason::Duration;
-            }
-            _ = stop_tick.tick(), if !stopping => {}
-        }
-        if !stopping && interrupted(&mut stop) {
-            stopping = true;
-            out.stop = StopReason::Interrupted;
-        }
-        if !stopping && progress.stop_requested() {
-            stopping = true;
-            out.stop = StopReason::Steady;
-        }
-        // The select above is biased to reaping: with a completion ready at
-        // every wake (thousands in flight) it never polls the deadline's
-        // sleep, so the deadline is also checked here, once per wake.
-        if !stopping && deadline.is_some_and(|d| Instant::now() >= d) {
-            stopping = true;
-            out.stop = StopReason::Duration;
-        }
-        for r in reaped.drain(..) {
-            let Some((op, start, intended)) = slots[r.slot].take() else {
-                continue;
-            };
-            free.push(r.slot);
-            if sched.is_none() && r.completed_at >= measure_start {
-                freed_at[r.slot] = Some(r.completed_at);
-            }
-            let completed_at = r.completed_at;
-            // Open loop: an op counts when it was due after the ramp.
-            let measured = if sched.is_some() {
-                intended >= measure_start
+        if next.is_none() {
+            self.stop(if limited {
+                StopReason::OpLimit
             } else {
-                completed_at >= measure_start
-            };
-            if r.ret < 0 {
-                let e = CephError::call(target.describe(&op), r.ret as i32);
-                record_error(&mut out, &mut progress, e, op.kind, measured);
-                stopping = true;
-                continue;
-            }
-            let lat_ns = completed_at.saturating_duration_since(intended).as_nanos() as u64;
-            // A read's return value is the bytes that came back: fewer than
-            // asked is a failed op (a truncated or missing object, a wrong
-            // block size), and only the bytes that came back count.
-            if op.kind == OpKind::Read && (r.ret as u64) < op.len {
-                let got = r.ret as u64;
-                out.short_reads += 1;
-                progress.failed(op.kind.index(), measured);
-                if measured {
-                    out.kinds[op.kind.index()].bytes += got;
-                }
-                if out.first_data_error.is_none() {
-                    out.first_data_error = Some(format!(
-                        "{}: short read: asked {} bytes, got {got}",
-                        target.describe(&op),
-                        op.len
-                    ));
-                }
-                continue;
-            }
-            let bytes = if op.kind == OpKind::Flush { 0 } else { op.len };
-            progress.finished(Done {
-                bytes,
-                lat_ns,
-                measured,
-                kind: op.kind.index(),
+                StopReason::Exhausted
             });
-            if !target.complete(r.slot, &op, r.ret) {
-                out.mismatches += 1;
-                if out.first_data_error.is_none() {
-                    out.first_data_error = Some(format!(
-                        "{}: the data read differs from what was written",
-                        target.describe(&op)
-                    ));
-                }
+        }
+        next
+    }
+
+    fn submit(&mut self, slot: usize, mut op: Op, intended: Option<Instant>) {
+        let start = Instant::now();
+        if let Err(e) = self.target.submit(slot, &mut op) {
+            let measured = start >= self.measure_start;
+            record_error(&mut self.out, &mut self.progress, e, op.kind, measured);
+            self.stopping = true;
+            return;
+        }
+        self.free.pop();
+        self.out.issued += 1;
+        if op.kind != OpKind::Flush {
+            self.issued_bytes += op.len;
+        }
+        self.progress.started();
+        if let Some(done) = self.freed_at[slot].take() {
+            self.out.refill_wait_ns += start.saturating_duration_since(done).as_nanos() as u64;
+            self.out.refills += 1;
+        }
+        let intended = match intended {
+            Some(at) => {
+                self.kept_schedule(at, start);
+                at
             }
-            if measured {
-                let gap = completed_at.saturating_duration_since(last_completion);
-                out.longest_gap = out.longest_gap.max(gap);
-                if gap >= STALL_KEPT && out.stalls.len() < MAX_STALLS {
-                    out.stalls.push(Stall {
-                        from: last_completion,
-                        len: gap,
-                    });
-                }
-                if lat_ns > slow_op_ns {
-                    out.slow_ops += 1;
-                }
-                let kind = &mut out.kinds[op.kind.index()];
-                kind.record(lat_ns, bytes);
-                if let Some(service) = kind.service.as_mut() {
-                    service.record(completed_at.saturating_duration_since(start).as_nanos() as u64);
-                }
-                if lat_ns > slow_floor {
-                    let slow = SlowOp {
-                        kind: op.kind,
-                        object: target.object_of(&op),
-                        latency_ns: lat_ns,
-                        submitted: wall0 + start.saturating_duration_since(t0),
-                    };
-                    keep_slowest(&mut out.slowest, &mut slow_floor, slow);
-                }
-                if let Some(slot) = op.osd {
-                    let slot = usize::from(slot);
-                    if out.per_osd.len() <= slot {
-                        out.per_osd.resize_with(slot + 1, || None);
-                    }
-                    out.per_osd[slot]
-                        .get_or_insert_with(|| Box::new([(); 3].map(|()| KindStats::compact())))
-                        [op.kind.index()]
-                    .record(lat_ns, bytes);
-                }
-                last_completion = last_completion.max(completed_at);
+            None => start,
+        };
+        self.slots[slot] = Some((op, start, intended));
+    }
+
+    /// Open loop: the op due at `at` went out at `start`; the schedule moves
+    /// on, and the op counts as late or in the schedule's error.
+    fn kept_schedule(&mut self, at: Instant, start: Instant) {
+        let (Some(s), Some(r)) = (self.sched.as_mut(), self.out.rate.as_mut()) else {
+            return;
+        };
+        s.advance();
+        if at >= self.measure_start {
+            r.scheduled += 1;
+            let err = start.saturating_duration_since(at).as_nanos() as u64;
+            if at < self.last_full && err > LATE_AFTER_NS {
+                r.late_ops += 1;
+            } else {
+                r.schedule_error.record(err);
             }
         }
     }
-    if let (Some(s), Some(r)) = (sched.as_ref(), out.rate.as_mut()) {
-        // Ops that fell due before the end (the deadline, or now if cut
-        // short) but were never issued.
-        let end = deadline.map_or_else(Instant::now, |d| d.min(Instant::now()));
-        r.final_backlog = s.backlog(end);
-        r.max_backlog = r.max_backlog.max(r.final_backlog);
+
+    /// A finished op: its slot freed, then its error, short read or figures.
+    fn reaped(&mut self, r: Reaped) {
+        let Some((op, start, intended)) = self.slots[r.slot].take() else {
+            return;
+        };
+        self.free.push(r.slot);
+        let completed_at = r.completed_at;
+        if self.sched.is_none() && completed_at >= self.measure_start {
+            self.freed_at[r.slot] = Some(completed_at);
+        }
+        // Open loop: an op counts when it was due after the ramp.
+        let measured = if self.sched.is_some() {
+            intended >= self.measure_start
+        } else {
+            completed_at >= self.measure_start
+        };
+        if r.ret < 0 {
+            let e = CephError::call(self.target.describe(&op), r.ret as i32);
+            record_error(&mut self.out, &mut self.progress, e, op.kind, measured);
+            self.stopping = true;
+            return;
+        }
+        // A read's return value is the bytes that came back: fewer than
+        // asked is a failed op (a truncated or missing object, a wrong
+        // block size), and only the bytes that came back count.
+        if op.kind == OpKind::Read && (r.ret as u64) < op.len {
+            self.short_read(&op, r.ret as u64, measured);
+            return;
+        }
+        let lat_ns = completed_at.saturating_duration_since(intended).as_nanos() as u64;
+        let bytes = if op.kind == OpKind::Flush { 0 } else { op.len };
+        self.progress.finished(Done {
+            bytes,
+            lat_ns,
+            measured,
+            kind: op.kind.index(),
+        });
+        if !self.target.complete(r.slot, &op, r.ret) {
+            self.out.mismatches += 1;
+            self.data_error(&op, "the data read differs from what was written");
+        }
+        if measured {
+            self.record(&op, start, completed_at, lat_ns, bytes);
+        }
     }
-    if out.first_error.is_some() && out.stop != StopReason::Interrupted {
-        out.stop = StopReason::Error;
+
+    fn short_read(&mut self, op: &Op, got: u64, measured: bool) {
+        self.out.short_reads += 1;
+        self.progress.failed(op.kind.index(), measured);
+        if measured {
+            self.out.kinds[op.kind.index()].bytes += got;
+        }
+        if self.out.first_data_error.is_none() {
+            let what = format!("short read: asked {} bytes, got {got}", op.len);
+            self.data_error(op, &what);
+        }
     }
-    out.elapsed = last_completion.saturating_duration_since(measure_start);
-    out.slowest.sort_by_key(|o| std::cmp::Reverse(o.latency_ns));
-    if !stopped_by_time_or_limit(out.stop) {
-        // A job cut short by an error or interrupt may have stalled right up
-        // to its end: count the stretch from the last completion to the stop.
-        out.longest_gap = out
-            .longest_gap
-            .max(Instant::now().saturating_duration_since(last_completion.max(measure_start)));
+
+    /// Keeps the job's first data error (the run goes on after one).
+    fn data_error(&mut self, op: &Op, what: &str) {
+        if self.out.first_data_error.is_none() {
+            self.out.first_data_error = Some(format!("{}: {what}", self.target.describe(op)));
+        }
     }
-    out
+
+    /// A measured op's figures: the gap since the last completion, its
+    /// histograms (its kind's, its OSD's) and the slowest ops.
+    fn record(&mut self, op: &Op, start: Instant, completed_at: Instant, lat_ns: u64, bytes: u64) {
+        let out = &mut self.out;
+        let gap = completed_at.saturating_duration_since(self.last_completion);
+        out.longest_gap = out.longest_gap.max(gap);
+        if gap >= STALL_KEPT && out.stalls.len() < MAX_STALLS {
+            out.stalls.push(Stall {
+                from: self.last_completion,
+                len: gap,
+            });
+        }
+        if lat_ns > self.slow_op_ns {
+            out.slow_ops += 1;
+        }
+        let kind = &mut out.kinds[op.kind.index()];
+        kind.record(lat_ns, bytes);
+        if let Some(service) = kind.service.as_mut() {
+            service.record(completed_at.saturating_duration_since(start).as_nanos() as u64);
+        }
+        if lat_ns > self.slow_floor {
+            let slow = SlowOp {
+                kind: op.kind,
+                object: self.target.object_of(op),
+                latency_ns: lat_ns,
+                submitted: self.wall0 + start.saturating_duration_since(self.t0),
+            };
+            keep_slowest(&mut out.slowest, &mut self.slow_floor, slow);
+        }
+        if let Some(slot) = op.osd {
+            let slot = usize::from(slot);
+            if out.per_osd.len() <= slot {
+                out.per_osd.resize_with(slot + 1, || None);
+            }
+            out.per_osd[slot]
+                .get_or_insert_with(|| Box::new([(); 3].map(|()| KindStats::compact())))
+                [op.kind.index()]
+            .record(lat_ns, bytes);
+        }
+        self.last_completion = self.last_completion.max(completed_at);
+    }
+
+    /// Every op has come back: the outcome, with the schedule's backlog and
+    /// the measured window closed.
+    fn finish(self) -> JobOutcome {
+        let mut out = self.out;
+        if let (Some(s), Some(r)) = (self.sched.as_ref(), out.rate.as_mut()) {
+            // Ops that fell due before the end (the deadline, or now if cut
+            // short) but were never issued.
+            let end = self
+                .deadline
+                .map_or_else(Instant::now, |d| d.min(Instant::now()));
+            r.final_backlog = s.backlog(end);
+            r.max_backlog = r.max_backlog.max(r.final_backlog);
+        }
+        if out.first_error.is_some() && out.stop != StopReason::Interrupted {
+            out.stop = StopReason::Error;
+        }
+        out.elapsed = self
+            .last_completion
+            .saturating_duration_since(self.measure_start);
+        out.slowest.sort_by_key(|o| std::cmp::Reverse(o.latency_ns));
+        if !stopped_by_time_or_limit(out.stop) {
+            // A job cut short by an error or interrupt may have stalled right up
+            // to its end: count the stretch from the last completion to the stop.
+            out.longest_gap = out.longest_gap.max(
+                Instant::now()
+                    .saturating_duration_since(self.last_completion.max(self.measure_start)),
+            );
+        }
+        out
+    }
 }
 
 fn stopped_by_time_or_limit(s: StopReason) -> bool {

@@ -4,6 +4,7 @@
 //! 3 the report was printed but its data is not clean, 4 a regression, 130
 //! interrupted).
 #![forbid(unsafe_code)]
+#![warn(clippy::too_many_lines)]
 
 mod cli;
 mod cmd;

@@ -359,11 +359,18 @@ impl Metrics {
     pub fn render(&self) -> String {
         let series: usize = self.pools.values().map(|p| p.latency.len()).sum();
         let mut s = String::with_capacity(8192 + 2048 * series + 256 * self.probe.splits.len());
-        let head = |s: &mut String, name: &str, kind: &str, help: &str| {
-            let _ = writeln!(s, "# HELP {name} {help}\n# TYPE {name} {kind}");
-        };
+        self.render_state(&mut s);
+        self.render_latency(&mut s);
+        self.render_exact(&mut s);
+        self.render_failures(&mut s);
+        self.render_probes(&mut s);
+        s
+    }
+
+    /// The build, the connection and each pool's state.
+    fn render_state(&self, s: &mut String) {
         head(
-            &mut s,
+            s,
             "cephbench_watch_build_info",
             "gauge",
             "cephbench's version and the librados it runs on (always 1).",
@@ -375,14 +382,14 @@ impl Metrics {
             esc(&self.librados)
         );
         head(
-            &mut s,
+            s,
             "cephbench_watch_up",
             "gauge",
             "1 when the cluster answered watch's last command (the pools' placement), else 0.",
         );
         let _ = writeln!(s, "cephbench_watch_up {}", u8::from(self.connected));
         head(
-            &mut s,
+            s,
             "cephbench_watch_reconnects_total",
             "counter",
             "Times watch made its placement connection anew after the mons had not answered it \
@@ -390,7 +397,7 @@ impl Metrics {
         );
         let _ = writeln!(s, "cephbench_watch_reconnects_total {}", self.reconnects);
         head(
-            &mut s,
+            s,
             "cephbench_watch_pool_up",
             "gauge",
             "1 when the pool's last canary op succeeded, else 0.",
@@ -404,7 +411,7 @@ impl Metrics {
             );
         }
         head(
-            &mut s,
+            s,
             "cephbench_watch_last_success_timestamp_seconds",
             "gauge",
             "Unix time of the pool's last successful canary op of each kind: a latency is only \
@@ -421,8 +428,12 @@ impl Metrics {
                 );
             }
         }
+    }
+
+    /// The latency histograms by pool, op and OSD.
+    fn render_latency(&self, s: &mut String) {
         head(
-            &mut s,
+            s,
             "cephbench_watch_op_latency_seconds",
             "histogram",
             "Completion latency of the canary's ops (submitted to librados -> completion \
@@ -458,8 +469,12 @@ impl Metrics {
                 b.count
             );
         }
+    }
+
+    /// The exact quantiles by pool and op.
+    fn render_exact(&self, s: &mut String) {
         head(
-            &mut s,
+            s,
             "cephbench_watch_op_latency_exact_seconds",
             "summary",
             "The same ops by pool and op, every one since watch started, from its exact (HDR, \
@@ -492,8 +507,12 @@ impl Metrics {
                 h.len()
             );
         }
+    }
+
+    /// The failed ops by pool, op and kind.
+    fn render_failures(&self, s: &mut String) {
         head(
-            &mut s,
+            s,
             "cephbench_watch_op_failures_total",
             "counter",
             "Canary ops that gave no latency, by pool, op and kind (timeout, error, short_read, \
@@ -512,16 +531,11 @@ impl Metrics {
                 kind.label()
             );
         }
-        self.render_probes(&mut s);
-        s
     }
 
     /// The probe's families: round trips, the OSDs' counters, the splits,
     /// and the changes found.
     fn render_probes(&self, s: &mut String) {
-        let head = |s: &mut String, name: &str, kind: &str, help: &str| {
-            let _ = writeln!(s, "# HELP {name} {help}\n# TYPE {name} {kind}");
-        };
         head(
             s,
             "cephbench_watch_probe_timestamp_seconds",
@@ -624,6 +638,11 @@ impl Metrics {
             );
         }
     }
+}
+
+/// A family's HELP and TYPE lines.
+fn head(s: &mut String, name: &str, kind: &str, help: &str) {
+    let _ = writeln!(s, "# HELP {name} {help}\n# TYPE {name} {kind}");
 }
 
 /// A split part as a label value (`device_flush`).

@@ -164,21 +164,7 @@ pub async fn run(
     log: impl Fn(&str),
 ) -> Result<Summary, WatchError> {
     let run = run_name();
-    // Every pool opened and claimed before anything is served.
-    let mut ios = Vec::new();
-    for pool in &cfg.pools {
-        let mut io = rados.ioctx(pool)?;
-        io.set_namespace(&cfg.namespace)?;
-        if let Some(m) = crate::bench::read_meta(&io, &run).await? {
-            if m.host == crate::names::hostname() && cephbench_runs(m.pid) {
-                return Err(WatchError::Busy {
-                    pool: pool.clone(),
-                    pid: m.pid,
-                });
-            }
-        }
-        ios.push(io);
-    }
+    let ios = open_pools(rados, cfg, &run).await?;
     let metrics = Arc::new(Mutex::new(Metrics::new(
         env!("CARGO_PKG_VERSION"),
         &crate::ceph::librados_version(),
@@ -239,26 +225,56 @@ pub async fn run(
             prober.probe(&now, &probe_metrics);
         },
     );
-    let loops = ios.into_iter().map(|io| {
-        pool_loop(
-            rados,
-            &slot,
-            io,
-            cfg,
-            &run,
-            &metrics,
-            &placements,
-            stop.clone(),
-        )
-    });
+    let shared = Shared {
+        rados,
+        slot: &slot,
+        cfg,
+        run: &run,
+        metrics: &metrics,
+        placements: &placements,
+    };
+    let loops = ios
+        .into_iter()
+        .map(|io| pool_loop(&shared, io, stop.clone()));
     let logger = log_intervals(&metrics, cfg.interval, stop.clone(), &log);
     let (results, ()) = tokio::join!(futures_util::future::join_all(loops), logger);
     done.store(true, Ordering::Relaxed);
     let _ = refresher.map(std::thread::JoinHandle::join);
     let _ = prober.map(std::thread::JoinHandle::join);
+    Ok(wind_up(&results, &metrics, cfg, &run, &log).await)
+}
+
+/// Every pool opened and claimed before anything is served: a pool that a
+/// live watch of this host holds is refused.
+async fn open_pools(rados: &Rados, cfg: &WatchConfig, run: &str) -> Result<Vec<IoCtx>, WatchError> {
+    let mut ios = Vec::new();
+    for pool in &cfg.pools {
+        let mut io = rados.ioctx(pool)?;
+        io.set_namespace(&cfg.namespace)?;
+        if let Some(m) = crate::bench::read_meta(&io, run).await? {
+            if m.host == crate::names::hostname() && cephbench_runs(m.pid) {
+                return Err(WatchError::Busy {
+                    pool: pool.clone(),
+                    pid: m.pid,
+                });
+            }
+        }
+        ios.push(io);
+    }
+    Ok(ios)
+}
+
+/// Each pool's ops and failures, and (unless kept) its objects removed.
+async fn wind_up(
+    results: &[(IoCtx, u64)],
+    metrics: &Mutex<Metrics>,
+    cfg: &WatchConfig,
+    run: &str,
+    log: &impl Fn(&str),
+) -> Summary {
     let mut summary = Summary::default();
-    for (io, ops) in &results {
-        let (io, ops) = (io, *ops);
+    for (io, ops) in results {
+        let ops = *ops;
         let failed = metrics
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -267,8 +283,8 @@ pub async fn run(
             .pools
             .push((io.pool_name().to_string(), ops, failed));
         if !cfg.keep_objects {
-            let mut names = object_names(&run, cfg.objects);
-            names.push(objects::meta_name(&run));
+            let mut names = object_names(run, cfg.objects);
+            names.push(objects::meta_name(run));
             match crate::bench::remove_objects(io, names, 8).await {
                 Ok(n) => summary.removed += n,
                 Err(e) => log(&format!(
@@ -280,7 +296,7 @@ pub async fn run(
             }
         }
     }
-    Ok(summary)
+    summary
 }
 
 /// Reads each pool's placement into `placements`; the connection gauge
@@ -588,123 +604,229 @@ async fn log_intervals(
 /// interval) whether the pool was made anew under its name, and opens that.
 const REOPEN_AFTER: u32 = 3;
 
+/// What every pool's canary shares: the connection, the settings, the run's
+/// name and the tables it reads and writes.
+struct Shared<'a> {
+    rados: &'a Rados,
+    slot: &'a TelemetrySlot,
+    cfg: &'a WatchConfig,
+    run: &'a str,
+    metrics: &'a Mutex<Metrics>,
+    placements: &'a Mutex<BTreeMap<String, PoolPlacement>>,
+}
+
 /// One pool's canary until `stop`: every object written once, then a write
 /// and a read in turn at the pool's rate. A pool deleted and made again
 /// under the same name is taken up again (its objects written anew).
 /// Returns its I/O context (no op in flight) and the ops that completed.
-#[allow(clippy::too_many_arguments)]
-async fn pool_loop(
-    rados: &Rados,
-    slot: &TelemetrySlot,
-    mut io: IoCtx,
-    cfg: &WatchConfig,
-    run: &str,
-    metrics: &Mutex<Metrics>,
-    placements: &Mutex<BTreeMap<String, PoolPlacement>>,
-    mut stop: watch::Receiver<bool>,
-) -> (IoCtx, u64) {
-    let pool = io.pool_name().to_string();
-    let names: Vec<(String, CString)> = object_names(run, cfg.objects)
-        .into_iter()
-        .map(|n| {
-            let c = CString::new(n.clone()).expect("our names have no NUL");
-            (n, c)
-        })
-        .collect();
-    let seed = u64::from(std::process::id()) << 20 | u64::from(cfg.objects);
-    let mut pattern = vec![0u8; cfg.block_size];
-    objects::fill_pattern(&mut pattern, seed);
-    let mut data = pattern.clone();
-    let mut read_buf = vec![0u8; cfg.block_size];
-    // The stamp each object holds (its last write's sequence number).
-    let mut stamps: Vec<Option<u64>> = vec![None; names.len()];
-    let meta = RunMeta {
-        tool: "cephbench".into(),
-        format: 1,
-        run_name: run.to_string(),
-        block_size: cfg.block_size as u64,
-        object_size: cfg.block_size as u64,
-        ops: u64::from(cfg.objects),
-        seed,
-        complete: false,
-        host: crate::names::hostname(),
-        pid: std::process::id(),
-        started_unix: unix_now() as u64,
-        created_pool: false,
-        write_dest: Default::default(),
-    };
-    let mut meta_written = false;
-    let period = Duration::from_secs_f64(1.0 / cfg.rate);
+async fn pool_loop(sh: &Shared<'_>, io: IoCtx, mut stop: watch::Receiver<bool>) -> (IoCtx, u64) {
+    let mut canary = PoolCanary::new(sh, io);
+    let period = Duration::from_secs_f64(1.0 / sh.cfg.rate);
     let mut tick = tokio::time::interval(period);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let (mut seq, mut done) = (0u64, 0u64);
-    // Writes go first through every object (`warm` after), then a write and
-    // a read of each in turn.
-    let (mut next, mut warm) = ((0usize, Op::Write), false);
-    let (mut failing, mut looked, mut reread) = (0u32, Instant::now(), Instant::now());
     loop {
         tokio::select! {
             _ = tick.tick() => {}
-            _ = stop.wait_for(|s| *s) => return (io, done),
+            _ = stop.wait_for(|s| *s) => return (canary.io, canary.done),
         }
-        if failing >= REOPEN_AFTER && looked.elapsed() >= cfg.interval {
-            looked = Instant::now();
-            if let Some(fresh) = reopened(rados, &io, &cfg.namespace) {
-                // (No op is in flight on the old one.)
-                io = fresh;
-                stamps.fill(None);
-                (meta_written, next, warm) = (false, (0, Op::Write), false);
-            }
-        }
-        if !meta_written {
-            // (Retried each tick until the pool takes it.)
-            meta_written = crate::bench::write_meta(&io, &meta).await.is_ok();
-            if !meta_written {
-                metrics.lock().unwrap_or_else(PoisonError::into_inner).fail(
-                    &pool,
-                    Op::Write,
-                    Failure::Error,
-                );
-                failing += 1;
-                continue;
-            }
-        }
-        let (i, op) = next;
-        let (name, oid) = &names[i];
-        let primary = || {
-            placements
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .get(&pool)
-                .and_then(|p| p.primary_of(&cfg.namespace, name))
+        canary.step().await;
+    }
+}
+
+/// An op's completion as the library gave it: its return value and when
+/// its callback ran.
+type Outcome = Result<(i64, Instant), CephError>;
+
+/// One pool's canary: its objects, the stamps they hold, the buffers its
+/// ops reuse and where it is in its round.
+struct PoolCanary<'a> {
+    sh: &'a Shared<'a>,
+    io: IoCtx,
+    pool: String,
+    /// Each object's name, and as the library takes it.
+    names: Vec<(String, CString)>,
+    pattern: Vec<u8>,
+    data: Vec<u8>,
+    read_buf: Vec<u8>,
+    /// The stamp each object holds (its last write's sequence number).
+    stamps: Vec<Option<u64>>,
+    meta: RunMeta,
+    meta_written: bool,
+    /// The last write's sequence number.
+    seq: u64,
+    /// Ops that completed.
+    done: u64,
+    /// The next op and its object. Writes go first through every object
+    /// (`warm` after), then a write and a read of each in turn.
+    next: (usize, Op),
+    warm: bool,
+    /// Ops failed in a row.
+    failing: u32,
+    /// When the pool was last looked up anew, after failures.
+    looked: Instant,
+    /// When the placement was last read for an op without an OSD.
+    reread: Instant,
+}
+
+impl<'a> PoolCanary<'a> {
+    fn new(sh: &'a Shared<'a>, io: IoCtx) -> Self {
+        let cfg = sh.cfg;
+        let names: Vec<(String, CString)> = object_names(sh.run, cfg.objects)
+            .into_iter()
+            .map(|n| {
+                let c = CString::new(n.clone()).expect("our names have no NUL");
+                (n, c)
+            })
+            .collect();
+        let seed = u64::from(std::process::id()) << 20 | u64::from(cfg.objects);
+        let mut pattern = vec![0u8; cfg.block_size];
+        objects::fill_pattern(&mut pattern, seed);
+        let meta = RunMeta {
+            tool: "cephbench".into(),
+            format: 1,
+            run_name: sh.run.to_string(),
+            block_size: cfg.block_size as u64,
+            object_size: cfg.block_size as u64,
+            ops: u64::from(cfg.objects),
+            seed,
+            complete: false,
+            host: crate::names::hostname(),
+            pid: std::process::id(),
+            started_unix: unix_now() as u64,
+            created_pool: false,
+            write_dest: Default::default(),
         };
-        let mut osd = primary();
+        PoolCanary {
+            sh,
+            pool: io.pool_name().to_string(),
+            io,
+            stamps: vec![None; names.len()],
+            names,
+            data: pattern.clone(),
+            pattern,
+            read_buf: vec![0u8; cfg.block_size],
+            meta,
+            meta_written: false,
+            seq: 0,
+            done: 0,
+            next: (0, Op::Write),
+            warm: false,
+            failing: 0,
+            looked: Instant::now(),
+            reread: Instant::now(),
+        }
+    }
+
+    /// One tick: the pool's marker written if it is not yet, else the next
+    /// op, judged and counted.
+    async fn step(&mut self) {
+        self.reopen_if_made_again();
+        if !self.meta_written {
+            // (Retried each tick until the pool takes it.)
+            self.meta_written = crate::bench::write_meta(&self.io, &self.meta).await.is_ok();
+            if !self.meta_written {
+                self.metrics().fail(&self.pool, Op::Write, Failure::Error);
+                self.failing += 1;
+                return;
+            }
+        }
+        let (i, op) = self.next;
+        let mut osd = self.primary(i);
         let started = Instant::now();
-        let outcome = match op {
+        let outcome = self.issue(i, op).await;
+        let result = self.judge(i, op, outcome);
+        if osd.is_none() && result.is_ok() && self.reread.elapsed() >= Duration::from_secs(1) {
+            // A pool made again, or PGs that had no acting set at the last
+            // read: the placement now (one bounded mon command, at most once
+            // a second), so that the op that completed has its OSD.
+            self.reread = Instant::now();
+            osd = self.read_placement(i);
+        }
+        self.count(i, op, osd.unwrap_or(-1), started, result);
+        self.next = match op {
+            Op::Write if !self.warm && i + 1 < self.names.len() => (i + 1, Op::Write),
+            Op::Write if !self.warm => {
+                self.warm = true;
+                (0, Op::Read)
+            }
+            Op::Write => (i, Op::Read),
+            Op::Read => ((i + 1) % self.names.len(), Op::Write),
+        };
+    }
+
+    fn metrics(&self) -> std::sync::MutexGuard<'a, Metrics> {
+        self.sh
+            .metrics
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// After [`REOPEN_AFTER`] failures in a row (once an interval): the pool
+    /// made anew under its name is opened, its objects to be written anew.
+    fn reopen_if_made_again(&mut self) {
+        if self.failing < REOPEN_AFTER || self.looked.elapsed() < self.sh.cfg.interval {
+            return;
+        }
+        self.looked = Instant::now();
+        if let Some(fresh) = reopened(self.sh.rados, &self.io, &self.sh.cfg.namespace) {
+            // (No op is in flight on the old one.)
+            self.io = fresh;
+            self.stamps.fill(None);
+            (self.meta_written, self.next, self.warm) = (false, (0, Op::Write), false);
+        }
+    }
+
+    /// Object `i`'s primary OSD as the last placement read has it.
+    fn primary(&self, i: usize) -> Option<i32> {
+        self.sh
+            .placements
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&self.pool)
+            .and_then(|p| p.primary_of(&self.sh.cfg.namespace, &self.names[i].0))
+    }
+
+    /// Reads the pool's placement now; object `i`'s primary in it.
+    fn read_placement(&self, i: usize) -> Option<i32> {
+        let p = crate::telemetry::cluster::placement(&current(self.sh.slot), &self.pool).ok()?;
+        self.sh
+            .placements
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(self.pool.clone(), p);
+        self.primary(i)
+    }
+
+    /// Writes object `i` whole with the next stamp, or reads it back.
+    async fn issue(&mut self, i: usize, op: Op) -> Outcome {
+        let oid = &self.names[i].1;
+        match op {
             Op::Write => {
-                seq += 1;
-                objects::stamp(&mut data, seq);
-                match io.write_full(oid, &data) {
-                    Ok(f) => f.await.map(|d| (d.ret, d.completed_at)),
-                    Err(e) => Err(e),
-                }
+                self.seq += 1;
+                objects::stamp(&mut self.data, self.seq);
+                let f = self.io.write_full(oid, &self.data)?;
+                f.await.map(|d| (d.ret, d.completed_at))
             }
             Op::Read => {
                 // The read buffer comes back with the op and is reused (a
                 // new one only after a submit that failed kept it).
-                if read_buf.len() != cfg.block_size {
-                    read_buf = vec![0u8; cfg.block_size];
+                let size = self.sh.cfg.block_size;
+                if self.read_buf.len() != size {
+                    self.read_buf = vec![0u8; size];
                 }
-                match io.read(oid, std::mem::take(&mut read_buf), 0) {
-                    Ok(f) => f.await.map(|d| {
-                        read_buf = d.buf;
-                        (d.ret, d.completed_at)
-                    }),
-                    Err(e) => Err(e),
-                }
+                let f = self.io.read(oid, std::mem::take(&mut self.read_buf), 0)?;
+                let d = f.await?;
+                self.read_buf = d.buf;
+                Ok((d.ret, d.completed_at))
             }
-        };
-        let result = match outcome {
+        }
+    }
+
+    /// An op's outcome as the canary counts it: when it completed, or how
+    /// it failed (a read must return the whole object with the stamp of the
+    /// last write).
+    fn judge(&mut self, i: usize, op: Op, outcome: Outcome) -> Result<Instant, Failure> {
+        match outcome {
             Ok((ret, _)) if ret < 0 => Err(if ret == -i64::from(libc::ETIMEDOUT) {
                 Failure::Timeout
             } else {
@@ -712,12 +834,18 @@ async fn pool_loop(
             }),
             Ok((ret, at)) => match op {
                 Op::Write => {
-                    stamps[i] = Some(seq);
+                    self.stamps[i] = Some(self.seq);
                     Ok(at)
                 }
-                Op::Read if (ret as usize) < cfg.block_size => Err(Failure::Short),
-                Op::Read => match stamps[i] {
-                    Some(s) if objects::verify_stamp(&read_buf[..ret as usize], &pattern, s) => {
+                Op::Read if (ret as usize) < self.sh.cfg.block_size => Err(Failure::Short),
+                Op::Read => match self.stamps[i] {
+                    Some(s)
+                        if objects::verify_stamp(
+                            &self.read_buf[..ret as usize],
+                            &self.pattern,
+                            s,
+                        ) =>
+                    {
                         Ok(at)
                     }
                     // Not written by this watch yet: the length is all there is to check.
@@ -727,49 +855,35 @@ async fn pool_loop(
             },
             Err(e) if e.errno() == Some(libc::ETIMEDOUT) => Err(Failure::Timeout),
             Err(_) => Err(Failure::Error),
-        };
-        if osd.is_none() && result.is_ok() && reread.elapsed() >= Duration::from_secs(1) {
-            // A pool made again, or PGs that had no acting set at the last
-            // read: the placement now (one bounded mon command, at most once
-            // a second), so that the op that completed has its OSD.
-            reread = Instant::now();
-            if let Ok(p) = crate::telemetry::cluster::placement(&current(slot), &pool) {
-                placements
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .insert(pool.clone(), p);
-                osd = primary();
+        }
+    }
+
+    /// The op's latency into the pool's series, or its failure.
+    fn count(
+        &mut self,
+        i: usize,
+        op: Op,
+        osd: i32,
+        started: Instant,
+        result: Result<Instant, Failure>,
+    ) {
+        let mut m = self.metrics();
+        match result {
+            Ok(at) => {
+                let ns = at.saturating_duration_since(started).as_nanos() as u64;
+                m.record(&self.pool, op, osd, ns, unix_now());
+                self.done += 1;
+                self.failing = 0;
+            }
+            Err(why) => {
+                self.failing += 1;
+                // A write that failed leaves the object's content unknown.
+                if op == Op::Write {
+                    self.stamps[i] = None;
+                }
+                m.fail(&self.pool, op, why);
             }
         }
-        let osd = osd.unwrap_or(-1);
-        {
-            let mut m = metrics.lock().unwrap_or_else(PoisonError::into_inner);
-            match result {
-                Ok(at) => {
-                    let ns = at.saturating_duration_since(started).as_nanos() as u64;
-                    m.record(&pool, op, osd, ns, unix_now());
-                    done += 1;
-                    failing = 0;
-                }
-                Err(why) => {
-                    failing += 1;
-                    // A write that failed leaves the object's content unknown.
-                    if op == Op::Write {
-                        stamps[i] = None;
-                    }
-                    m.fail(&pool, op, why);
-                }
-            }
-        }
-        next = match op {
-            Op::Write if !warm && i + 1 < names.len() => (i + 1, Op::Write),
-            Op::Write if !warm => {
-                warm = true;
-                (0, Op::Read)
-            }
-            Op::Write => (i, Op::Read),
-            Op::Read => ((i + 1) % names.len(), Op::Write),
-        };
     }
 }
 
