@@ -93,6 +93,13 @@ fn cluster(args: &[&str]) -> Output {
 }
 
 fn skip_reason() -> Option<String> {
+    // Once per process: the tests start at once on the harness's threads, and a second
+    // `ip netns add` of the same probe name fails ("File exists"), failing both tests.
+    static WHY: OnceLock<Option<String>> = OnceLock::new();
+    WHY.get_or_init(probe_rig).clone()
+}
+
+fn probe_rig() -> Option<String> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let uid = status
         .lines()
