@@ -221,6 +221,8 @@ fn fixture() -> BenchResult {
                     mean_ns: Some(3_300_000.0),
                 }),
                 submit_lat: None,
+                op_before_queue_op_lat: None,
+                op_before_dequeue_op_lat: None,
             }),
             timeline: [
                 (5.0, 8_000_000.0),
@@ -255,6 +257,8 @@ fn fixture() -> BenchResult {
                     state_kv_queued_lat: None,
                     state_kv_commiting_lat: None,
                     submit_lat: None,
+                    op_before_queue_op_lat: None,
+                    op_before_dequeue_op_lat: None,
                 },
             })
             .collect(),

@@ -65,6 +65,13 @@ pub struct OsdCounters {
     /// inside prepare.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub submit_lat: Option<AvgDelta>,
+    /// Every op the OSD queued (client ops, repops, repop replies): receive
+    /// stamp (the message's first frame read, before its payload) → queued.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub op_before_queue_op_lat: Option<AvgDelta>,
+    /// The same ops: receive stamp → dequeued by an op shard's thread.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub op_before_dequeue_op_lat: Option<AvgDelta>,
 }
 
 impl OsdCounters {

@@ -29,6 +29,11 @@
 //!   callback runs). Their sum is the time a transaction's commit waited on
 //!   the device's durability: `commit_lat` is prepare + data write (aio) +
 //!   these two.
+//! * `op_before_queue_op_lat`, `op_before_dequeue_op_lat`: every op the OSD
+//!   queues (client ops, repops and their replies alike), from its receive
+//!   stamp (msgr2 stamps a message's frame preamble, before its payload is
+//!   read) to `OSD::enqueue_op`, and to `OSD::dequeue_op`. Their difference
+//!   is the mean wait in the op queue over all those ops.
 #![forbid(unsafe_code)]
 
 use serde::{Deserialize, Serialize};
@@ -39,7 +44,7 @@ use crate::result::counters::{AvgDelta, MgrOsdPerf, OsdCounters};
 
 /// The averaged (`avgcount` / `sum`) counters cephbench reads, as
 /// (section, name).
-pub const LATENCY_COUNTERS: [(&str, &str); 13] = [
+pub const LATENCY_COUNTERS: [(&str, &str); 15] = [
     ("osd", "op_w_latency"),
     ("osd", "op_w_process_latency"),
     ("osd", "op_w_prepare_latency"),
@@ -53,6 +58,8 @@ pub const LATENCY_COUNTERS: [(&str, &str); 13] = [
     ("bluestore", "state_kv_queued_lat"),
     ("bluestore", "state_kv_commiting_lat"),
     ("bluestore", "submit_lat"),
+    ("osd", "op_before_queue_op_lat"),
+    ("osd", "op_before_dequeue_op_lat"),
 ];
 
 /// Counters of [`LATENCY_COUNTERS`] that later releases renamed, as
@@ -86,7 +93,7 @@ pub struct Avg {
 pub struct Snapshot {
     /// The averaged counters, in [`LATENCY_COUNTERS`] order (`None`: absent
     /// in this release).
-    pub latency: [Option<Avg>; 13],
+    pub latency: [Option<Avg>; 15],
     /// The plain counters, in [`COUNT_COUNTERS`] order.
     pub counts: [Option<u64>; 3],
 }
@@ -142,7 +149,7 @@ fn avg_delta(a: Option<Avg>, b: Option<Avg>) -> Result<Option<AvgDelta>, ()> {
 
 /// The counters of `osd` between two snapshots.
 pub fn delta(osd: i32, before: &Snapshot, after: &Snapshot) -> OsdCounters {
-    let mut lat = [None; 13];
+    let mut lat = [None; 15];
     let mut reset = false;
     for (i, slot) in lat.iter_mut().enumerate() {
         match avg_delta(before.latency[i], after.latency[i]) {
@@ -180,6 +187,8 @@ pub fn delta(osd: i32, before: &Snapshot, after: &Snapshot) -> OsdCounters {
             state_kv_queued_lat: None,
             state_kv_commiting_lat: None,
             submit_lat: None,
+            op_before_queue_op_lat: None,
+            op_before_dequeue_op_lat: None,
         };
     }
     OsdCounters {
@@ -201,6 +210,8 @@ pub fn delta(osd: i32, before: &Snapshot, after: &Snapshot) -> OsdCounters {
         state_kv_queued_lat: lat[10],
         state_kv_commiting_lat: lat[11],
         submit_lat: lat[12],
+        op_before_queue_op_lat: lat[13],
+        op_before_dequeue_op_lat: lat[14],
     }
 }
 

@@ -503,14 +503,37 @@ fn three_agents_merge_into_one_result() {
         "{:?}",
         merged.warnings
     );
-    // Attribution on the merged per-OSD rows: shares add up to the merged mean.
-    for row in merged.osds.iter().flat_map(|o| &o.client) {
-        if let Some(a) = &row.attribution {
+    // Attribution on the merged per-OSD rows, split from the merged mean:
+    // the clients' merged clock and the OSD's own timers agree (little that
+    // neither timed), and the OSD's queue share is its own counters' op_w −
+    // op_w_process.
+    let mut split_rows = 0;
+    for o in &merged.osds {
+        for row in o.client.iter().filter(|r| r.op == "write") {
+            let Some(a) = &row.attribution else { continue };
             assert_eq!(a.mean_ns, row.mean_ns);
-            let sum: f64 = a.shares.iter().map(|s| s.ns).sum();
-            assert!((sum - a.mean_ns).abs() < 1e-3 * a.mean_ns.max(1.0));
+            let part = |p: Part| a.shares.iter().find(|s| s.part == p).map(|s| s.ns);
+            let un = part(Part::Unattributed).unwrap();
+            eprintln!(
+                "osd.{} {}: merged mean {:.3} ms, unattributed {:.3}",
+                o.osd,
+                row.op,
+                row.mean_ns / 1e6,
+                un / 1e6
+            );
+            // (Three client processes on two cores: 19–23 % of the mean was
+            // the clients' own here; a merge that mixed up means would be off
+            // by whole means.)
+            assert!(un.abs() < 0.4 * row.mean_ns, "osd.{}: {a:?}", o.osd);
+            let c = o.counters.as_ref().unwrap();
+            let (w, p) = (c.op_w_latency.unwrap(), c.op_w_process_latency.unwrap());
+            // (less a 4 KiB payload's transfer at the path's bandwidth)
+            let less = w.mean_ns.unwrap() - p.mean_ns.unwrap() - part(Part::OsdQueue).unwrap();
+            assert!((0.0..0.05e6).contains(&less), "osd.{}: {less} ns", o.osd);
+            split_rows += 1;
         }
     }
+    assert!(split_rows > 0, "no merged row was split");
     // Each agent's own IOPS is its ops over its elapsed time.
     for p in &parts {
         let pj = &p.jobs[0];
