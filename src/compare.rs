@@ -358,6 +358,10 @@ pub struct Source {
     /// the line that names what differs between unlike jobs; empty where
     /// unknown (fio outputs, suites: their jobs are matched by name).
     pub shape: Vec<(&'static str, String)>,
+    /// What its pool and OSDs ran with, setting by setting (`("osd_op_queue",
+    /// "wpq")`), for the line that names the settings two results differ
+    /// in; empty where unknown.
+    pub settings: Vec<(&'static str, String)>,
 }
 
 /// A result's job, setting by setting: op, block size, queue depth, rate
@@ -391,23 +395,15 @@ fn job_shape(r: &BenchResult) -> Vec<(&'static str, String)> {
 /// that all of them know), e.g. `unlike jobs: queue depth 8 (A), 4 (B)`;
 /// none where they are alike.
 pub fn unlike_jobs(sources: &[Source]) -> Option<String> {
-    let first = sources.first()?;
-    let differs: Vec<String> = first
-        .shape
-        .iter()
-        .filter_map(|(what, _)| {
-            let vals: Vec<&String> = sources
+    let differs: Vec<String> = differing(sources, |s| &s.shape)
+        .into_iter()
+        .map(|(what, vals)| {
+            let each: Vec<String> = vals
                 .iter()
-                .map(|s| s.shape.iter().find(|(w, _)| w == what).map(|(_, v)| v))
-                .collect::<Option<_>>()?;
-            vals.iter().any(|v| *v != vals[0]).then(|| {
-                let each: Vec<String> = vals
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| format!("{v} ({})", letter(i)))
-                    .collect();
-                format!("{what} {}", each.join(", "))
-            })
+                .enumerate()
+                .map(|(i, v)| format!("{v} ({})", letter(i)))
+                .collect();
+            format!("{what} {}", each.join(", "))
         })
         .collect();
     (!differs.is_empty()).then(|| {
@@ -417,6 +413,27 @@ pub fn unlike_jobs(sources: &[Source]) -> Option<String> {
             differs.join("; ")
         )
     })
+}
+
+/// Each setting of `of` that every source knows and not all share: its
+/// name and each source's value.
+fn differing<'a>(
+    sources: &'a [Source],
+    of: impl Fn(&'a Source) -> &'a [(&'static str, String)],
+) -> Vec<(&'static str, Vec<&'a String>)> {
+    let Some(first) = sources.first() else {
+        return Vec::new();
+    };
+    of(first)
+        .iter()
+        .filter_map(|(what, _)| {
+            let vals: Vec<&String> = sources
+                .iter()
+                .map(|s| of(s).iter().find(|(w, _)| w == what).map(|(_, v)| v))
+                .collect::<Option<_>>()?;
+            vals.iter().any(|v| *v != vals[0]).then_some((*what, vals))
+        })
+        .collect()
 }
 
 impl From<&BenchResult> for Source {
@@ -444,8 +461,71 @@ impl From<&BenchResult> for Source {
             usable: r.pool.as_ref().map(PoolSettings::usable_fraction),
             client_host: Some(r.cluster.client_host.clone()).filter(|h| !h.is_empty()),
             shape: job_shape(r),
+            settings: r.pool.as_ref().map(pool_settings).unwrap_or_default(),
         }
     }
+}
+
+/// The settings of a pool and its OSDs that change results, each as one
+/// value; a setting its OSDs do not share reads `mixed (wpq: osd.0, osd.1;
+/// mclock_scheduler: osd.2)`. Settings no OSD answered are left out.
+fn pool_settings(p: &PoolSettings) -> Vec<(&'static str, String)> {
+    type Of = fn(&crate::result::OsdSettings) -> Option<String>;
+    let per_osd: [(&'static str, Of); 4] = [
+        ("release", |o| o.version.clone()),
+        ("osd_op_queue", |o| o.op_queue.clone()),
+        ("osd_mclock_profile", |o| {
+            o.mclock_profile
+                .clone()
+                .filter(|_| o.op_queue.as_deref() == Some("mclock_scheduler"))
+        }),
+        ("kernel", |o| o.kernel.clone()),
+    ];
+    let mut out = vec![
+        ("size", p.size.to_string()),
+        ("pg_num", p.pg_num.to_string()),
+    ];
+    for (what, of) in per_osd {
+        let mut each: Vec<(String, Vec<i32>)> = Vec::new();
+        for o in &p.osd_settings {
+            let Some(v) = of(o) else { continue };
+            match each.iter_mut().find(|(x, _)| *x == v) {
+                Some((_, osds)) => osds.push(o.osd),
+                None => each.push((v, vec![o.osd])),
+            }
+        }
+        match each.as_slice() {
+            [] => {}
+            [(v, _)] => out.push((what, v.clone())),
+            _ => {
+                let parts: Vec<String> = each
+                    .iter()
+                    .map(|(v, osds)| format!("{v}: {}", crate::units::osd_list(osds)))
+                    .collect();
+                out.push((what, format!("mixed ({})", parts.join("; "))));
+            }
+        }
+    }
+    out
+}
+
+/// One line naming the settings the sources ran with differently (each
+/// that all of them know), e.g. `A ran with osd_op_queue wpq, B with
+/// mclock_scheduler: the comparison mixes them`; none where alike.
+pub fn unlike_settings(sources: &[Source]) -> Option<String> {
+    let differs: Vec<String> = differing(sources, |s| &s.settings)
+        .into_iter()
+        .map(|(what, vals)| {
+            let each: Vec<String> = vals
+                .iter()
+                .enumerate()
+                .skip(1)
+                .map(|(i, v)| format!("{} with {v}", letter(i)))
+                .collect();
+            format!("A ran with {what} {}, {}", vals[0], each.join(", "))
+        })
+        .collect();
+    (!differs.is_empty()).then(|| format!("{}: the comparison mixes them", differs.join("; ")))
 }
 
 /// How a row key `job/op` reads: the job alone where its name already ends
@@ -916,6 +996,7 @@ pub fn compare_sources(results: &[Source]) -> Comparison {
     let labels = results.iter().map(|s| s.label.clone()).collect();
     // What differs between unlike jobs: the first line under the labels.
     let mut notes: Vec<String> = unlike_jobs(results).into_iter().collect();
+    notes.extend(unlike_settings(results));
     for s in results {
         for n in &s.notes {
             if !notes.contains(n) {
@@ -1309,6 +1390,60 @@ mod tests {
         assert_eq!(c.notes.iter().filter(|n| n.contains("unlike")).count(), 1);
     }
 
+    /// Two results whose OSDs ran different schedulers (and one of them a
+    /// mixed release): one line names each difference; alike settings, or
+    /// settings only one side recorded, say nothing.
+    #[test]
+    fn unlike_settings_are_named_in_one_line() {
+        use crate::result::OsdSettings;
+        let osd = |osd, queue: &str, version: &str| OsdSettings {
+            osd,
+            version: Some(version.into()),
+            op_queue: Some(queue.into()),
+            mclock_profile: Some("high_client_ops".into()),
+            ..OsdSettings::default()
+        };
+        let with = |osds: Vec<OsdSettings>| {
+            let mut r = result_with(job(&[1000, 1000, 1000], 1.0));
+            let mut p = crate::result::test_pool("p", 3, None);
+            p.osd_settings = osds;
+            r.pool = Some(p);
+            r
+        };
+        let a = with((0..3).map(|o| osd(o, "wpq", "16.2.15")).collect());
+        let same = compare(&[a.clone(), a.clone()]);
+        assert!(
+            !same.notes.iter().any(|n| n.contains("mixes")),
+            "{:?}",
+            same.notes
+        );
+        let b = with(vec![
+            osd(0, "mclock_scheduler", "16.2.15"),
+            osd(1, "mclock_scheduler", "16.2.15"),
+            osd(2, "mclock_scheduler", "18.2.7"),
+        ]);
+        let c = compare(&[a.clone(), b]);
+        let lines: Vec<&String> = c.notes.iter().filter(|n| n.contains("mixes")).collect();
+        assert_eq!(
+            lines,
+            [
+                "A ran with release 16.2.15, B with mixed (16.2.15: osd.0, osd.1; 18.2.7: \
+                 osd.2); A ran with osd_op_queue wpq, B with mclock_scheduler: the comparison \
+                 mixes them"
+            ],
+            "{:?}",
+            c.notes
+        );
+        // The mClock profile only where mClock ran; nothing from a result
+        // that did not record its OSDs.
+        let none = compare(&[a, with(Vec::new())]);
+        assert!(
+            !none.notes.iter().any(|n| n.contains("mixes")),
+            "{:?}",
+            none.notes
+        );
+    }
+
     #[test]
     fn diff_and_noise_verdicts() {
         let a = job(&[1000, 1010, 990, 1005, 995], 16.0);
@@ -1363,6 +1498,7 @@ mod tests {
             memory_held_bytes: Some(32 * gib),
             memory_measured_bytes: measured,
             memory_not_measured: None,
+            osd_settings: Vec::new(),
             erasure: None,
         };
         let mut a = result_with(job(&[9000; 4], 1.0));

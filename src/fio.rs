@@ -248,6 +248,7 @@ pub fn import(v: &Value) -> Result<Source, FioError> {
         usable: None,
         client_host: None,
         shape: Vec::new(),
+        settings: Vec::new(),
         name: String::new(),
         back_heartbeat_ms: None,
     })

@@ -259,6 +259,34 @@ pub struct PoolSettings {
     /// its k + m shards).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub erasure: Option<ErasureLayout>,
+    /// What each of those OSDs ran with (release, kernel, op scheduler,
+    /// mClock profile and capacity), as far as it could be read; empty in
+    /// results made before it was recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub osd_settings: Vec<OsdSettings>,
+}
+
+/// What an OSD ran with, as far as it could be read (each field `None`
+/// where not).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct OsdSettings {
+    /// The OSD id.
+    pub osd: i32,
+    /// Its release (`pacific`, ...).
+    pub release: Option<String>,
+    /// Its version (`16.2.15`).
+    pub version: Option<String>,
+    /// Its host's kernel.
+    pub kernel: Option<String>,
+    /// Whether its data device is rotational.
+    pub rotational: Option<bool>,
+    /// `osd_op_queue`: `wpq` or `mclock_scheduler`.
+    pub op_queue: Option<String>,
+    /// `osd_mclock_profile`.
+    pub mclock_profile: Option<String>,
+    /// `osd_mclock_max_capacity_iops_hdd|ssd` (its kind of drive): the IOPS
+    /// mClock takes the OSD to be able to do.
+    pub mclock_capacity_iops: Option<f64>,
 }
 
 /// An erasure-coded pool's layout: its profile as the mons hold it.
@@ -1219,6 +1247,7 @@ pub(crate) fn test_pool(name: &str, size: u32, erasure: Option<(u32, u32)>) -> P
         memory_held_bytes: None,
         memory_measured_bytes: None,
         memory_not_measured: None,
+        osd_settings: Vec::new(),
         erasure: erasure.map(|(k, m)| ErasureLayout {
             profile: "p".into(),
             k,

@@ -266,6 +266,7 @@ mod tests {
             memory_held_bytes: (!targets.is_empty()).then(|| targets.iter().sum()),
             memory_measured_bytes: None,
             memory_not_measured: None,
+            osd_settings: Vec::new(),
             erasure: None,
         }
     }

@@ -15,7 +15,6 @@
 #![forbid(unsafe_code)]
 
 pub mod report;
-pub mod settings;
 
 use std::time::{Duration, Instant};
 
@@ -29,6 +28,7 @@ use crate::explain::outliers::OsdFigure;
 use crate::osdbench::{self, OsdBenchConfig, OsdBenchError, OsdBenchResult, Target};
 use crate::result::BenchResult;
 use crate::suite::{self, JobKind, Suite, SuiteDoc, SuiteJob, SuiteOptions};
+use crate::telemetry::settings;
 use crate::workload::rados::RadosMode;
 
 /// Layout version of [`DiagnosisDoc`].

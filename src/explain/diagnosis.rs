@@ -29,6 +29,7 @@ use super::outliers::{self, OsdFigure, Outlier, Ranking, Worse};
 use super::whatif::{self, SHOWN_FROM};
 use crate::result::projection::Projection;
 use crate::result::BenchResult;
+pub use crate::result::OsdSettings;
 
 /// One weak link.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -73,29 +74,6 @@ impl WeakLink {
         p.filter(|p| p.unchanged.is_none() && p.mean_ns > 0.0)
             .map_or(0.0, |p| (p.mean_ns - p.projected_mean_ns) / p.mean_ns)
     }
-}
-
-/// What an OSD ran with, as far as it could be read (each field `None`
-/// where not).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct OsdSettings {
-    /// The OSD id.
-    pub osd: i32,
-    /// Its release (`pacific`, ...).
-    pub release: Option<String>,
-    /// Its version (`16.2.15`).
-    pub version: Option<String>,
-    /// Its host's kernel.
-    pub kernel: Option<String>,
-    /// Whether its data device is rotational.
-    pub rotational: Option<bool>,
-    /// `osd_op_queue`: `wpq` or `mclock_scheduler`.
-    pub op_queue: Option<String>,
-    /// `osd_mclock_profile`.
-    pub mclock_profile: Option<String>,
-    /// `osd_mclock_max_capacity_iops_hdd|ssd` (its kind of drive): the IOPS
-    /// mClock takes the OSD to be able to do.
-    pub mclock_capacity_iops: Option<f64>,
 }
 
 /// mClock takes an OSD whose measured capacity is below this many IOPS to

@@ -364,6 +364,7 @@ pub fn pool_settings(rados: &Rados, pool: &str) -> Result<PoolSettings, ProbeErr
         s.memory_held_bytes = Some(mem.iter().map(|m| m.bytes).sum());
     }
     s.osd_memory_target = mem;
+    s.osd_settings = super::settings::read(rados, &s.osds);
     Ok(s)
 }
 

@@ -28,6 +28,7 @@ pub mod parse;
 pub mod probes;
 pub mod quiet;
 pub mod sampler;
+pub mod settings;
 pub mod shape;
 mod stop;
 

@@ -295,6 +295,7 @@ pub fn parse_pool_settings(
         memory_measured_bytes: None,
         memory_not_measured: None,
         erasure: None,
+        osd_settings: Vec::new(),
     })
 }
 

@@ -788,6 +788,7 @@ pub fn pool_of_three(rss: Option<u64>) -> cephbench::result::PoolSettings {
             .is_none()
             .then(|| "no OSD of this pool runs on this host (bench01)".into()),
         erasure: None,
+        osd_settings: Vec::new(),
     }
 }
 

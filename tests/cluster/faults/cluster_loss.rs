@@ -363,3 +363,122 @@ fn mon_lost_mid_run_is_bounded() {
     // The OSD writes really happened and the cleanup really removed them.
     assert!(ours(p.0).is_empty(), "{:?}", ours(p.0));
 }
+
+/// Restarts osd.`id` (SIGTERM, then `cluster.sh up`) and waits until every
+/// PG is active+clean.
+fn restart_osd(id: u32) {
+    let pid = osd_pid(id);
+    let _ = Command::new("kill").args(["-TERM", &pid]).status();
+    let gone = Instant::now();
+    while std::path::Path::new(&format!("/proc/{pid}")).exists() {
+        assert!(
+            gone.elapsed() < Duration::from_secs(30),
+            "osd.{id} did not stop"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let up = common::cluster_sh(cluster_dir().to_str().unwrap(), &["up"]);
+    assert!(
+        up.status.success(),
+        "restart osd.{id}: {}",
+        String::from_utf8_lossy(&up.stderr)
+    );
+    wait_clean();
+}
+
+/// Puts osd.2 back on the scheduler the cluster's config gives it.
+struct SchedulerBack;
+
+impl Drop for SchedulerBack {
+    fn drop(&mut self) {
+        let _ = ceph_status(&["config", "rm", "osd.2", "osd_op_queue"]);
+        restart_osd(2);
+    }
+}
+
+/// `ceph ARGS`, its success only.
+fn ceph_status(args: &[&str]) -> bool {
+    Command::new("timeout")
+        .arg("60")
+        .arg("ceph")
+        .arg("-c")
+        .arg(conf())
+        .args(args)
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// One OSD restarted on another op scheduler (osd.2 on mclock_scheduler,
+/// the others on pacific's wpq): a run's result records what each of its
+/// pool's OSDs ran with, each figure as `ceph config show` and `ceph osd
+/// metadata` give it, and `compare` of a run before and a run after says in
+/// one line that the comparison mixes schedulers.
+#[test]
+#[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
+fn an_osd_on_another_scheduler_is_recorded_and_compare_says_so() {
+    let _g = serial();
+    let p = pool_sized("cbt-faults", "rados", 3);
+    let dir = std::env::temp_dir().join(format!("cbt-settings-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |name: &str| {
+        let v = common::bench_json(&["rados", "write", "-p", p, "-b", "4K", "-d", "2"]);
+        let file = dir.join(name);
+        std::fs::write(&file, v.to_string()).unwrap();
+        (v, file)
+    };
+    let queue_of = |osd: &str| {
+        common::ceph(&["config", "show", osd, "osd_op_queue"])
+            .trim()
+            .to_string()
+    };
+    let (before, a) = run("before.json");
+    assert_eq!(queue_of("osd.2"), "wpq", "pacific's default");
+    let _back = SchedulerBack;
+    assert!(ceph_status(&[
+        "config",
+        "set",
+        "osd.2",
+        "osd_op_queue",
+        "mclock_scheduler"
+    ]));
+    restart_osd(2);
+    let (after, b) = run("after.json");
+    let metadata: Value =
+        serde_json::from_str(&common::ceph(&["osd", "metadata", "--format", "json"])).unwrap();
+    for (v, changed) in [(&before, false), (&after, true)] {
+        let settings = v["pool"]["osd_settings"].as_array().expect("osd_settings");
+        assert_eq!(settings.len(), 3, "{settings:?}");
+        for s in settings {
+            let osd = s["osd"].as_i64().unwrap();
+            let md = metadata
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|m| m["id"] == osd)
+                .unwrap();
+            assert_eq!(s["version"], md["ceph_version_short"], "{s}");
+            assert_eq!(s["kernel"], md["kernel_version"], "{s}");
+            let want = if changed {
+                queue_of(&format!("osd.{osd}"))
+            } else {
+                "wpq".into()
+            };
+            assert_eq!(s["op_queue"], want.as_str(), "{s}");
+        }
+    }
+    assert_eq!(queue_of("osd.2"), "mclock_scheduler");
+    let out = cephbench().arg("compare").args([&a, &b]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    let want = "A ran with osd_op_queue wpq, B with mixed (wpq: osd.0, osd.1; \
+                mclock_scheduler: osd.2)";
+    // (The text wraps a note's line, indenting the rest.)
+    let flat = text.replace("\n  ", " ");
+    let line: Vec<&str> = flat.lines().filter(|l| l.contains("mixes them")).collect();
+    assert_eq!(line.len(), 1, "{text}");
+    assert!(
+        line[0].starts_with("Note: ") && line[0].contains(want),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,13 +1,14 @@
 //! The settings that change results, read from the running OSDs: each
 //! one's release and kernel (`osd metadata`, one mon command for all), and
 //! its op scheduler, mClock profile and mClock capacity (the mgr's `config
-//! show` of the running daemon, one OSD at a time: the checked OSDs only).
+//! show` of the running daemon, one OSD at a time: a run's pool's OSDs, or the
+//! OSDs diagnose checks).
 #![forbid(unsafe_code)]
 
 use serde_json::Value;
 
 use crate::ceph::Rados;
-use crate::explain::diagnosis::OsdSettings;
+use crate::result::OsdSettings;
 
 /// The options read from each checked OSD: the scheduler, the mClock
 /// profile, and mClock's capacity for the OSD's kind of drive.
