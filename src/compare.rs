@@ -461,17 +461,37 @@ impl From<&BenchResult> for Source {
             usable: r.pool.as_ref().map(PoolSettings::usable_fraction),
             client_host: Some(r.cluster.client_host.clone()).filter(|h| !h.is_empty()),
             shape: job_shape(r),
-            settings: r.pool.as_ref().map(pool_settings).unwrap_or_default(),
+            settings: settings_of(r),
         }
     }
 }
 
-/// The settings of a pool and its OSDs that change results, each as one
-/// value; a setting its OSDs do not share reads `mixed (wpq: osd.0, osd.1;
-/// mclock_scheduler: osd.2)`. Settings no OSD answered are left out.
+/// The settings of a result's pool, its OSDs and its client host that
+/// change results, each as one value; a setting the OSDs do not share reads
+/// `mixed (wpq: osd.0, osd.1; mclock_scheduler: osd.2)`. Settings that were
+/// not read are left out.
+fn settings_of(r: &BenchResult) -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
+    if let Some(p) = &r.pool {
+        out.extend(pool_settings(p));
+    }
+    if let crate::result::Workload::Rbd(w) = &r.workload {
+        out.push(("rbd_cache", if w.rbd_cache { "on" } else { "off" }.into()));
+    }
+    let c = &r.cluster;
+    out.extend(c.client_kernel.clone().map(|k| ("client kernel", k)));
+    out.extend(
+        c.client_cpu_governor
+            .clone()
+            .map(|g| ("client CPU governor", g)),
+    );
+    out
+}
+
+/// [`settings_of`] for the pool and its OSDs.
 fn pool_settings(p: &PoolSettings) -> Vec<(&'static str, String)> {
     type Of = fn(&crate::result::OsdSettings) -> Option<String>;
-    let per_osd: [(&'static str, Of); 4] = [
+    let per_osd: [(&'static str, Of); 6] = [
         ("release", |o| o.version.clone()),
         ("osd_op_queue", |o| o.op_queue.clone()),
         ("osd_mclock_profile", |o| {
@@ -480,11 +500,26 @@ fn pool_settings(p: &PoolSettings) -> Vec<(&'static str, String)> {
                 .filter(|_| o.op_queue.as_deref() == Some("mclock_scheduler"))
         }),
         ("kernel", |o| o.kernel.clone()),
+        ("objectstore", |o| o.objectstore.clone()),
+        ("min_alloc_size", |o| {
+            o.min_alloc_size.map(|b| b.to_string())
+        }),
     ];
     let mut out = vec![
         ("size", p.size.to_string()),
         ("pg_num", p.pg_num.to_string()),
     ];
+    out.extend(p.autoscale_mode.clone().map(|m| ("pg_autoscale_mode", m)));
+    out.extend(p.balancer.clone().map(|b| ("balancer", b)));
+    // A result made before flags were recorded has none to compare.
+    if p.balancer.is_some() || p.autoscale_mode.is_some() {
+        let flags = if p.flags.is_empty() {
+            "none".into()
+        } else {
+            p.flags.join(",")
+        };
+        out.push(("flags", flags));
+    }
     for (what, of) in per_osd {
         let mut each: Vec<(String, Vec<i32>)> = Vec::new();
         for o in &p.osd_settings {
@@ -1442,6 +1477,23 @@ mod tests {
             "{:?}",
             none.notes
         );
+        // The cluster's flags and the client host's kernel too.
+        let (mut x, mut y) = (with(Vec::new()), with(Vec::new()));
+        for (r, flags, kernel) in [(&mut x, vec![], "6.18.4"), (&mut y, vec!["noout"], "6.1.0")] {
+            let p = r.pool.as_mut().unwrap();
+            p.balancer = Some("upmap, active".into());
+            p.flags = flags.into_iter().map(String::from).collect();
+            r.cluster.client_kernel = Some(kernel.into());
+        }
+        let c = compare(&[x, y]);
+        let lines: Vec<&String> = c.notes.iter().filter(|n| n.contains("mixes")).collect();
+        assert_eq!(
+            lines,
+            [
+                "A ran with flags none, B with noout; A ran with client kernel 6.18.4, B with \
+                 6.1.0: the comparison mixes them"
+            ]
+        );
     }
 
     #[test]
@@ -1499,6 +1551,9 @@ mod tests {
             memory_measured_bytes: measured,
             memory_not_measured: None,
             osd_settings: Vec::new(),
+            autoscale_mode: None,
+            flags: Vec::new(),
+            balancer: None,
             erasure: None,
         };
         let mut a = result_with(job(&[9000; 4], 1.0));

@@ -264,6 +264,18 @@ pub struct PoolSettings {
     /// results made before it was recorded.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub osd_settings: Vec<OsdSettings>,
+    /// `pg_autoscale_mode` (`on`, `warn`, `off`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub autoscale_mode: Option<String>,
+    /// The flags that were set: the pool's own (`noscrub`, `nodeep-scrub`)
+    /// and the cluster's OSD flags (`osd dump`: `noout`, `noscrub`, …; the
+    /// ones every cluster has, `sortbitwise` and the like, left out).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flags: Vec<String>,
+    /// The mgr's balancer: its mode and whether it is active (`upmap,
+    /// active`); null where it could not be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub balancer: Option<String>,
 }
 
 /// What an OSD ran with, as far as it could be read (each field `None`
@@ -280,6 +292,12 @@ pub struct OsdSettings {
     pub kernel: Option<String>,
     /// Whether its data device is rotational.
     pub rotational: Option<bool>,
+    /// Its objectstore (`bluestore`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub objectstore: Option<String>,
+    /// BlueStore's allocation unit, bytes, as the OSD was made with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_alloc_size: Option<u64>,
     /// `osd_op_queue`: `wpq` or `mclock_scheduler`.
     pub op_queue: Option<String>,
     /// `osd_mclock_profile`.
@@ -793,6 +811,14 @@ pub struct ClusterInfo {
     pub client_host: String,
     /// The entity the client authenticated as (never the key).
     pub entity: String,
+    /// The client host's kernel (`/proc/sys/kernel/osrelease`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_kernel: Option<String>,
+    /// The client host's CPU frequency governor (`cpu0`'s
+    /// `scaling_governor`; null where the kernel exposes none, as in most
+    /// VMs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_cpu_governor: Option<String>,
 }
 
 /// The workload's parameters.
@@ -1248,6 +1274,9 @@ pub(crate) fn test_pool(name: &str, size: u32, erasure: Option<(u32, u32)>) -> P
         memory_measured_bytes: None,
         memory_not_measured: None,
         osd_settings: Vec::new(),
+        autoscale_mode: None,
+        flags: Vec::new(),
+        balancer: None,
         erasure: erasure.map(|(k, m)| ErasureLayout {
             profile: "p".into(),
             k,
@@ -1277,6 +1306,8 @@ pub(crate) fn test_result(pool: &str, jobs: Vec<JobReport>) -> BenchResult {
             librados_version: "3.0.0".into(),
             client_host: "h".into(),
             entity: "client.admin".into(),
+            client_kernel: None,
+            client_cpu_governor: None,
         },
         started_unix: 0,
         workload: Workload::Rados(RadosWorkload {

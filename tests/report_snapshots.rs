@@ -56,6 +56,8 @@ fn fixture() -> BenchResult {
             librados_version: "3.0.0".into(),
             client_host: "bench01".into(),
             entity: "client.admin".into(),
+            client_kernel: None,
+            client_cpu_governor: None,
         },
         started_unix: 1_700_000_000,
         workload: Workload::Rados(RadosWorkload {

@@ -82,6 +82,8 @@ fn result(jobs: Vec<JobReport>, rw: &str, bs: u64, qd: u64, fsync: Option<u64>) 
             librados_version: "3.0.0".into(),
             client_host: "bench01".into(),
             entity: "client.admin".into(),
+            client_kernel: None,
+            client_cpu_governor: None,
         },
         started_unix: 1_700_000_000,
         workload: Workload::Rbd(RbdWorkload {

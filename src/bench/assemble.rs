@@ -63,7 +63,15 @@ pub fn cluster_info(rados: &Rados) -> Result<ClusterInfo, CephError> {
         librados_version: crate::ceph::librados_version(),
         client_host: hostname(),
         entity: rados.entity().to_string(),
+        client_kernel: host_file("/proc/sys/kernel/osrelease"),
+        client_cpu_governor: host_file("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
     })
+}
+
+/// A one-line file of this host's, trimmed; `None` where absent or empty.
+fn host_file(path: &str) -> Option<String> {
+    let s = std::fs::read_to_string(path).ok()?;
+    Some(s.trim().to_string()).filter(|s| !s.is_empty())
 }
 
 /// The report of one op kind of a job.

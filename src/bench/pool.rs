@@ -267,6 +267,9 @@ mod tests {
             memory_measured_bytes: None,
             memory_not_measured: None,
             osd_settings: Vec::new(),
+            autoscale_mode: None,
+            flags: Vec::new(),
+            balancer: None,
             erasure: None,
         }
     }

@@ -365,6 +365,16 @@ pub fn pool_settings(rados: &Rados, pool: &str) -> Result<PoolSettings, ProbeErr
     }
     s.osd_memory_target = mem;
     s.osd_settings = super::settings::read(rados, &s.osds);
+    if let Ok(dump) = rados.mon_command(r#"{"prefix":"osd dump","format":"json"}"#) {
+        if let Ok(dump) = json(&dump.out, "osd dump") {
+            s.flags.extend(parse::parse_osd_flags(&dump));
+        }
+    }
+    s.balancer = rados
+        .mgr_command(r#"{"prefix":"balancer status","format":"json"}"#)
+        .ok()
+        .and_then(|o| serde_json::from_slice::<Value>(&o.out).ok())
+        .and_then(|v| parse::parse_balancer(&v));
     Ok(s)
 }
 

@@ -209,6 +209,47 @@ pub fn parse_config_u64(out: &[u8]) -> Option<u64> {
     })
 }
 
+/// The OSD flags `osd dump` says are set (`flags_set`, else its `flags`
+/// text), less those every current cluster has.
+pub fn parse_osd_flags(dump: &Value) -> Vec<String> {
+    const ALWAYS: [&str; 4] = [
+        "sortbitwise",
+        "recovery_deletes",
+        "purged_snapdirs",
+        "pglog_hardlimit",
+    ];
+    let set: Vec<String> = match dump.get("flags_set").and_then(Value::as_array) {
+        Some(a) => a
+            .iter()
+            .filter_map(Value::as_str)
+            .map(String::from)
+            .collect(),
+        None => dump
+            .get("flags")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .split(',')
+            .map(str::trim)
+            .filter(|f| !f.is_empty())
+            .map(String::from)
+            .collect(),
+    };
+    let mut out: Vec<String> = set
+        .into_iter()
+        .filter(|f| !ALWAYS.contains(&f.as_str()))
+        .collect();
+    out.sort();
+    out
+}
+
+/// `balancer status`: its mode and whether it is active (`upmap, active`,
+/// `upmap, off`).
+pub fn parse_balancer(status: &Value) -> Option<String> {
+    let mode = status.get("mode")?.as_str()?;
+    let active = status.get("active")?.as_bool()?;
+    Some(format!("{mode}, {}", if active { "active" } else { "off" }))
+}
+
 /// Builds [`PoolSettings`] (memory left empty) from the JSON of `osd pool get
 /// POOL all`, `osd crush rule dump` and `osd crush tree --show-shadow`.
 pub fn parse_pool_settings(
@@ -296,6 +337,16 @@ pub fn parse_pool_settings(
         memory_not_measured: None,
         erasure: None,
         osd_settings: Vec::new(),
+        autoscale_mode: get
+            .get("pg_autoscale_mode")
+            .and_then(Value::as_str)
+            .map(String::from),
+        flags: ["noscrub", "nodeep-scrub"]
+            .into_iter()
+            .filter(|f| get.get(*f).and_then(Value::as_bool) == Some(true))
+            .map(String::from)
+            .collect(),
+        balancer: None,
     })
 }
 
@@ -471,6 +522,24 @@ mod tests {
         assert_eq!(parse_osd_dump_pool(&d, 3).unwrap(), (32, 42));
         assert!(parse_osd_dump_pool(&d, 4).is_err());
         assert!(parse_osd_dump_pool(&serde_json::json!({"epoch": 1}), 3).is_err());
+    }
+
+    #[test]
+    fn osd_flags_and_the_balancer_read_as_set() {
+        let dump = serde_json::json!({
+            "flags": "noout,sortbitwise,recovery_deletes,purged_snapdirs,pglog_hardlimit,noscrub",
+            "flags_set": ["noout", "noscrub", "pglog_hardlimit", "purged_snapdirs",
+                          "recovery_deletes", "sortbitwise"]
+        });
+        assert_eq!(parse_osd_flags(&dump), ["noout", "noscrub"]);
+        let text_only = serde_json::json!({"flags": "sortbitwise,nodeep-scrub"});
+        assert_eq!(parse_osd_flags(&text_only), ["nodeep-scrub"]);
+        assert!(parse_osd_flags(&serde_json::json!({})).is_empty());
+        let on = serde_json::json!({"active": true, "mode": "upmap", "plans": []});
+        assert_eq!(parse_balancer(&on).as_deref(), Some("upmap, active"));
+        let off = serde_json::json!({"active": false, "mode": "none"});
+        assert_eq!(parse_balancer(&off).as_deref(), Some("none, off"));
+        assert_eq!(parse_balancer(&serde_json::json!({"mode": "upmap"})), None);
     }
 
     #[test]

@@ -30,6 +30,8 @@ pub fn from_metadata(md: &Value, osds: &[i32]) -> Vec<OsdSettings> {
                 version: text(m, "ceph_version_short"),
                 kernel: text(m, "kernel_version"),
                 rotational: text(m, "bluestore_bdev_rotational").map(|r| r == "1"),
+                objectstore: text(m, "osd_objectstore"),
+                min_alloc_size: text(m, "bluestore_min_alloc_size").and_then(|v| v.parse().ok()),
                 ..OsdSettings::default()
             })
         })

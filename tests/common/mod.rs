@@ -789,6 +789,9 @@ pub fn pool_of_three(rss: Option<u64>) -> cephbench::result::PoolSettings {
             .then(|| "no OSD of this pool runs on this host (bench01)".into()),
         erasure: None,
         osd_settings: Vec::new(),
+        autoscale_mode: None,
+        flags: Vec::new(),
+        balancer: None,
     }
 }
 

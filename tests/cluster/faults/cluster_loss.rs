@@ -386,11 +386,13 @@ fn restart_osd(id: u32) {
     wait_clean();
 }
 
-/// Puts osd.2 back on the scheduler the cluster's config gives it.
+/// Puts osd.2 back on the scheduler the cluster's config gives it, and
+/// unsets `noout`.
 struct SchedulerBack;
 
 impl Drop for SchedulerBack {
     fn drop(&mut self) {
+        let _ = ceph_status(&["osd", "unset", "noout"]);
         let _ = ceph_status(&["config", "rm", "osd.2", "osd_op_queue"]);
         restart_osd(2);
     }
@@ -409,10 +411,11 @@ fn ceph_status(args: &[&str]) -> bool {
 }
 
 /// One OSD restarted on another op scheduler (osd.2 on mclock_scheduler,
-/// the others on pacific's wpq): a run's result records what each of its
-/// pool's OSDs ran with, each figure as `ceph config show` and `ceph osd
-/// metadata` give it, and `compare` of a run before and a run after says in
-/// one line that the comparison mixes schedulers.
+/// the others on pacific's wpq) and `noout` set: a run's result records
+/// what each of its pool's OSDs ran with, each figure as `ceph config show`
+/// and `ceph osd metadata` give it, the cluster's flags and balancer as
+/// `osd dump` and `balancer status` do, and `compare` of a run before and a
+/// run after says in one line that the comparison mixes them.
 #[test]
 #[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn an_osd_on_another_scheduler_is_recorded_and_compare_says_so() {
@@ -434,6 +437,7 @@ fn an_osd_on_another_scheduler_is_recorded_and_compare_says_so() {
     let (before, a) = run("before.json");
     assert_eq!(queue_of("osd.2"), "wpq", "pacific's default");
     let _back = SchedulerBack;
+    assert!(ceph_status(&["osd", "set", "noout"]));
     assert!(ceph_status(&[
         "config",
         "set",
@@ -458,6 +462,12 @@ fn an_osd_on_another_scheduler_is_recorded_and_compare_says_so() {
                 .unwrap();
             assert_eq!(s["version"], md["ceph_version_short"], "{s}");
             assert_eq!(s["kernel"], md["kernel_version"], "{s}");
+            assert_eq!(s["objectstore"], md["osd_objectstore"], "{s}");
+            assert_eq!(
+                s["min_alloc_size"].to_string(),
+                md["bluestore_min_alloc_size"].as_str().unwrap(),
+                "{s}"
+            );
             let want = if changed {
                 queue_of(&format!("osd.{osd}"))
             } else {
@@ -467,11 +477,33 @@ fn an_osd_on_another_scheduler_is_recorded_and_compare_says_so() {
         }
     }
     assert_eq!(queue_of("osd.2"), "mclock_scheduler");
+    // The flags as `osd dump` has them (less those every cluster has), the
+    // balancer as its status says.
+    let dump: Value =
+        serde_json::from_str(&common::ceph(&["osd", "dump", "--format", "json"])).unwrap();
+    assert!(
+        dump["flags"].as_str().unwrap().contains("noout"),
+        "{}",
+        dump["flags"]
+    );
+    assert_eq!(before["pool"]["flags"], Value::Null, "{}", before["pool"]);
+    assert_eq!(after["pool"]["flags"], serde_json::json!(["noout"]));
+    let balancer: Value =
+        serde_json::from_str(&common::ceph(&["balancer", "status", "--format", "json"])).unwrap();
+    let active = if balancer["active"] == true {
+        "active"
+    } else {
+        "off"
+    };
+    assert_eq!(
+        after["pool"]["balancer"],
+        format!("{}, {active}", balancer["mode"].as_str().unwrap()).as_str()
+    );
     let out = cephbench().arg("compare").args([&a, &b]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
-    let want = "A ran with osd_op_queue wpq, B with mixed (wpq: osd.0, osd.1; \
-                mclock_scheduler: osd.2)";
+    let want = "A ran with flags none, B with noout; A ran with osd_op_queue wpq, B with \
+                mixed (wpq: osd.0, osd.1; mclock_scheduler: osd.2)";
     // (The text wraps a note's line, indenting the rest.)
     let flat = text.replace("\n  ", " ");
     let line: Vec<&str> = flat.lines().filter(|l| l.contains("mixes them")).collect();
