@@ -527,6 +527,14 @@ fn size_1_vs_size_3_writes_differ_significantly_with_pools_alternated() {
         common::validate_suite(s);
     }
     assert_eq!(suites[1]["pool_settings"]["size"], 3);
+    // The two pools differ in their size, and the comparison says so in one
+    // line (their OSDs are the same, and so are their other settings).
+    let notes = v["comparison"]["notes"].to_string();
+    assert_eq!(notes.matches("the comparison mixes them").count(), 1, "{notes}");
+    assert!(
+        notes.contains("A ran with size 1, B with 3: the comparison mixes them"),
+        "{notes}"
+    );
     // The pools took turns run by run: A1 B1 A2 B2 A3 B3 A4 B4 (four a
     // side: with three, one slow run hid a 57 % difference from Welch's
     // test once here).
