@@ -530,7 +530,11 @@ fn size_1_vs_size_3_writes_differ_significantly_with_pools_alternated() {
     // The two pools differ in their size, and the comparison says so in one
     // line (their OSDs are the same, and so are their other settings).
     let notes = v["comparison"]["notes"].to_string();
-    assert_eq!(notes.matches("the comparison mixes them").count(), 1, "{notes}");
+    assert_eq!(
+        notes.matches("the comparison mixes them").count(),
+        1,
+        "{notes}"
+    );
     assert!(
         notes.contains("A ran with size 1, B with 3: the comparison mixes them"),
         "{notes}"

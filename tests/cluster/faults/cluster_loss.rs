@@ -415,7 +415,8 @@ fn ceph_status(args: &[&str]) -> bool {
 /// what each of its pool's OSDs ran with, each figure as `ceph config show`
 /// and `ceph osd metadata` give it, the cluster's flags and balancer as
 /// `osd dump` and `balancer status` do, and `compare` of a run before and a
-/// run after says in one line that the comparison mixes them.
+/// run after says in one line that the comparison mixes them; `diagnose`
+/// says that its figures mix schedulers.
 #[test]
 #[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn an_osd_on_another_scheduler_is_recorded_and_compare_says_so() {
@@ -510,6 +511,25 @@ fn an_osd_on_another_scheduler_is_recorded_and_compare_says_so() {
     assert_eq!(line.len(), 1, "{text}");
     assert!(
         line[0].starts_with("Note: ") && line[0].contains(want),
+        "{text}"
+    );
+    // diagnose says so among what distorts its figures, naming each
+    // scheduler's OSDs as `config show` gave them above.
+    let out = cephbench()
+        .args(["--progress", "never", "diagnose", "-p", p, "--budget", "1m"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).replace("\n  ", " ");
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains(
+            "the OSDs run different op schedulers (osd_op_queue): mclock_scheduler (osd.2), \
+             wpq (osd.0, osd.1); the figures mix them"
+        ),
         "{text}"
     );
     let _ = std::fs::remove_dir_all(&dir);
