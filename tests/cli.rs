@@ -716,4 +716,18 @@ fn diagnose_refuses_a_budget_too_short_and_formats_it_has_none_of() {
     assert!(e.contains("namespace"), "{e}");
     let e = usage_error(&["diagnose"]);
     assert!(e.contains("--pool"), "{e}");
+    // Several pools: each once, each its minute, text or JSON.
+    let e = usage_error(&["diagnose", "--pools", "a,b,a"]);
+    assert!(e.contains("--pools names 'a' twice"), "{e}");
+    let e = usage_error(&["diagnose", "--pools", "a,,b"]);
+    assert!(e.contains("no empty name"), "{e}");
+    let e = usage_error(&["diagnose", "--pools", "a,b", "--budget", "90s"]);
+    assert!(
+        e.contains("--budget 90s over 2 pools gives each 45 s") && e.contains("--budget 2m"),
+        "{e}"
+    );
+    let e = usage_error(&["--format", "html", "diagnose", "--pools", "a,b"]);
+    assert!(e.contains("for the HTML page give one pool"), "{e}");
+    let e = usage_error(&["diagnose", "-p", "a", "--pools", "b,c"]);
+    assert!(e.contains("cannot be used with"), "{e}");
 }

@@ -415,8 +415,8 @@ fn ceph_status(args: &[&str]) -> bool {
 /// what each of its pool's OSDs ran with, each figure as `ceph config show`
 /// and `ceph osd metadata` give it, the cluster's flags and balancer as
 /// `osd dump` and `balancer status` do, and `compare` of a run before and a
-/// run after says in one line that the comparison mixes them; `diagnose`
-/// says that its figures mix schedulers.
+/// run after says in one line that the comparison mixes them; `diagnose
+/// --pools` of two pools on those OSDs says so in each pool's report.
 #[test]
 #[ignore = "needs a Ceph cluster: tests/run.sh runs it (cargo test -- --include-ignored)"]
 fn an_osd_on_another_scheduler_is_recorded_and_compare_says_so() {
@@ -513,24 +513,39 @@ fn an_osd_on_another_scheduler_is_recorded_and_compare_says_so() {
         line[0].starts_with("Note: ") && line[0].contains(want),
         "{text}"
     );
-    // diagnose says so among what distorts its figures, naming each
+    // diagnose of two pools on these OSDs, one after the other in 2 min:
+    // each report says so among what distorts its figures, naming each
     // scheduler's OSDs as `config show` gave them above.
+    let q = pool_sized("cbt-explain-3", "rados", 3);
+    let t = Instant::now();
+    let pools = format!("{p},{q}");
     let out = cephbench()
-        .args(["--progress", "never", "diagnose", "-p", p, "--budget", "1m"])
+        .args([
+            "--progress",
+            "never",
+            "diagnose",
+            "--pools",
+            &pools,
+            "--budget",
+            "2m",
+        ])
         .output()
         .unwrap();
+    let took = t.elapsed().as_secs_f64();
     let text = String::from_utf8_lossy(&out.stdout).replace("\n  ", " ");
     assert!(
         out.status.success(),
         "{text}{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(
-        text.contains(
-            "the OSDs run different op schedulers (osd_op_queue): mclock_scheduler (osd.2), \
-             wpq (osd.0, osd.1); the figures mix them"
-        ),
-        "{text}"
+    assert!(took <= 125.0, "diagnose took {took:.1} s of a 2 min budget");
+    let mixed = "the OSDs run different op schedulers (osd_op_queue): mclock_scheduler (osd.2), \
+                 wpq (osd.0, osd.1); the figures mix them";
+    assert_eq!(text.matches(mixed).count(), 2, "{text}");
+    let (first, second) = (
+        text.find(&format!("diagnose — pool '{p}': ")),
+        text.find(&format!("diagnose — pool '{q}': ")),
     );
+    assert!(first.is_some() && first < second, "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
