@@ -12,7 +12,7 @@ wait4(2) (microseconds; /usr/bin/time rounds to 10 ms, 1-2 % of a short run's CP
 SHORT seconds, and the steady-state CPU per op is (CPU of the SECS run - CPU of the SHORT run) /
 (ops of the SECS run - ops of the SHORT run): start-up, connect, probes and teardown cancel out.
 """
-import json, math, os, re, statistics, subprocess, sys, tempfile, time
+import atexit, json, math, os, re, shutil, statistics, subprocess, sys, tempfile, time
 
 CONF = os.environ.get("CEPH_CONF", "")
 CB = os.environ.get("CB", "")
@@ -34,6 +34,7 @@ TAG = f"cbperf{os.getpid()}"
 RPOOL, BPOOL = f"{TAG}_rados", f"{TAG}_rbd"
 IMAGE = "cbperf_img"
 TMP = tempfile.mkdtemp(prefix="cbperf.")
+atexit.register(shutil.rmtree, TMP, ignore_errors=True)
 FIO_CONF = os.path.join(TMP, "ceph.conf")
 
 

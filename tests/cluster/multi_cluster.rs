@@ -107,11 +107,36 @@ struct Agent {
     dir: PathBuf,
 }
 
-fn scratch(name: &str) -> PathBuf {
+/// A test's directory under the system's temp dir: removed when the test
+/// passes, kept (its agents' logs) when it fails.
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = PathBuf;
+    fn deref(&self) -> &PathBuf {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+fn scratch(name: &str) -> Scratch {
     let d = std::env::temp_dir().join(format!("cbt-multi-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
-    d
+    Scratch(d)
 }
 
 fn spawn_agent(group: &str, id: &str, base: &Path) -> Agent {
@@ -600,7 +625,6 @@ fn three_agents_merge_into_one_result() {
     runs.dedup();
     assert_eq!(runs, ["mt-c0", "mt-c1", "mt-c2"]);
     assert_eq!(cephbench_objects(), Vec::<String>::new());
-    let _ = std::fs::remove_dir_all(&base);
 }
 
 /// SIGKILL of one agent mid-run: the report names it as missing, merges the
@@ -702,7 +726,6 @@ fn a_killed_agent_is_named_not_waited_for() {
         .success()
         .stdout(predicates::str::contains("removed 2 cephbench objects"));
     assert_eq!(cephbench_objects(), Vec::<String>::new());
-    let _ = std::fs::remove_dir_all(&base);
 }
 
 /// SIGINT at the controller: the agents stop their job early, still report,
@@ -776,7 +799,6 @@ fn interrupting_the_controller_stops_the_agents() {
     let parts: u64 = agents.iter().map(|a| saved_result(a).jobs[0].ops).sum();
     assert_eq!(merged.jobs[0].ops, parts);
     assert_eq!(cephbench_objects(), Vec::<String>::new());
-    let _ = std::fs::remove_dir_all(&base);
 }
 
 /// Bad group arguments: one line naming the fix, exit 2, nothing sent.
@@ -897,7 +919,6 @@ fn rbd_group_run_uses_one_image_per_agent() {
         .filter(|o| o.starts_with("rbd_id.cephbench_img.") || o.starts_with("cephbench_"))
         .collect();
     assert!(left.is_empty(), "left behind: {left:?}");
-    let _ = std::fs::remove_dir_all(&base);
 }
 
 /// An agent's saved results, oldest job first (job ids are the send time in
@@ -1035,7 +1056,6 @@ concurrent-ios = 4
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
     }
-    let _ = std::fs::remove_dir_all(&base);
 }
 
 const RBD_POOL: &str = "cbt-multi-rbd";
@@ -1197,7 +1217,6 @@ iodepth = 4
         "{}",
         log_of(&agents[2])
     );
-    let _ = std::fs::remove_dir_all(&base);
 }
 
 fn auth_rm(entity: &str) {
@@ -1295,7 +1314,6 @@ fn data_path_caps_suffice_for_a_group_run() {
     for u in ["client.cbt-multi-data", "client.cbt-multi-ro"] {
         auth_rm(u);
     }
-    let _ = std::fs::remove_dir_all(&base);
 }
 
 /// `-N NS` on a group: agents and controller meet in the namespace (their
@@ -1380,7 +1398,6 @@ fn a_group_runs_in_a_namespace_under_a_namespace_only_key() {
         .collect();
     assert!(left.is_empty(), "left behind: {left:?}");
     auth_rm("client.cbt-multi-ns");
-    let _ = std::fs::remove_dir_all(&base);
 }
 
 /// `sweep rados --group`: each point runs on the agents with the asked rate
