@@ -560,9 +560,21 @@ pub fn line(
             .find(|x| x.0 == m.counter)
             .copied()
             .unwrap_or(("", "counter", "it rose", "it fell"));
-        // The disruption's doing is said once, at the head of the line.
+        // The disruption's doing is said once, at the head of the line. A
+        // slower kv sync round on an OSD whose CPU set the run's pace may be
+        // its sync thread waiting for a core: not put down to the drive.
+        let cpu_bound = osds
+            .iter()
+            .find(|o| o.osd == m.osd)
+            .and_then(|o| o.cpu.as_ref())
+            .is_some_and(|c| c.cpu_bound);
         let cause = match (&ours, m.after_ns > m.before_ns) {
             (Some(_), _) => String::new(),
+            (None, true) if cpu_bound && m.counter == "kv_sync_lat" => {
+                ": the OSD was at its CPU limit in this run (its CPU set the pace), so its \
+                 sync thread may have waited for a core: not put down to its drive"
+                    .to_string()
+            }
             (None, true) => format!(": {rose}"),
             (None, false) => format!(": {fell}"),
         };
@@ -890,6 +902,19 @@ mod tests {
             "{l}"
         );
         assert!(!l.contains("osd.0"), "{l}");
+        // The same move on an OSD whose CPU set the pace is not its drive's.
+        let mut busy = osds.clone();
+        busy[1].cpu = Some(crate::result::OsdCpu {
+            cpu_bound: true,
+            ..Default::default()
+        });
+        let l = line(&c[0], &busy, None, None);
+        assert!(
+            l.contains("osd.1 kv sync round 0.600 → 9.10 ms: the OSD was at its CPU limit")
+                && l.contains("not put down to its drive")
+                && !l.contains("its drive's syncs slowed"),
+            "{l}"
+        );
     }
 
     #[test]
