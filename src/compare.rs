@@ -468,7 +468,7 @@ impl From<&BenchResult> for Source {
 
 /// The settings of a result's pool, its OSDs and its client host that
 /// change results, each as one value; a setting the OSDs do not share reads
-/// `mixed (wpq: osd.0, osd.1; mclock_scheduler: osd.2)`. Settings that were
+/// `mixed (mclock_scheduler: osd.2; wpq: osd.0, osd.1)`. Settings that were
 /// not read are left out.
 fn settings_of(r: &BenchResult) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
@@ -521,14 +521,7 @@ fn pool_settings(p: &PoolSettings) -> Vec<(&'static str, String)> {
         out.push(("flags", flags));
     }
     for (what, of) in per_osd {
-        let mut each: Vec<(String, Vec<i32>)> = Vec::new();
-        for o in &p.osd_settings {
-            let Some(v) = of(o) else { continue };
-            match each.iter_mut().find(|(x, _)| *x == v) {
-                Some((_, osds)) => osds.push(o.osd),
-                None => each.push((v, vec![o.osd])),
-            }
-        }
+        let each = crate::result::OsdSettings::grouped(&p.osd_settings, of);
         match each.as_slice() {
             [] => {}
             [(v, _)] => out.push((what, v.clone())),

@@ -307,6 +307,26 @@ pub struct OsdSettings {
     pub mclock_capacity_iops: Option<f64>,
 }
 
+impl OsdSettings {
+    /// The OSDs of `settings` grouped by what `of` reads of each (an OSD it
+    /// reads nothing of is left out), in value order.
+    pub fn grouped(
+        settings: &[OsdSettings],
+        of: impl Fn(&OsdSettings) -> Option<String>,
+    ) -> Vec<(String, Vec<i32>)> {
+        let mut out: Vec<(String, Vec<i32>)> = Vec::new();
+        for s in settings {
+            let Some(v) = of(s) else { continue };
+            match out.iter_mut().find(|(x, _)| *x == v) {
+                Some((_, osds)) => osds.push(s.osd),
+                None => out.push((v, vec![s.osd])),
+            }
+        }
+        out.sort();
+        out
+    }
+}
+
 /// An erasure-coded pool's layout: its profile as the mons hold it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ErasureLayout {

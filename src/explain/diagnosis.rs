@@ -112,37 +112,16 @@ pub enum Distortion {
     },
 }
 
-/// Groups `values` (OSD, value) by value, in value order.
-fn by_value(values: impl IntoIterator<Item = (i32, String)>) -> Vec<(String, Vec<i32>)> {
-    let mut out: Vec<(String, Vec<i32>)> = Vec::new();
-    for (osd, v) in values {
-        match out.iter_mut().find(|(x, _)| *x == v) {
-            Some((_, osds)) => osds.push(osd),
-            None => out.push((v, vec![osd])),
-        }
-    }
-    out.sort();
-    out
-}
-
 /// What distorts the figures: schedulers or versions that differ between
 /// the OSDs, an implausible mClock capacity (where the OSD runs mClock),
 /// jobs the cluster was not quiet in (`not_quiet`: job and its line).
 pub fn distortions(settings: &[OsdSettings], not_quiet: &[(String, String)]) -> Vec<Distortion> {
     let mut out = Vec::new();
-    let queues = by_value(
-        settings
-            .iter()
-            .filter_map(|s| Some((s.osd, s.op_queue.clone()?))),
-    );
+    let queues = OsdSettings::grouped(settings, |s| s.op_queue.clone());
     if queues.len() > 1 {
         out.push(Distortion::MixedOpQueue { queues });
     }
-    let versions = by_value(
-        settings
-            .iter()
-            .filter_map(|s| Some((s.osd, s.version.clone()?))),
-    );
+    let versions = OsdSettings::grouped(settings, |s| s.version.clone());
     if versions.len() > 1 {
         out.push(Distortion::MixedRelease { versions });
     }

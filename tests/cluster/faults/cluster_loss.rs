@@ -478,6 +478,10 @@ fn an_osd_on_another_scheduler_is_recorded_and_compare_says_so() {
         }
     }
     assert_eq!(queue_of("osd.2"), "mclock_scheduler");
+    // This host's kernel as uname gives it.
+    let uname = Command::new("uname").arg("-r").output().unwrap();
+    let kernel = String::from_utf8_lossy(&uname.stdout).trim().to_string();
+    assert_eq!(after["cluster"]["client_kernel"], kernel.as_str());
     // The flags as `osd dump` has them (less those every cluster has), the
     // balancer as its status says.
     let dump: Value =
@@ -504,7 +508,7 @@ fn an_osd_on_another_scheduler_is_recorded_and_compare_says_so() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
     let want = "A ran with flags none, B with noout; A ran with osd_op_queue wpq, B with \
-                mixed (wpq: osd.0, osd.1; mclock_scheduler: osd.2)";
+                mixed (mclock_scheduler: osd.2; wpq: osd.0, osd.1)";
     // (The text wraps a note's line, indenting the rest.)
     let flat = text.replace("\n  ", " ");
     let line: Vec<&str> = flat.lines().filter(|l| l.contains("mixes them")).collect();
